@@ -1,0 +1,42 @@
+# The two commands of the README: `make run` and `make test`. Both set everything up first.
+PYTHON ?= python3
+VENV := .venv
+PY := $(VENV)/bin/python
+# Reinstall when the pinned requirements change.
+REQUIREMENTS_STAMP := $(VENV)/.requirements-$(shell cat requirements.txt requirements-dev.txt | sha1sum | cut -c1-12)
+HOST ?= 127.0.0.1
+PORT ?= 8000
+
+.PHONY: setup toolchain browser run test bench clean
+
+$(PY):
+	@$(PYTHON) -c 'import sys; sys.exit(sys.version_info < (3, 11))' || \
+		{ echo "Python 3.11 or newer is required ($(PYTHON) is $$($(PYTHON) --version))"; exit 1; }
+	$(PYTHON) -m venv $(VENV)
+
+$(REQUIREMENTS_STAMP): requirements.txt requirements-dev.txt | $(PY)
+	$(PY) -m pip install --quiet --disable-pip-version-check -r requirements-dev.txt
+	rm -f $(VENV)/.requirements-*
+	touch $@
+
+toolchain:
+	scripts/system-packages.sh toolchain
+
+browser:
+	scripts/system-packages.sh browser
+
+setup: $(REQUIREMENTS_STAMP) toolchain
+	$(PY) manage.py migrate --noinput
+
+run: setup
+	$(PY) manage.py import_catalog
+	$(PY) manage.py runserver $(HOST):$(PORT)
+
+test: setup browser
+	$(PY) -m pytest
+
+bench: setup
+	$(PY) bench/run.py
+
+clean:
+	rm -rf $(VENV) var staticfiles

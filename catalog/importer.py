@@ -1,0 +1,250 @@
+"""Import validated version folders into the database.
+
+One transaction per version: a failure leaves no half-imported version, and a refused version
+changes nothing. Re-importing an unchanged version is a no-op; a changed published version is
+refused, because results measured against it would silently stop meaning what they meant.
+"""
+
+from __future__ import annotations
+
+import posixpath
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Callable
+
+from django.db import IntegrityError, transaction
+
+from catalog.manifest import (
+    ManifestError,
+    VersionSource,
+    fuel_ceiling,
+    scan_catalog,
+    version_sort_key,
+)
+from catalog.models import Case, CaseVersion, HeldOutInput, Tag, Variant, VersionFile
+
+IMPORTED = "imported"
+UNCHANGED = "unchanged"
+REFUSED = "refused"
+
+
+class ImportRefused(Exception):
+    """A version that validated on its own but conflicts with what is already published."""
+
+    def __init__(self, code: str, message: str):
+        super().__init__(message)
+        self.code = code
+        self.message = message
+
+
+@dataclass(frozen=True)
+class ImportResult:
+    label: str  # "<type>/<difficulty>/<folder>/<version>"
+    action: str  # imported | unchanged | refused
+    reasons: tuple[str, ...] = ()
+    code: str = ""  # for refusals: "invalid", "immutable", "slug_taken", "folder_taken"
+
+    def line(self, dry_run: bool = False) -> str:
+        action = {IMPORTED: "would import", UNCHANGED: "unchanged", REFUSED: "refused"}[self.action] if dry_run else self.action
+        text = f"{action:<12} {self.label}"
+        if self.reasons:
+            text += "".join(f"\n    {reason}" for reason in self.reasons)
+        return text
+
+
+@dataclass
+class CatalogImport:
+    results: list[ImportResult] = field(default_factory=list)
+    # Errors that belong to no version folder (a bad difficulty folder, an empty case folder).
+    other_errors: list[ManifestError] = field(default_factory=list)
+
+    def count(self, action: str) -> int:
+        return sum(1 for result in self.results if result.action == action)
+
+    @property
+    def ok(self) -> bool:
+        return not self.other_errors and self.count(REFUSED) == 0
+
+
+def _stored_digests() -> dict[str, str]:
+    """label → digest of every imported version, in one query."""
+    return {
+        f"{folder}/{version}": digest
+        for folder, version, digest in CaseVersion.objects.values_list("case__folder", "version", "digest")
+    }
+
+
+def import_catalog(root: Path, *, dry_run: bool = False,
+                   progress: Callable[[ImportResult], None] | None = None) -> CatalogImport:
+    """Validate the catalog at `root` and import every valid version that is new.
+
+    Folders whose bytes equal an imported version are reported unchanged without being
+    validated again. With `dry_run`, nothing is written: the result says what would happen.
+    """
+    digests = _stored_digests()
+    scan = scan_catalog(root, is_unchanged=lambda label, digest: digests.get(label) == digest)
+    outcome = CatalogImport()
+    valid = {source.label: source for source in scan.versions}
+    claimed: set[str] = set()
+    for label in scan.labels:
+        if label in scan.unchanged:
+            result = ImportResult(label, UNCHANGED)
+        elif label in valid:
+            result = import_version(valid[label], dry_run=dry_run)
+        else:
+            result = ImportResult(label, REFUSED, tuple(str(error) for error in scan.errors_for(label)), "invalid")
+        claimed.update(str(error) for error in scan.errors_for(label))
+        outcome.results.append(result)
+        if progress:
+            progress(result)
+    outcome.other_errors = [error for error in scan.errors if str(error) not in claimed]
+    return outcome
+
+
+def _refusal_for(source: VersionSource) -> ImportRefused | None:
+    """What already published forbids importing `source`, if anything (read-only)."""
+    manifest = source.manifest
+    case = Case.objects.filter(slug=manifest.slug).first()
+    if case is not None and case.folder != source.folder:
+        return ImportRefused(
+            "slug_taken",
+            f"slug `{manifest.slug}` is already published by folder `{case.folder}`; slugs are unique across folders",
+        )
+    owner = Case.objects.filter(folder=source.folder).exclude(slug=manifest.slug).first()
+    if owner is not None:
+        return ImportRefused(
+            "folder_taken",
+            f"folder `{source.folder}` is already published as slug `{owner.slug}`; a folder's versions share one slug",
+        )
+    existing = CaseVersion.objects.filter(case__slug=manifest.slug, version=source.version).first()
+    if existing is not None and existing.digest != source.digest:
+        return ImportRefused(
+            "immutable",
+            f"{manifest.slug} {source.version} was already imported with different contents "
+            f"(digest {existing.digest[:12]}…, now {source.digest[:12]}…): "
+            "published versions are immutable: add a new version folder",
+        )
+    return None
+
+
+def import_version(source: VersionSource, *, dry_run: bool = False) -> ImportResult:
+    """Import one validated version folder in its own transaction."""
+    refusal = _refusal_for(source)
+    if refusal is not None:
+        return ImportResult(source.label, REFUSED, (refusal.message,), refusal.code)
+    if CaseVersion.objects.filter(case__slug=source.manifest.slug, version=source.version, digest=source.digest).exists():
+        return ImportResult(source.label, UNCHANGED)
+    if dry_run:
+        return ImportResult(source.label, IMPORTED)
+    for attempt in range(3):
+        try:
+            with transaction.atomic():
+                # Checked again inside the transaction: another importer may have won the race.
+                refusal = _refusal_for(source)
+                if refusal is not None:
+                    raise refusal
+                if CaseVersion.objects.filter(case__slug=source.manifest.slug, version=source.version).exists():
+                    return ImportResult(source.label, UNCHANGED)
+                _write_version(source)
+            return ImportResult(source.label, IMPORTED)
+        except ImportRefused as refused:
+            return ImportResult(source.label, REFUSED, (refused.message,), refused.code)
+        except IntegrityError:
+            # A concurrent import created the same case or version between our check and our
+            # insert. The transaction rolled back; deciding again sees what it wrote.
+            if attempt == 2:
+                raise
+    raise AssertionError("unreachable")
+
+
+def _write_version(source: VersionSource) -> CaseVersion:
+    manifest = source.manifest
+    case, _ = Case.objects.get_or_create(slug=manifest.slug, defaults={"folder": source.folder})
+    # Serialise concurrent imports of versions of the same case (ordinals are renumbered below).
+    case = Case.objects.select_for_update().get(pk=case.pk)
+    files = dict(source.files)
+    held_out_paths = {posixpath.normpath(path) for case_ in manifest.cases for path in (case_.input, case_.expected)}
+    version = CaseVersion.objects.create(
+        case=case,
+        version=source.version,
+        digest=source.digest,
+        manifest_text=source.manifest_text,
+        name=manifest.name,
+        type=manifest.type,
+        difficulty=manifest.difficulty,
+        experimental=manifest.experimental,
+        tag_names=list(manifest.tags),
+        summary=manifest.summary,
+        description_path=manifest.description or "",
+        description=_text(files, manifest.description) if manifest.description else "",
+        changelog_path=manifest.changelog,
+        changelog=_text(files, manifest.changelog),
+        prompt_path=manifest.prompt,
+        max_runtime_hours=str(manifest.max_runtime_hours),
+        workspace=manifest.workspace or "",
+        init=manifest.init or "",
+        build_install=manifest.build.install or "",
+        build_command=manifest.build.build,
+        build_module=manifest.build.module,
+        contract_entry=manifest.contract.entry,
+        contract_input=posixpath.normpath(manifest.contract.input),
+        contract_output=posixpath.normpath(manifest.contract.output),
+        fuel_limit=manifest.sandbox.fuel_limit,
+        max_memory_bytes=manifest.sandbox.max_memory_bytes,
+        specs=[{"source": spec.source, "dest": spec.dest} for spec in manifest.specs],
+        domains=list(manifest.domains),
+        review_items=list(manifest.review_items),
+        smoke_count=len(manifest.smoke_cases),
+        stress_count=len(manifest.stress_cases),
+    )
+    tags = []
+    for tag_name in manifest.tags:
+        tag, _ = Tag.objects.get_or_create(name=tag_name)
+        tags.append(tag)
+    version.tags.set(tags)
+    Variant.objects.bulk_create(
+        Variant(
+            version=version, position=position, slug=variant.slug, name=variant.name,
+            file=variant.file or "",
+            specs=[{"source": spec.source, "dest": spec.dest} for spec in variant.specs],
+        )
+        for position, variant in enumerate(manifest.variants)
+    )
+    HeldOutInput.objects.bulk_create(
+        HeldOutInput(
+            version=version, position=position, kind=held_out.kind,
+            input_path=held_out.input, expected_path=held_out.expected,
+            fuel_runway=str(held_out.fuel_runway),
+            ceiling=fuel_ceiling(manifest.sandbox.fuel_limit, held_out.fuel_runway),
+            input_bytes=_file(files, held_out.input), expected_bytes=_file(files, held_out.expected),
+            input_size=len(_file(files, held_out.input)), expected_size=len(_file(files, held_out.expected)),
+        )
+        for position, held_out in enumerate(manifest.cases)
+    )
+    VersionFile.objects.bulk_create(
+        VersionFile(version=version, path=path, content=content, size=len(content))
+        for path, content in source.files
+        if path not in held_out_paths
+    )
+    _renumber_versions(case)
+    return version
+
+
+def _file(files: dict[str, bytes], rel: str) -> bytes:
+    return files[posixpath.normpath(rel)]
+
+
+def _text(files: dict[str, bytes], rel: str) -> str:
+    return _file(files, rel).decode("utf-8", errors="replace")
+
+
+def _renumber_versions(case: Case) -> None:
+    """Give the case's versions ordinals in natural order, so "latest" is a plain max()."""
+    versions = sorted(case.versions.only("pk", "version", "ordinal"), key=lambda row: version_sort_key(row.version))
+    changed = []
+    for ordinal, row in enumerate(versions):
+        if row.ordinal != ordinal:
+            row.ordinal = ordinal
+            changed.append(row)
+    CaseVersion.objects.bulk_update(changed, ["ordinal"])
+

@@ -1,0 +1,175 @@
+"""The imported catalog. Every row below a CaseVersion is immutable once imported."""
+
+from __future__ import annotations
+
+from decimal import Decimal
+
+from django.conf import settings
+from django.db import models
+
+
+class Case(models.Model):
+    """A case folder: the stable identity (slug) that all its versions share."""
+
+    slug = models.SlugField(max_length=100, unique=True)
+    # "<type>/<difficulty>/<folder>" relative to the catalog root. A slug belongs to one folder.
+    folder = models.CharField(max_length=300, unique=True)
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["slug"]
+
+    def __str__(self) -> str:
+        return self.slug
+
+
+class Tag(models.Model):
+    name = models.CharField(max_length=100, unique=True)
+
+    class Meta:
+        ordering = ["name"]
+
+    def __str__(self) -> str:
+        return self.name
+
+
+class CaseVersionQuerySet(models.QuerySet):
+    def public(self) -> "CaseVersionQuerySet":
+        """Versions the site shows: experimental ones only when the deployment enables them."""
+        if settings.CATALOG_SHOW_EXPERIMENTAL:
+            return self
+        return self.filter(experimental=False)
+
+    def latest_per_case(self) -> "CaseVersionQuerySet":
+        """The highest version (natural order) of each case among the versions in this set."""
+        higher = self.filter(case=models.OuterRef("case"), ordinal__gt=models.OuterRef("ordinal"))
+        return self.exclude(models.Exists(higher))
+
+
+class CaseVersion(models.Model):
+    case = models.ForeignKey(Case, on_delete=models.PROTECT, related_name="versions")
+    version = models.CharField(max_length=100)
+    # Position among the case's versions in natural order (v2 < v10); the highest is latest.
+    ordinal = models.PositiveIntegerField(default=0)
+    digest = models.CharField(max_length=64)
+    imported_at = models.DateTimeField(auto_now_add=True)
+    manifest_text = models.TextField()
+
+    name = models.CharField(max_length=200)
+    type = models.CharField(max_length=50)
+    difficulty = models.CharField(max_length=10)
+    experimental = models.BooleanField(default=False)
+    tags = models.ManyToManyField(Tag, related_name="versions")
+    tag_names = models.JSONField(default=list)  # in manifest order, for display
+    summary = models.TextField(blank=True)
+    description_path = models.CharField(max_length=300, blank=True)
+    description = models.TextField(blank=True)
+    changelog_path = models.CharField(max_length=300)
+    changelog = models.TextField()
+    prompt_path = models.CharField(max_length=300)
+    max_runtime_hours = models.CharField(max_length=50)  # the manifest's decimal literal
+    workspace = models.CharField(max_length=300, blank=True)
+    init = models.TextField(blank=True)
+
+    build_install = models.TextField(blank=True)
+    build_command = models.TextField()
+    build_module = models.CharField(max_length=300)
+    contract_entry = models.CharField(max_length=200)
+    contract_input = models.CharField(max_length=300)
+    contract_output = models.CharField(max_length=300)
+    fuel_limit = models.BigIntegerField()
+    max_memory_bytes = models.BigIntegerField()
+    specs = models.JSONField(default=list)  # [{"source": ..., "dest": ...}], the common specs
+    domains = models.JSONField(default=list)
+    review_items = models.JSONField(default=list)
+    smoke_count = models.PositiveIntegerField(default=0)
+    stress_count = models.PositiveIntegerField(default=0)
+
+    objects = CaseVersionQuerySet.as_manager()
+
+    class Meta:
+        constraints = [models.UniqueConstraint(fields=["case", "version"], name="unique_case_version")]
+        ordering = ["case__slug", "-ordinal"]
+
+    def __str__(self) -> str:
+        return f"{self.case.slug} {self.version}"
+
+    @property
+    def max_runtime_seconds(self) -> float:
+        return float(Decimal(self.max_runtime_hours) * 3600)
+
+    def default_variant(self) -> "Variant":
+        return self.variants.order_by("position").first()
+
+    def file_bytes(self, path: str) -> bytes:
+        """A (non-held-out) file of this version as imported, e.g. a contract schema."""
+        return bytes(self.files.get(path=path).content)
+
+
+class Variant(models.Model):
+    version = models.ForeignKey(CaseVersion, on_delete=models.CASCADE, related_name="variants")
+    position = models.PositiveIntegerField()  # manifest order; 0 is the default
+    slug = models.SlugField(max_length=100)
+    name = models.CharField(max_length=200)
+    file = models.CharField(max_length=300, blank=True)  # blank for the implicit `base`
+    specs = models.JSONField(default=list)  # the additive specs
+
+    class Meta:
+        ordering = ["version", "position"]
+        constraints = [
+            models.UniqueConstraint(fields=["version", "slug"], name="unique_variant_slug"),
+            models.UniqueConstraint(fields=["version", "position"], name="unique_variant_position"),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.version} / {self.slug}"
+
+    @property
+    def is_default(self) -> bool:
+        return self.position == 0
+
+
+class HeldOutInput(models.Model):
+    """One [[case]] of a version, with its input and expected answer as stored at import.
+
+    Scoring reads these bytes, not the catalog folder. They are never served (SPEC §3).
+    """
+
+    class Kind(models.TextChoices):
+        SMOKE = "smoke"
+        STRESS = "stress"
+
+    version = models.ForeignKey(CaseVersion, on_delete=models.CASCADE, related_name="held_out_inputs")
+    position = models.PositiveIntegerField()  # manifest order
+    kind = models.CharField(max_length=10, choices=Kind.choices)
+    input_path = models.CharField(max_length=300)
+    expected_path = models.CharField(max_length=300)
+    fuel_runway = models.CharField(max_length=50)  # the manifest's decimal literal
+    ceiling = models.BigIntegerField()  # floor(fuel_limit × fuel_runway)
+    input_bytes = models.BinaryField()
+    expected_bytes = models.BinaryField()
+    input_size = models.PositiveBigIntegerField()
+    expected_size = models.PositiveBigIntegerField()
+
+    class Meta:
+        ordering = ["version", "position"]
+        constraints = [models.UniqueConstraint(fields=["version", "position"], name="unique_input_position")]
+
+    def __str__(self) -> str:
+        return f"{self.version} {self.kind} {self.input_path}"
+
+
+class VersionFile(models.Model):
+    """Every other file of a version folder, so a run root can be seeded from the database."""
+
+    version = models.ForeignKey(CaseVersion, on_delete=models.CASCADE, related_name="files")
+    path = models.CharField(max_length=500)
+    content = models.BinaryField()
+    size = models.PositiveBigIntegerField()
+
+    class Meta:
+        ordering = ["version", "path"]
+        constraints = [models.UniqueConstraint(fields=["version", "path"], name="unique_version_file")]
+
+    def __str__(self) -> str:
+        return f"{self.version} {self.path}"

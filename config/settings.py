@@ -1,0 +1,114 @@
+"""The one settings module. Everything a deployment changes comes from the environment.
+
+See README.md ("Settings") for the list. Defaults are the zero-set-up local path: SQLite in
+`var/`, scoring in-process, DEBUG off.
+"""
+
+from __future__ import annotations
+
+import secrets
+from pathlib import Path
+
+from config.env import database_from_url, envbool, envfloat, envint, envlist, envstr
+
+BASE_DIR = Path(__file__).resolve().parent.parent
+VAR_DIR = Path(envstr("VAR_DIR", str(BASE_DIR / "var")))
+
+
+def _local_secret_key() -> str:
+    """A key kept in var/ so a local run needs no set-up; production sets SECRET_KEY."""
+    key_file = VAR_DIR / "secret_key"
+    try:
+        return key_file.read_text().strip()
+    except FileNotFoundError:
+        VAR_DIR.mkdir(parents=True, exist_ok=True)
+        key = secrets.token_urlsafe(50)
+        key_file.write_text(key)
+        key_file.chmod(0o600)
+        return key
+
+
+DEBUG = envbool("DEBUG", False)
+SECRET_KEY = envstr("SECRET_KEY", "") or _local_secret_key()
+ALLOWED_HOSTS = envlist("ALLOWED_HOSTS", ["127.0.0.1", "localhost"])
+
+INSTALLED_APPS = [
+    "django.contrib.admin",
+    "django.contrib.auth",
+    "django.contrib.contenttypes",
+    "django.contrib.sessions",
+    "django.contrib.messages",
+    "django.contrib.staticfiles",
+    "catalog",
+    "scoring",
+]
+
+MIDDLEWARE = [
+    "django.middleware.security.SecurityMiddleware",
+    "django.contrib.sessions.middleware.SessionMiddleware",
+    "django.middleware.common.CommonMiddleware",
+    "django.middleware.csrf.CsrfViewMiddleware",
+    "django.contrib.auth.middleware.AuthenticationMiddleware",
+    "django.contrib.messages.middleware.MessageMiddleware",
+    "django.middleware.clickjacking.XFrameOptionsMiddleware",
+]
+
+ROOT_URLCONF = "config.urls"
+WSGI_APPLICATION = "config.wsgi.application"
+
+TEMPLATES = [
+    {
+        "BACKEND": "django.template.backends.django.DjangoTemplates",
+        "DIRS": [BASE_DIR / "templates"],
+        "APP_DIRS": True,
+        "OPTIONS": {
+            "context_processors": [
+                "django.template.context_processors.request",
+                "django.contrib.auth.context_processors.auth",
+                "django.contrib.messages.context_processors.messages",
+            ],
+        },
+    },
+]
+
+DATABASES = {
+    "default": database_from_url(
+        envstr("DATABASE_URL", f"sqlite:///{VAR_DIR / 'db.sqlite3'}"), BASE_DIR
+    )
+}
+DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
+
+LANGUAGE_CODE = "en-us"
+TIME_ZONE = "UTC"
+USE_I18N = False
+USE_TZ = True
+
+STATIC_URL = "/static/"
+STATICFILES_DIRS = [BASE_DIR / "static"]
+STATIC_ROOT = Path(envstr("STATIC_ROOT", str(BASE_DIR / "staticfiles")))
+
+# --- the catalog ---------------------------------------------------------------------------
+CATALOG_DIR = Path(envstr("CATALOG_DIR", str(BASE_DIR / "test-cases")))
+CATALOG_SHOW_EXPERIMENTAL = envbool("CATALOG_SHOW_EXPERIMENTAL", False)
+
+# --- scoring -------------------------------------------------------------------------------
+# Wall-clock guard per input (alloc + entry). Fuel is the measure; this only protects the host.
+SCORING_WALL_SECONDS = envfloat("SCORING_WALL_SECONDS", 60.0, minimum=0.001)
+# Threads that run the inputs of one submission. 0 means one per CPU core.
+SCORING_THREADS = envint("SCORING_THREADS", 0, minimum=0)
+# Compiled modules are cached here, keyed by module digest and wasmtime version.
+SCORING_CACHE_DIR = Path(envstr("SCORING_CACHE_DIR", str(VAR_DIR / "module-cache")))
+# The PATH a build runs with. Debian's rustc/cargo live in /usr/bin and carry the
+# wasm32-unknown-unknown standard library; a rustup shim earlier on the user's PATH does not.
+SCORING_BUILD_PATH = envstr("SCORING_BUILD_PATH", "/usr/bin:/bin:/usr/sbin:/sbin")
+# Bytes of build output kept with a submission (the tail, where the error usually is).
+SCORING_BUILD_LOG_BYTES = envint("SCORING_BUILD_LOG_BYTES", 64 * 1024, minimum=1024)
+# Modules larger than this are refused before compiling.
+SCORING_MAX_MODULE_BYTES = envint("SCORING_MAX_MODULE_BYTES", 64 * 1024 * 1024, minimum=1024)
+
+LOGGING = {
+    "version": 1,
+    "disable_existing_loggers": False,
+    "handlers": {"console": {"class": "logging.StreamHandler"}},
+    "root": {"handlers": ["console"], "level": envstr("LOG_LEVEL", "WARNING")},
+}

@@ -1,0 +1,84 @@
+"""Settings come from the environment through strict readers (SPEC §9)."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from django.core.exceptions import ImproperlyConfigured
+
+from config.env import database_from_url, envbool, envfloat, envint, envlist
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+@pytest.mark.parametrize("raw, expected", [("1", True), ("TRUE", True), ("on", True), ("0", False), ("no", False), ("", False)])
+def test_envbool_reads_the_usual_words(monkeypatch, raw, expected):
+    monkeypatch.setenv("FLAG", raw)
+    assert envbool("FLAG", not expected) is expected
+
+
+def test_envbool_refuses_anything_else(monkeypatch):
+    monkeypatch.setenv("FLAG", "maybe")
+    with pytest.raises(ImproperlyConfigured, match="FLAG='maybe' is not a boolean"):
+        envbool("FLAG", False)
+
+
+def test_unset_variables_take_their_defaults(monkeypatch):
+    monkeypatch.delenv("NUMBER", raising=False)
+    assert envint("NUMBER", 7) == 7
+    assert envfloat("NUMBER", 1.5) == 1.5
+    assert envlist("NUMBER", ["a"]) == ["a"]
+
+
+def test_envint_and_envfloat_fail_loudly(monkeypatch):
+    monkeypatch.setenv("NUMBER", "12x")
+    with pytest.raises(ImproperlyConfigured, match="is not an integer"):
+        envint("NUMBER", 1)
+    monkeypatch.setenv("NUMBER", "nan")
+    with pytest.raises(ImproperlyConfigured, match="not a finite number"):
+        envfloat("NUMBER", 1.0)
+    monkeypatch.setenv("NUMBER", "-3")
+    with pytest.raises(ImproperlyConfigured, match="must be at least 0"):
+        envint("NUMBER", 1, minimum=0)
+
+
+def test_envlist_splits_on_commas(monkeypatch):
+    monkeypatch.setenv("HOSTS", " a.example , b.example,, ")
+    assert envlist("HOSTS", []) == ["a.example", "b.example"]
+
+
+def test_database_url_sqlite_relative_and_absolute():
+    assert database_from_url("sqlite:///var/x.sqlite3", Path("/srv/app"))["NAME"] == Path("/srv/app/var/x.sqlite3")
+    assert database_from_url("sqlite:////data/x.sqlite3", Path("/srv/app"))["NAME"] == Path("/data/x.sqlite3")
+    assert database_from_url("sqlite://:memory:", Path("/srv"))["NAME"] == ":memory:"
+
+
+def test_database_url_postgres():
+    config = database_from_url("postgres://fuel:s%40cret@db.example:5433/board?sslmode=require", Path("/"))
+    assert config["ENGINE"] == "django.db.backends.postgresql"
+    assert (config["NAME"], config["USER"], config["PASSWORD"], config["HOST"], config["PORT"]) == (
+        "board", "fuel", "s@cret", "db.example", "5433",
+    )
+    assert config["OPTIONS"] == {"sslmode": "require"}
+    socket = database_from_url("postgresql://fuel@%2Fvar%2Frun%2FPostgres/board", Path("/"))
+    assert socket["HOST"] == "/var/run/Postgres"
+
+
+def test_database_url_refuses_unknown_schemes():
+    with pytest.raises(ImproperlyConfigured, match="scheme 'mysql' is not supported"):
+        database_from_url("mysql://x/y", Path("/"))
+    with pytest.raises(ImproperlyConfigured, match="names no database"):
+        database_from_url("postgres://host/", Path("/"))
+
+
+def test_debug_is_off_unless_set(tmp_path):
+    """A fresh process with no DEBUG in its environment runs with DEBUG off."""
+    code = "import django; django.setup(); from django.conf import settings; print(settings.DEBUG)"
+    env = {"PATH": "/usr/bin:/bin", "DJANGO_SETTINGS_MODULE": "config.settings", "VAR_DIR": str(tmp_path)}
+    output = subprocess.run([sys.executable, "-c", code], cwd=ROOT, env=env, capture_output=True, text=True, check=True)
+    assert output.stdout.strip() == "False"
+    bad = subprocess.run([sys.executable, "-c", code], cwd=ROOT, env={**env, "DEBUG": "sure"}, capture_output=True, text=True)
+    assert bad.returncode != 0 and "DEBUG='sure' is not a boolean" in bad.stderr
