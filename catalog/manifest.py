@@ -650,7 +650,8 @@ class _VersionChecker:
         return None if len(self.errors) > before else manifest
 
     def check_rendering(self, manifest: Manifest) -> None:
-        """Render every template for every variant, as seeding a run would."""
+        """Render every template for every variant, as seeding a run would, strictly: a path
+        that names nothing (a typo like `{{case.nmae}}`) is an error, not an empty string."""
         version = self.rel_dir.rsplit("/", 1)[-1]
         reported: set[tuple[str, str]] = set()
         for variant_index, variant in enumerate(manifest.variants):
@@ -663,7 +664,7 @@ class _VersionChecker:
                 if not rel.endswith(".hbs") or (file, key) in reported:
                     continue
                 try:
-                    render_template((self.version_dir / rel).read_bytes(), context)
+                    render_template((self.version_dir / rel).read_bytes(), context, strict=True)
                 except TemplateError as exc:
                     reported.add((file, key))
                     self.error(key, f"`{rel}` {exc} (variant `{variant.slug}`)", file)

@@ -3,9 +3,12 @@
 from __future__ import annotations
 
 from decimal import Decimal
+from typing import Any
 
 from django.conf import settings
 from django.db import models
+
+from catalog import manifest as manifest_rules
 
 
 class Case(models.Model):
@@ -105,6 +108,55 @@ class CaseVersion(models.Model):
         """A (non-held-out) file of this version as imported, e.g. a contract schema."""
         return bytes(self.files.get(path=path).content)
 
+    def template_context(self, variant: "Variant") -> dict[str, Any]:
+        """What the `.hbs` prompt and specs see for `variant` (the validator renders the same)."""
+        return manifest_rules.template_context(
+            slug=self.case.slug, name=self.name, version=self.version, difficulty=self.difficulty,
+            tags=self.tag_names, summary=self.summary,
+            variant=manifest_rules.Variant(slug=variant.slug, name=variant.name, specs=variant.spec_files()),
+            build=manifest_rules.Build(install=self.build_install or None, build=self.build_command, module=self.build_module),
+            contract=manifest_rules.Contract(entry=self.contract_entry, input=self.contract_input, output=self.contract_output),
+            sandbox=manifest_rules.Sandbox(fuel_limit=self.fuel_limit, max_memory_bytes=self.max_memory_bytes),
+            specs=self.spec_files(),
+        )
+
+    def spec_files(self) -> tuple[manifest_rules.SpecFile, ...]:
+        return tuple(manifest_rules.SpecFile(**spec) for spec in self.specs)
+
+
+class UnknownTarget(Exception):
+    """A slug, version or variant that names nothing imported."""
+
+    def __init__(self, code: str, message: str):
+        super().__init__(message)
+        self.code = code
+        self.message = message
+
+
+def resolve_target(slug: str, version: str | None = None, variant: str | None = None) -> tuple[CaseVersion, "Variant"]:
+    """The case version (latest unless named) and variant (default unless named).
+
+    For operators' commands: experimental versions count too.
+    """
+    versions = list(CaseVersion.objects.filter(case__slug=slug).select_related("case"))
+    if not versions:
+        raise UnknownTarget("unknown_case", f"no case with slug `{slug}` has been imported")
+    if version is None:
+        target = max(versions, key=lambda row: row.ordinal)
+    else:
+        target = next((row for row in versions if row.version == version), None)
+        if target is None:
+            known = ", ".join(row.version for row in sorted(versions, key=lambda row: row.ordinal))
+            raise UnknownTarget("unknown_version", f"case `{slug}` has no version `{version}` (it has: {known})")
+    variants = list(target.variants.all())
+    if variant is None:
+        return target, variants[0]
+    chosen = next((row for row in variants if row.slug == variant), None)
+    if chosen is None:
+        known = ", ".join(row.slug for row in variants)
+        raise UnknownTarget("unknown_variant", f"{slug} {target.version} has no variant `{variant}` (it has: {known})")
+    return target, chosen
+
 
 class Variant(models.Model):
     version = models.ForeignKey(CaseVersion, on_delete=models.CASCADE, related_name="variants")
@@ -127,6 +179,9 @@ class Variant(models.Model):
     @property
     def is_default(self) -> bool:
         return self.position == 0
+
+    def spec_files(self) -> tuple[manifest_rules.SpecFile, ...]:
+        return tuple(manifest_rules.SpecFile(**spec) for spec in self.specs)
 
 
 class HeldOutInput(models.Model):

@@ -112,3 +112,7 @@ LOGGING = {
     "handlers": {"console": {"class": "logging.StreamHandler"}},
     "root": {"handlers": ["console"], "level": envstr("LOG_LEVEL", "WARNING")},
 }
+# Longest a build command may run, in seconds; a case's max_runtime_hours caps it further.
+SCORING_BUILD_TIMEOUT = envfloat("SCORING_BUILD_TIMEOUT", 900.0, minimum=1.0)
+# A submitted folder is packed into the database; larger ones are refused.
+SCORING_MAX_SOURCE_BYTES = envint("SCORING_MAX_SOURCE_BYTES", 32 * 1024 * 1024, minimum=1024)

@@ -1,0 +1,80 @@
+"""Lay out a run root the way the harness seeds one (SPEC §7 `seed_run`).
+
+The workspace is copied to the root, every common spec and the variant's additive specs go to
+their `dest` (`.hbs` sources rendered), the contract schemas sit at their exact manifest paths,
+and the rendered prompt is written to PROMPT.md. Held-out inputs and answers are never seeded:
+they are not among a version's files at all.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import tempfile
+from dataclasses import dataclass
+from pathlib import Path, PurePosixPath
+
+from catalog.manifest import PROMPT_DEST
+from catalog.models import CaseVersion, Variant
+from lib.templates import render_template
+
+
+class SeedError(Exception):
+    pass
+
+
+@dataclass(frozen=True)
+class SeededRun:
+    root: Path
+    files: tuple[str, ...]  # relative paths written, sorted
+
+
+def _inside(root: Path, rel: str) -> Path:
+    target = (root / PurePosixPath(rel)).resolve()
+    if target != root and root not in target.parents:
+        raise SeedError(f"{rel} would land outside the run root")
+    return target
+
+
+def run_root_files(version: CaseVersion, variant: Variant) -> dict[str, bytes]:
+    """Relative path → bytes of everything a run root holds, later entries winning."""
+    stored = {row.path: bytes(row.content) for row in version.files.all()}
+    context = version.template_context(variant)
+    files: dict[str, bytes] = {}
+    if version.workspace:
+        prefix = version.workspace.rstrip("/") + "/"
+        for path, content in stored.items():
+            if path.startswith(prefix):
+                files[path[len(prefix):]] = content
+    for spec in (*version.spec_files(), *variant.spec_files()):
+        source = stored[os.path.normpath(spec.source)]
+        if spec.source.endswith(".hbs"):
+            source = render_template(source, context).encode("utf-8")
+        files[spec.dest] = source
+    for schema in (version.contract_input, version.contract_output):
+        files[schema] = stored[schema]
+    files[PROMPT_DEST] = render_template(stored[os.path.normpath(version.prompt_path)], context).encode("utf-8")
+    return files
+
+
+def seed_run(version: CaseVersion, variant: Variant, dest: Path) -> SeededRun:
+    """Write the run root to `dest` (which must not exist, or be empty), all or nothing."""
+    dest = Path(dest)
+    if dest.exists() and (not dest.is_dir() or any(dest.iterdir())):
+        raise SeedError(f"{dest} already exists and is not an empty folder")
+    files = run_root_files(version, variant)
+    dest.parent.mkdir(parents=True, exist_ok=True)
+    staging = Path(tempfile.mkdtemp(prefix=".seeding-", dir=dest.parent))
+    try:
+        root = staging.resolve()
+        for rel, content in sorted(files.items()):
+            target = _inside(root, rel)
+            target.parent.mkdir(parents=True, exist_ok=True)
+            target.write_bytes(content)
+        if dest.exists():
+            dest.rmdir()
+        os.replace(staging, dest)
+    except BaseException:
+        shutil.rmtree(staging, ignore_errors=True)
+        raise
+    return SeededRun(dest, tuple(sorted(files)))

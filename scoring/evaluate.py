@@ -1,0 +1,111 @@
+"""Evaluate a solution on a version's held-out inputs: smoke phase, then stress (SPEC §5).
+
+No Django here. Inputs run in a thread pool (each in its own store); results are returned in
+manifest order and do not depend on the number of threads.
+"""
+
+from __future__ import annotations
+
+from concurrent.futures import ThreadPoolExecutor, as_completed
+from dataclasses import dataclass
+from typing import Any, Callable, Sequence
+
+from scoring.sandbox import Outcome, Solution, Status
+
+SMOKE = "smoke"
+STRESS = "stress"
+
+
+@dataclass(frozen=True)
+class HeldOut:
+    """One [[case]] as scoring needs it."""
+
+    kind: str
+    input_path: str
+    input_bytes: bytes
+    expected: Any  # the parsed expected answer
+    ceiling: int
+
+
+@dataclass(frozen=True)
+class Evaluation:
+    held_out: tuple[HeldOut, ...]
+    outcomes: tuple[Outcome, ...]  # manifest order
+
+    def _stress(self) -> list[Outcome]:
+        return [outcome for held_out, outcome in zip(self.held_out, self.outcomes) if held_out.kind == STRESS]
+
+    def _smoke(self) -> list[Outcome]:
+        return [outcome for held_out, outcome in zip(self.held_out, self.outcomes) if held_out.kind == SMOKE]
+
+    @property
+    def passed(self) -> bool:
+        """Every smoke case answered correctly and every stress case within the pass line."""
+        return all(outcome.status.answered_correctly for outcome in self._smoke()) and all(
+            outcome.status is Status.PASSED for outcome in self._stress()
+        )
+
+    @property
+    def total_fuel(self) -> int | None:
+        """The sum over the stress cases, when every one of them was answered correctly."""
+        stress = self._stress()
+        if not all(outcome.status.answered_correctly for outcome in stress):
+            return None
+        return sum(outcome.fuel or 0 for outcome in stress)
+
+    @property
+    def overshoot(self) -> int:
+        return sum(outcome.overshoot for outcome in self._stress())
+
+    @property
+    def passed_count(self) -> int:
+        return sum(1 for outcome in self.outcomes if outcome.status is Status.PASSED)
+
+
+Progress = Callable[[int, HeldOut, Outcome], None]
+
+
+def evaluate(solution: Solution, held_out: Sequence[HeldOut], *, fuel_limit: int, output_validator,
+             wall_seconds: float, threads: int = 1, progress: Progress | None = None) -> Evaluation:
+    """Smoke cases first, all of them; if any fails, every stress case is skipped."""
+    held_out = tuple(held_out)
+    outcomes: list[Outcome | None] = [None] * len(held_out)
+
+    def run_phase(kind: str) -> None:
+        indexes = [index for index, item in enumerate(held_out) if item.kind == kind]
+        if not indexes:
+            return
+
+        def run(index: int) -> Outcome:
+            item = held_out[index]
+            return solution.run(item.input_bytes, expected=item.expected, output_validator=output_validator,
+                                fuel_limit=fuel_limit, ceiling=item.ceiling, wall_seconds=wall_seconds)
+
+        if threads <= 1 or len(indexes) == 1:
+            for index in indexes:
+                outcomes[index] = run(index)
+                if progress:
+                    progress(index, held_out[index], outcomes[index])
+            return
+        with ThreadPoolExecutor(max_workers=min(threads, len(indexes)), thread_name_prefix="score") as pool:
+            futures = {pool.submit(run, index): index for index in indexes}
+            for future in as_completed(futures):
+                index = futures[future]
+                outcomes[index] = future.result()
+                if progress:
+                    progress(index, held_out[index], outcomes[index])
+
+    run_phase(SMOKE)
+    smoke_failed = any(
+        outcome is not None and not outcome.status.answered_correctly
+        for item, outcome in zip(held_out, outcomes) if item.kind == SMOKE
+    )
+    if smoke_failed:
+        for index, item in enumerate(held_out):
+            if item.kind == STRESS:
+                outcomes[index] = Outcome.skipped(fuel_limit, item.ceiling)
+                if progress:
+                    progress(index, item, outcomes[index])
+    else:
+        run_phase(STRESS)
+    return Evaluation(held_out, tuple(outcome for outcome in outcomes if outcome is not None))

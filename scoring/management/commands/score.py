@@ -1,0 +1,112 @@
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from django.core.management.base import CommandError
+
+from catalog.models import UnknownTarget, resolve_target
+from lib.commands import CaseVersionCommand
+from scoring.service import ScoringError, as_json, score, submit
+
+
+def _fuel(value: int | None) -> str:
+    return "—" if value is None else f"{value:,}"
+
+
+class Progress:
+    """Progress on a stream: one rewritten line on a terminal, plain lines otherwise."""
+
+    def __init__(self, output, total_inputs: int):
+        self.output = output  # a command's OutputWrapper
+        self.live = output.isatty()
+        self.total = total_inputs
+        self.done = 0
+
+    def write(self, text: str) -> None:
+        self.output.write(text, style_func=lambda plain: plain, ending="")
+        self.output.flush()
+
+    def line(self, text: str) -> None:
+        self.write(("\r\033[K" if self.live else "") + text + "\n")
+
+    def __call__(self, event: str, data: dict) -> None:
+        if event == "build":
+            self.line(f"building: {data['command']}")
+            if self.live:
+                self.write("building…")
+        elif event == "run":
+            self.total = data["inputs"]
+            if self.live:
+                self.write(f"\r\033[Krunning {self.total} input(s)…")
+        elif event == "input":
+            self.done += 1
+            held_out, outcome = data["held_out"], data["outcome"]
+            text = (f"[{self.done}/{self.total}] {held_out.kind:<6} {held_out.input_path:<32} "
+                    f"{outcome.status.value:<15} {_fuel(outcome.fuel):>16} fuel")
+            if self.live:
+                self.write(f"\r\033[K{text}" + ("\n" if self.done == self.total else ""))
+            else:
+                self.line(text)
+
+
+class Command(CaseVersionCommand):
+    help = "Build and score a submission against a case version's held-out inputs."
+
+    def add_arguments(self, parser):
+        parser.add_argument("slug")
+        self.add_version_arguments(parser)
+        source = parser.add_mutually_exclusive_group(required=True)
+        source.add_argument("--submission", help="a submission folder, built with the case's [build] commands")
+        source.add_argument("--wasm", help="a ready wasm module")
+        parser.add_argument("--name", required=True, help="who submitted it (leaderboards rank by name)")
+        parser.add_argument("--json", action="store_true", help="print one JSON object on stdout")
+
+    def handle(self, *args, **options):
+        try:
+            version, variant = resolve_target(options["slug"], options["case_version"], options["variant"])
+            submission = submit(
+                version, variant, options["name"],
+                folder=Path(options["submission"]) if options["submission"] else None,
+                wasm_file=Path(options["wasm"]) if options["wasm"] else None,
+            )
+        except (UnknownTarget, ScoringError) as error:
+            raise CommandError(error.message) from None
+
+        as_document = options["json"]
+        # With --json, stdout carries only the document; progress goes to stderr.
+        progress = Progress(self.stderr if as_document else self.stdout, submission.input_count)
+        progress.line(
+            f"submission #{submission.pk}: {submission.name} on {version.case.slug} {version.version} "
+            f"(variant {variant.slug}), wasmtime {submission.wasmtime_version}"
+        )
+        submission = score(submission, progress=progress)
+
+        if as_document:
+            self.stdout.write(json.dumps(as_json(submission)))
+            return
+        self.print_summary(submission)
+
+    def print_summary(self, submission) -> None:
+        write = self.stdout.write
+        if submission.status == "build_failed":
+            write(submission.build_log.rstrip())
+            write(f"\nbuild failed: {submission.message}")
+            return
+        if submission.status == "invalid_module":
+            write(f"invalid module: {submission.message}")
+            return
+        results = list(submission.results.order_by("position"))
+        width = max([len(result.input_path) for result in results] + [5])
+        write("")
+        write(f"{'kind':<6}  {'input':<{width}}  {'status':<15}  {'fuel':>16}  {'fuel limit':>16}  {'overshoot':>14}  {'wall ms':>9}")
+        for result in results:
+            write(
+                f"{result.kind:<6}  {result.input_path:<{width}}  {result.status:<15}  {_fuel(result.fuel):>16}  "
+                f"{result.fuel_limit:>16,}  {result.overshoot:>14,}  {result.wall_ms:>9.1f}"
+            )
+            if result.message and result.status not in ("passed",):
+                write(f"{'':<6}  {'':<{width}}  ↳ {result.message}")
+        verdict = "PASSED" if submission.passed else "not passed"
+        write(f"\nsubmission #{submission.pk}: {verdict}; total fuel {_fuel(submission.total_fuel)}"
+              + (f", overshoot {submission.overshoot:,}" if submission.overshoot else ""))

@@ -1,0 +1,78 @@
+"""Submissions and their per-input results."""
+
+from __future__ import annotations
+
+from django.db import models
+
+from catalog.models import CaseVersion, Variant
+from scoring.sandbox import Status
+
+
+class Submission(models.Model):
+    class SourceKind(models.TextChoices):
+        SUBMISSION = "submission", "source folder"
+        WASM = "wasm", "wasm module"
+
+    class State(models.TextChoices):
+        PENDING = "pending"  # recorded, not started
+        RUNNING = "running"
+        SCORED = "scored"
+        BUILD_FAILED = "build_failed"
+        INVALID_MODULE = "invalid_module"
+        ERROR = "error"  # the scorer itself failed; the submission can be scored again
+
+    FINAL_STATES = (State.SCORED, State.BUILD_FAILED, State.INVALID_MODULE)
+
+    version = models.ForeignKey(CaseVersion, on_delete=models.PROTECT, related_name="submissions")
+    variant = models.ForeignKey(Variant, on_delete=models.PROTECT, related_name="submissions")
+    name = models.CharField(max_length=100)
+    source_kind = models.CharField(max_length=20, choices=SourceKind.choices)
+    source_label = models.CharField(max_length=500, blank=True)  # the folder or file given
+    # What was submitted, so any machine can (re)score it: a tar.gz of the folder, or the module.
+    source = models.BinaryField()
+    source_size = models.PositiveBigIntegerField(default=0)
+    module_digest = models.CharField(max_length=64, blank=True)
+    module_size = models.PositiveBigIntegerField(null=True, blank=True)
+    wasmtime_version = models.CharField(max_length=30)
+    status = models.CharField(max_length=20, choices=State.choices, default=State.PENDING)
+    message = models.TextField(blank=True)  # why a build failed or a module is invalid
+    build_log = models.TextField(blank=True)
+    passed = models.BooleanField(default=False)
+    total_fuel = models.BigIntegerField(null=True, blank=True)
+    overshoot = models.BigIntegerField(default=0)
+    passed_count = models.PositiveIntegerField(default=0)
+    input_count = models.PositiveIntegerField(default=0)
+    hidden = models.BooleanField(default=False, help_text="Hidden submissions stay off leaderboards.")
+    created_at = models.DateTimeField(auto_now_add=True)
+    scored_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        ordering = ["-created_at", "-pk"]
+        indexes = [models.Index(fields=["version", "status", "passed"])]
+
+    def __str__(self) -> str:
+        return f"#{self.pk} {self.name} on {self.version}"
+
+
+class Result(models.Model):
+    """The outcome of one held-out input for one submission."""
+
+    submission = models.ForeignKey(Submission, on_delete=models.CASCADE, related_name="results")
+    position = models.PositiveIntegerField()  # manifest order
+    kind = models.CharField(max_length=10)
+    input_path = models.CharField(max_length=300)
+    status = models.CharField(max_length=20, choices=[(status.value, status.value) for status in Status])
+    fuel = models.BigIntegerField(null=True, blank=True)
+    fuel_limit = models.BigIntegerField()
+    ceiling = models.BigIntegerField()
+    overshoot = models.BigIntegerField(default=0)
+    message = models.TextField(blank=True)
+    wall_ms = models.FloatField(default=0)
+    output_size = models.PositiveBigIntegerField(null=True, blank=True)
+
+    class Meta:
+        ordering = ["submission", "position"]
+        constraints = [models.UniqueConstraint(fields=["submission", "position"], name="unique_result_position")]
+
+    def __str__(self) -> str:
+        return f"{self.submission_id} {self.input_path} {self.status}"

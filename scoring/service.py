@@ -1,0 +1,218 @@
+"""Scoring workflows that span models: submit, then score (build → sandbox → results)."""
+
+from __future__ import annotations
+
+import hashlib
+import logging
+import os
+from pathlib import Path
+from typing import Callable
+
+from django.conf import settings
+from django.db import transaction
+from django.utils import timezone
+
+from catalog.models import CaseVersion, HeldOutInput, Variant
+from lib.schemas import load_validator
+from lib.strictjson import loads_strict
+from scoring.build import BuildResult, SourceTooLarge, build_submission, pack_folder
+from scoring.evaluate import Evaluation, HeldOut, evaluate
+from scoring.models import Result, Submission
+from scoring.sandbox import WASMTIME_VERSION, InvalidModule, ModuleCache, Outcome, load_solution
+
+logger = logging.getLogger(__name__)
+
+# One cache per process: a module scored twice is compiled once.
+_module_cache: ModuleCache | None = None
+
+
+def module_cache() -> ModuleCache:
+    global _module_cache
+    if _module_cache is None or _module_cache.directory != settings.SCORING_CACHE_DIR:
+        _module_cache = ModuleCache(settings.SCORING_CACHE_DIR)
+    return _module_cache
+
+
+class ScoringError(Exception):
+    """A request that cannot be carried out (bad name, missing file); nothing was recorded."""
+
+    def __init__(self, code: str, message: str):
+        super().__init__(message)
+        self.code = code
+        self.message = message
+
+
+def submit(version: CaseVersion, variant: Variant, name: str, *, folder: Path | None = None,
+           wasm_file: Path | None = None) -> Submission:
+    """Record a submission with its source, ready to be scored. Raises ScoringError."""
+    if not name.strip():
+        raise ScoringError("bad_name", "a submission needs a non-empty --name")
+    if len(name) > 100:
+        raise ScoringError("bad_name", "--name is longer than 100 characters")
+    if (folder is None) == (wasm_file is None):
+        raise ScoringError("bad_source", "give either a submission folder or a wasm file")
+    if folder is not None:
+        if not Path(folder).is_dir():
+            raise ScoringError("missing_source", f"submission folder {folder} does not exist")
+        try:
+            source = pack_folder(Path(folder), max_bytes=settings.SCORING_MAX_SOURCE_BYTES)
+        except SourceTooLarge as exc:
+            raise ScoringError("source_too_large", str(exc)) from None
+        except OSError as exc:
+            raise ScoringError("missing_source", f"submission folder {folder} could not be read: {exc}") from None
+        kind, label = Submission.SourceKind.SUBMISSION, str(folder)
+    else:
+        if not Path(wasm_file).is_file():
+            raise ScoringError("missing_source", f"wasm file {wasm_file} does not exist")
+        size = Path(wasm_file).stat().st_size
+        if size > settings.SCORING_MAX_MODULE_BYTES:
+            raise ScoringError("source_too_large", f"wasm file is {size:,} bytes, more than the {settings.SCORING_MAX_MODULE_BYTES:,}-byte limit")
+        source = Path(wasm_file).read_bytes()
+        kind, label = Submission.SourceKind.WASM, str(wasm_file)
+    return Submission.objects.create(
+        version=version, variant=variant, name=name.strip(), source_kind=kind, source_label=label,
+        source=source, source_size=len(source), wasmtime_version=WASMTIME_VERSION,
+        input_count=version.smoke_count + version.stress_count,
+    )
+
+
+ProgressCallback = Callable[[str, dict], None]
+
+
+def _held_out(version: CaseVersion) -> list[HeldOut]:
+    return [
+        HeldOut(row.kind, row.input_path, bytes(row.input_bytes), loads_strict(bytes(row.expected_bytes)), row.ceiling)
+        for row in HeldOutInput.objects.filter(version=version).order_by("position")
+    ]
+
+
+def _threads() -> int:
+    return settings.SCORING_THREADS or os.cpu_count() or 1
+
+
+def _build(submission: Submission, progress: ProgressCallback | None) -> BuildResult:
+    version = submission.version
+    timeout = min(settings.SCORING_BUILD_TIMEOUT, version.max_runtime_seconds)
+    if progress:
+        progress("build", {"command": version.build_command})
+    return build_submission(
+        bytes(submission.source), install=version.build_install, build=version.build_command,
+        module_path=version.build_module, timeout=timeout, log_limit=settings.SCORING_BUILD_LOG_BYTES,
+        path=settings.SCORING_BUILD_PATH,
+    )
+
+
+def _finish(submission: Submission, status: str, **fields) -> Submission:
+    for name, value in fields.items():
+        setattr(submission, name, value)
+    submission.status = status
+    submission.scored_at = timezone.now()
+    submission.save()
+    return submission
+
+
+def score(submission: Submission, *, progress: ProgressCallback | None = None) -> Submission:
+    """Build (if needed), check and run the module, and store every result.
+
+    Results are written in one transaction with the final status, so a scorer that dies
+    midway leaves the submission without results, ready to be scored again. If the scorer
+    itself fails, the submission is marked `error` (its source is kept) and the error re-raised.
+    """
+    try:
+        return _score(submission, progress)
+    except Exception as exc:
+        logger.exception("scoring submission %s failed", submission.pk)
+        Submission.objects.filter(pk=submission.pk).update(
+            status=Submission.State.ERROR, message=f"the scorer failed: {type(exc).__name__}: {exc}"
+        )
+        raise
+
+
+def _score(submission: Submission, progress: ProgressCallback | None) -> Submission:
+    version = submission.version
+    Submission.objects.filter(pk=submission.pk).update(status=Submission.State.RUNNING)
+    submission.status = Submission.State.RUNNING
+
+    if submission.source_kind == Submission.SourceKind.SUBMISSION:
+        built = _build(submission, progress)
+        submission.build_log = built.log
+        if not built.ok:
+            return _finish(submission, Submission.State.BUILD_FAILED, message=built.message)
+        wasm = built.module
+    else:
+        wasm = bytes(submission.source)
+    submission.module_digest = hashlib.sha256(wasm).hexdigest()
+    submission.module_size = len(wasm)
+
+    try:
+        solution = load_solution(
+            wasm, entry=version.contract_entry, max_memory_bytes=version.max_memory_bytes,
+            cache=module_cache(), max_module_bytes=settings.SCORING_MAX_MODULE_BYTES,
+        )
+    except InvalidModule as invalid:
+        return _finish(submission, Submission.State.INVALID_MODULE, message=invalid.message)
+
+    held_out = _held_out(version)
+    validator = load_validator(version.file_bytes(version.contract_output))
+    if progress:
+        progress("run", {"inputs": len(held_out)})
+    evaluation = evaluate(
+        solution, held_out, fuel_limit=version.fuel_limit, output_validator=validator,
+        wall_seconds=settings.SCORING_WALL_SECONDS, threads=_threads(),
+        progress=(lambda index, item, outcome: progress("input", {"index": index, "held_out": item, "outcome": outcome}))
+        if progress else None,
+    )
+    with transaction.atomic():
+        Result.objects.filter(submission=submission).delete()
+        Result.objects.bulk_create(_result_rows(submission, evaluation))
+        return _finish(
+            submission, Submission.State.SCORED, message="", passed=evaluation.passed,
+            total_fuel=evaluation.total_fuel, overshoot=evaluation.overshoot,
+            passed_count=evaluation.passed_count,
+        )
+
+
+def _result_rows(submission: Submission, evaluation: Evaluation) -> list[Result]:
+    return [
+        Result(
+            submission=submission, position=position, kind=item.kind, input_path=item.input_path,
+            status=outcome.status.value, fuel=outcome.fuel, fuel_limit=outcome.fuel_limit,
+            ceiling=outcome.ceiling, overshoot=outcome.overshoot, message=outcome.message,
+            wall_ms=outcome.wall_ms, output_size=outcome.output_size,
+        )
+        for position, (item, outcome) in enumerate(zip(evaluation.held_out, evaluation.outcomes))
+    ]
+
+
+def as_json(submission: Submission) -> dict:
+    """The `score --json` document (SPEC §7)."""
+    return {
+        "submission": submission.pk,
+        "case": submission.version.case.slug,
+        "version": submission.version.version,
+        "variant": submission.variant.slug,
+        "name": submission.name,
+        "status": submission.status,
+        "passed": submission.passed,
+        "total_fuel": submission.total_fuel,
+        "wasmtime": submission.wasmtime_version,
+        "results": [
+            {
+                "kind": result.kind,
+                "input": result.input_path,
+                "status": result.status,
+                "fuel": result.fuel,
+                "fuel_limit": result.fuel_limit,
+                "ceiling": result.ceiling,
+                "overshoot": result.overshoot,
+                "wall_ms": result.wall_ms,
+                "message": result.message,
+            }
+            for result in submission.results.order_by("position")
+        ],
+    }
+
+
+def outcome_summary(outcome: Outcome) -> str:
+    fuel = "—" if outcome.fuel is None else f"{outcome.fuel:,}"
+    return f"{outcome.status.value} ({fuel} fuel)"

@@ -1,0 +1,333 @@
+"""The sandbox (SPEC §4–§5) with small WAT modules: every status, every invalid-module reason."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+import wasmtime
+
+from lib.schemas import load_validator
+from scoring.sandbox import (
+    InvalidModule,
+    ModuleCache,
+    Status,
+    load_solution,
+    trap_message,
+)
+from scoring.tests import wat
+
+ANY_OBJECT = load_validator(b'{"type": "object"}')
+SUM_SCHEMA = load_validator(b'{"type": "object", "required": ["sum"], "properties": {"sum": {"type": "integer"}}}')
+PAGE = 65_536
+
+
+def solution(wasm: bytes, *, entry: str = "solve", max_memory_bytes: int = 4 * PAGE, cache: ModuleCache | None = None):
+    return load_solution(wasm, entry=entry, max_memory_bytes=max_memory_bytes, cache=cache or ModuleCache())
+
+
+def run(wasm: bytes, input_bytes: bytes = b"{}", *, expected=None, fuel_limit: int = 1_000_000,
+        ceiling: int | None = None, validator=ANY_OBJECT, wall_seconds: float = 10.0, max_memory_bytes: int = 4 * PAGE):
+    expected = json.loads(input_bytes) if expected is None else expected
+    return solution(wasm, max_memory_bytes=max_memory_bytes).run(
+        input_bytes, expected=expected, output_validator=validator, fuel_limit=fuel_limit,
+        ceiling=ceiling if ceiling is not None else fuel_limit, wall_seconds=wall_seconds,
+    )
+
+
+# --- passed, and what fuel counts ----------------------------------------------------------------
+
+
+def test_a_correct_answer_within_the_limit_passes_with_its_fuel():
+    outcome = run(wat.constant(b'{"sum": 6}'), b'{"numbers": [1, 2, 3]}', expected={"sum": 6}, validator=SUM_SCHEMA)
+    assert outcome.status is Status.PASSED
+    assert outcome.fuel == 4  # alloc (i32.const, end) + entry (i64.const, end) under wasmtime 50.0.1
+    assert (outcome.overshoot, outcome.message, outcome.output_size) == (0, "", 10)
+
+
+def test_the_input_bytes_are_written_exactly_as_stored():
+    document = '{"text": "caf\u00e9 \\u0000", "n": [1, 2.5e3, -0]}'.encode()
+    outcome = run(wat.module(), document)  # the echo module answers with its input
+    assert outcome.status is Status.PASSED
+    assert outcome.output_size == len(document)
+
+
+def test_fuel_counts_alloc_and_entry_and_grows_with_the_work():
+    fuel = [run(wat.constant(b"{}", iterations=n)).fuel for n in (0, 10, 20, 30)]
+    assert fuel[0] < fuel[1]
+    assert fuel[2] - fuel[1] == fuel[3] - fuel[2] > 0  # linear in the loop count
+
+
+def test_instantiation_costs_no_fuel():
+    """Data-segment initialisation is excluded: the count starts after instantiation."""
+    small = run(wat.constant(b"{}"))
+    big_segment = wat.module("i64.const 2", extra=f'(data (i32.const 4096) "{wat.wat_bytes(bytes(60_000))}")')
+    big = run(big_segment)
+    assert big.fuel == small.fuel
+
+
+def test_fuel_is_deterministic_across_runs():
+    wasm = wat.constant(b"{}", iterations=1000)
+    assert len({run(wasm).fuel for _ in range(5)}) == 1
+
+
+# --- over the limit, out of fuel --------------------------------------------------------------------
+
+
+def test_a_correct_answer_between_limit_and_ceiling_is_over_limit_with_its_overshoot():
+    wasm = wat.constant(b"{}", iterations=100)
+    used = run(wasm).fuel
+    outcome = run(wasm, fuel_limit=used - 50, ceiling=used * 2)
+    assert outcome.status is Status.OVER_LIMIT
+    assert outcome.fuel == used
+    assert outcome.overshoot == 50
+
+
+def test_exactly_at_the_limit_passes():
+    wasm = wat.constant(b"{}", iterations=100)
+    used = run(wasm).fuel
+    assert run(wasm, fuel_limit=used, ceiling=used + 1).status is Status.PASSED
+
+
+def test_using_the_whole_ceiling_reads_as_fuel_exhausted():
+    """0 fuel left cannot be told apart from an overrun, so it counts as one (SPEC §5)."""
+    wasm = wat.constant(b"{}", iterations=100)
+    used = run(wasm).fuel
+    outcome = run(wasm, fuel_limit=used)
+    assert (outcome.status, outcome.fuel) == (Status.FUEL_EXHAUSTED, used)
+
+
+def test_running_out_of_fuel_is_fuel_exhausted_with_the_ceiling_recorded():
+    outcome = run(wat.module("(loop $forever (br $forever)) unreachable"), fuel_limit=1000, ceiling=1500)
+    assert outcome.status is Status.FUEL_EXHAUSTED
+    assert (outcome.fuel, outcome.overshoot) == (1500, 0)
+
+
+def test_running_out_of_fuel_in_alloc_is_fuel_exhausted():
+    looping_alloc = '(func (export "alloc") (param i32) (result i32) (loop $l (br $l)) i32.const 0)'
+    outcome = run(wat.module(alloc=looping_alloc), fuel_limit=500)
+    assert (outcome.status, outcome.fuel) == (Status.FUEL_EXHAUSTED, 500)
+
+
+def test_straight_line_code_that_overruns_the_ceiling_is_fuel_exhausted():
+    """No trap fires (no loop, no call), but the store reads 0 fuel after the entry returns."""
+    body = " ".join(["i32.const 1 drop"] * 200) + " " + wat.ECHO
+    outcome = run(wat.module(body), fuel_limit=50)
+    assert outcome.status is Status.FUEL_EXHAUSTED
+    assert outcome.fuel == 50
+    assert run(wat.module(body), fuel_limit=1000).status is Status.PASSED
+
+
+def test_zero_fuel_left_after_alloc_is_fuel_exhausted():
+    straight_alloc = '(func (export "alloc") (param i32) (result i32) ' + "i32.const 1 drop " * 100 + "i32.const 1024)"
+    outcome = run(wat.module(alloc=straight_alloc), fuel_limit=20)
+    assert (outcome.status, outcome.fuel) == (Status.FUEL_EXHAUSTED, 20)
+
+
+# --- timeout and traps ----------------------------------------------------------------------------
+
+
+def test_the_wall_clock_guard_fires_as_timeout():
+    outcome = run(wat.module("(loop $forever (br $forever)) unreachable"), fuel_limit=10**15, wall_seconds=0.2)
+    assert outcome.status is Status.TIMEOUT
+    assert 0 < outcome.fuel < 10**15
+    assert outcome.wall_ms >= 150
+
+
+@pytest.mark.parametrize(
+    "body, message",
+    [
+        ("unreachable", "wasm trap: wasm `unreachable` instruction executed"),
+        ("i32.const 70000 i32.load drop i64.const 0", "memory fault at wasm address 0x11170 in linear memory of size 0x10000; wasm trap: out of bounds memory access"),
+        ("i32.const 1 i32.const 0 i32.div_u drop i64.const 0", "wasm trap: integer divide by zero"),
+    ],
+)
+def test_traps_are_trapped_with_the_message_and_no_backtrace(body, message):
+    outcome = run(wat.module(body))
+    assert outcome.status is Status.TRAPPED
+    assert outcome.message == message
+    assert "backtrace" not in outcome.message
+    assert outcome.fuel is not None and outcome.fuel > 0
+
+
+def test_stack_overflow_is_trapped():
+    recursive = '(func $down (param i32) (result i32) (call $down (i32.add (local.get 0) (i32.const 1))))'
+    outcome = run(wat.module("(drop (call $down (i32.const 0))) i64.const 0", extra=recursive), fuel_limit=10**12)
+    assert outcome.status is Status.TRAPPED
+    assert outcome.message == "wasm trap: call stack exhausted"
+
+
+def test_alloc_returning_an_out_of_range_buffer_is_trapped():
+    bad_alloc = '(func (export "alloc") (param i32) (result i32) i32.const -8)'  # 0xFFFFFFF8 as u32
+    outcome = run(wat.module(alloc=bad_alloc))
+    assert (outcome.status, outcome.message) == (Status.TRAPPED, "alloc returned an out-of-range buffer")
+
+
+def test_trap_message_keeps_every_cause_without_numbers():
+    text = "error while executing at wasm backtrace:\n    0: 0x6e - f\n\nCaused by:\n    0: first\n    1: second\n"
+
+    class Fake(Exception):
+        message = text
+
+    assert trap_message(Fake()) == "first; second"
+
+
+# --- the memory cap -------------------------------------------------------------------------------
+
+GROW_OR_TRAP = "(if (i32.eq (memory.grow (i32.const {pages})) (i32.const -1)) (then unreachable)) " + wat.ECHO
+
+
+def test_memory_growth_beyond_the_cap_is_refused():
+    outcome = run(wat.module(GROW_OR_TRAP.format(pages=4)), max_memory_bytes=4 * PAGE)  # 1 + 4 > 4 pages
+    assert outcome.status is Status.TRAPPED
+    assert "unreachable" in outcome.message
+
+
+def test_memory_growth_within_the_cap_succeeds():
+    assert run(wat.module(GROW_OR_TRAP.format(pages=3)), max_memory_bytes=4 * PAGE).status is Status.PASSED
+
+
+def test_memory_growing_in_a_loop_stops_at_the_cap():
+    body = "(loop $more (br_if $more (i32.ne (memory.grow (i32.const 1)) (i32.const -1)))) " + wat.ECHO
+    outcome = run(wat.module(body), max_memory_bytes=64 * PAGE)
+    assert outcome.status is Status.PASSED  # growth fails quietly at 64 pages; the echo still works
+
+
+# --- invalid output -------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "packed, fragment",
+    [
+        ((70_000 << 32) | 10, "output range [70000, 70010) is outside memory"),
+        (0xFFFF_FFFF, "output range [0, 4294967295) is outside memory"),  # a 4 GiB length
+        ((0x8000_0000 << 32) | 2, "output range [2147483648, 2147483650)"),  # read unsigned
+    ],
+)
+def test_an_output_range_outside_memory_is_invalid_output(packed, fragment):
+    outcome = run(wat.returning(packed))
+    assert outcome.status is Status.INVALID_OUTPUT
+    assert fragment in outcome.message
+
+
+@pytest.mark.parametrize(
+    "output, fragment",
+    [
+        (b'{"sum": "\xff"}', "not UTF-8"),
+        (b"", "empty"),
+        (b"   ", "empty"),
+        (b'{"sum": 6', "not JSON"),
+        (b'{"sum": NaN}', "NaN is not JSON"),
+        (b'{"sum": Infinity}', "Infinity is not JSON"),
+        (b'\xef\xbb\xbf{"sum": 6}', "byte-order mark"),
+        (b'{"sum": 6} x', "not JSON"),
+        (b'{"sum": "six"}', "does not match the output schema: at /sum: fails `type`"),
+        (b'{"total": 6}', "does not match the output schema: at the document root: fails `required`"),
+    ],
+)
+def test_bad_output_is_invalid_output(output, fragment):
+    outcome = run(wat.constant(output), expected={"sum": 6}, validator=SUM_SCHEMA)
+    assert outcome.status is Status.INVALID_OUTPUT
+    assert fragment in outcome.message
+    assert outcome.fuel == 4  # informational: the fuel consumed up to that point
+
+
+# --- wrong answers ---------------------------------------------------------------------------------
+
+
+def test_a_wrong_answer_names_the_first_differing_pointer_but_never_the_values():
+    outcome = run(wat.constant(b'{"sum": 7}'), expected={"sum": 6}, validator=SUM_SCHEMA)
+    assert outcome.status is Status.WRONG_ANSWER
+    assert outcome.message == 'answer differs from the expected answer at JSON pointer "/sum"'
+    assert "6" not in outcome.message and "7" not in outcome.message
+
+
+def test_a_wrong_answer_at_the_root():
+    outcome = run(wat.constant(b"[]"), expected={}, validator=load_validator(b"true"))
+    assert outcome.message == 'answer differs from the expected answer at the document root (JSON pointer "")'
+
+
+# --- invalid modules -------------------------------------------------------------------------------
+
+INVALID_MODULES = [
+    ("import", wat.module(imports='(import "env" "clock" (func))'), "module must be import-free but imports `env.clock`"),
+    ("start", wat.module(extra="(func $init) (start $init)"), "module has a start function"),
+    ("no-memory", wat.module(memory="(memory 1)"), "missing export `memory`"),
+    ("memory-not-memory", wat.module(memory='(memory 1) (global (export "memory") i32 (i32.const 0))'), "export `memory` must be a memory"),
+    ("two-memories", wat.module(memory=wat.MEMORY + " (memory 1)"), "declares 2 memories"),
+    ("initial-memory-too-big", wat.module(memory='(memory (export "memory") 5)'), "initial memory of 327,680 bytes exceeds max_memory_bytes (262,144)"),
+    ("memory64", wat.module(memory='(memory (export "memory") i64 1)', alloc='(func (export "alloc") (param i32) (result i32) i32.const 0)', body="i64.const 0"), "must be a 32-bit memory"),
+    ("no-alloc", wat.module(alloc=""), "missing export `alloc` (i32) -> (i32)"),
+    ("alloc-signature", wat.module(alloc='(func (export "alloc") (param i64) (result i32) i32.const 0)'), "export `alloc` has type (i64) -> (i32), expected (i32) -> (i32)"),
+    ("no-entry", wat.module(entry="other"), "missing export `solve` (i32, i32) -> (i64)"),
+    ("entry-signature", wat.module("i32.const 0", signature="(param i32 i32) (result i32)"), "export `solve` has type (i32, i32) -> (i32), expected (i32, i32) -> (i64)"),
+    ("garbage", b"\0asm\x01\x00\x00\x00\xff\xff\xff", "module does not compile"),
+    ("not-wasm", b"#!/bin/sh\necho hi\n", "not a WebAssembly binary"),
+    ("component", b"\0asm\x0d\x00\x01\x00", "not a WebAssembly core module"),
+    ("empty", b"", "not a WebAssembly binary"),
+]
+
+
+@pytest.mark.parametrize("name, wasm, fragment", INVALID_MODULES, ids=[item[0] for item in INVALID_MODULES])
+def test_invalid_modules_are_refused_with_a_reason(name, wasm, fragment):
+    with pytest.raises(InvalidModule) as refused:
+        solution(wasm)
+    assert fragment in refused.value.message
+
+
+def test_every_problem_of_a_module_is_named_at_once():
+    wasm = wat.module(alloc="", imports='(import "env" "f" (func))', extra="(func $init) (start $init)")
+    with pytest.raises(InvalidModule) as refused:
+        solution(wasm)
+    assert "import-free" in refused.value.message
+    assert "start function" in refused.value.message
+    assert "missing export `alloc`" in refused.value.message
+
+
+def test_a_module_over_the_size_cap_is_refused_before_compiling():
+    cache = ModuleCache()
+    with pytest.raises(InvalidModule, match="more than the 50-byte limit"):
+        load_solution(wat.module(), entry="solve", max_memory_bytes=4 * PAGE, cache=cache, max_module_bytes=50)
+    assert cache.compiles == 0
+
+
+# --- the compile cache -------------------------------------------------------------------------------
+
+
+def test_a_module_is_compiled_once_and_then_served_from_the_cache(tmp_path):
+    cache = ModuleCache(tmp_path)
+    wasm = wat.constant(b"{}")
+    first = solution(wasm, cache=cache)
+    second = solution(wasm, cache=cache)
+    assert cache.compiles == 1
+    assert first.module is second.module
+    assert [path.name for path in tmp_path.iterdir()] == [f"{first.digest}-wasmtime-{wasmtime_version()}.cwasm"]
+    # A new process (a new cache object) finds it on disk.
+    fresh = ModuleCache(tmp_path)
+    outcome = solution(wasm, cache=fresh).run(b"{}", expected={}, output_validator=ANY_OBJECT, fuel_limit=100, ceiling=100, wall_seconds=5)
+    assert fresh.compiles == 0
+    assert outcome.status is Status.PASSED
+
+
+def test_a_damaged_cache_file_is_compiled_again(tmp_path):
+    wasm = wat.constant(b"{}")
+    digest = solution(wasm, cache=ModuleCache(tmp_path)).digest
+    next(tmp_path.iterdir()).write_bytes(b"garbage")
+    cache = ModuleCache(tmp_path)
+    assert solution(wasm, cache=cache).digest == digest
+    assert cache.compiles == 1
+
+
+def wasmtime_version() -> str:
+    from importlib.metadata import version
+
+    return version("wasmtime")
+
+
+def test_the_engine_meters_fuel():
+    """Guard for every test above: without consume_fuel set_fuel would fail."""
+    from scoring.sandbox import engine
+
+    store = wasmtime.Store(engine())
+    store.set_fuel(10)
+    assert store.get_fuel() == 10
