@@ -30,6 +30,7 @@ setup: $(REQUIREMENTS_STAMP) toolchain
 
 run: setup
 	$(PY) manage.py import_catalog
+	$(PY) manage.py score_examples
 	$(PY) manage.py runserver $(HOST):$(PORT)
 
 test: setup browser

@@ -9,6 +9,7 @@ the log keeps the tail of the output.
 
 from __future__ import annotations
 
+import gzip
 import io
 import os
 import signal
@@ -127,10 +128,12 @@ def pack_folder(folder: Path, *, max_bytes: int) -> bytes:
         info.mtime = 0  # the same folder packs to the same bytes
         return info
 
-    with tarfile.open(fileobj=buffer, mode="w:gz", compresslevel=6) as archive:
-        archive.add(folder, arcname="source", filter=exclude)
-        if buffer.tell() > max_bytes:
-            raise SourceTooLarge(f"the submission is larger than {max_bytes:,} bytes packed")
+    # gzip.GzipFile with mtime=0: tarfile's own "w:gz" stamps the current time into the header.
+    with gzip.GzipFile(fileobj=buffer, mode="wb", compresslevel=6, mtime=0) as compressed:
+        with tarfile.open(fileobj=compressed, mode="w", format=tarfile.PAX_FORMAT) as archive:
+            archive.add(folder, arcname="source", filter=exclude, recursive=True)
+            if buffer.tell() > max_bytes:
+                raise SourceTooLarge(f"the submission is larger than {max_bytes:,} bytes packed")
     data = buffer.getvalue()
     if len(data) > max_bytes:
         raise SourceTooLarge(f"the submission is {len(data):,} bytes packed, more than {max_bytes:,}")

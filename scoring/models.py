@@ -31,6 +31,7 @@ class Submission(models.Model):
     # What was submitted, so any machine can (re)score it: a tar.gz of the folder, or the module.
     source = models.BinaryField()
     source_size = models.PositiveBigIntegerField(default=0)
+    source_digest = models.CharField(max_length=64, blank=True)  # SHA-256 of `source`
     module_digest = models.CharField(max_length=64, blank=True)
     module_size = models.PositiveBigIntegerField(null=True, blank=True)
     wasmtime_version = models.CharField(max_length=30)

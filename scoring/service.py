@@ -71,7 +71,8 @@ def submit(version: CaseVersion, variant: Variant, name: str, *, folder: Path | 
         kind, label = Submission.SourceKind.WASM, str(wasm_file)
     return Submission.objects.create(
         version=version, variant=variant, name=name.strip(), source_kind=kind, source_label=label,
-        source=source, source_size=len(source), wasmtime_version=WASMTIME_VERSION,
+        source=source, source_size=len(source), source_digest=hashlib.sha256(source).hexdigest(),
+        wasmtime_version=WASMTIME_VERSION,
         input_count=version.smoke_count + version.stress_count,
     )
 

@@ -219,3 +219,21 @@ def test_a_real_rust_submission_builds_with_cargo_and_scores(imported):
     assert submission.passed
     assert "$ cargo build --release --target wasm32-unknown-unknown -p engine" in submission.build_log
     assert not (source / "target").exists()  # built in a copy, never in place
+
+
+def test_score_examples_scores_each_example_once(imported, correct_wasm, tmp_path):
+    from scoring.examples import score_examples
+
+    examples = tmp_path / "examples"
+    (examples / "adder" / "lookup").mkdir(parents=True)
+    shutil.copy(correct_wasm, examples / "adder" / "lookup" / "solution.wasm")
+    first = score_examples(examples)
+    # One run per imported adder version (v1, v2, v10), each scored and passed.
+    assert [(run.version, run.skipped) for run in first] == [("v1", False), ("v2", False), ("v10", False)]
+    assert all(run.submission.passed for run in first)
+    again = score_examples(examples)
+    assert all(run.skipped for run in again)
+    assert Submission.objects.filter(name="example-lookup").count() == 3
+    # A changed example is scored again.
+    (examples / "adder" / "lookup" / "README").write_text("now documented\n")
+    assert not any(run.skipped for run in score_examples(examples))

@@ -1,0 +1,32 @@
+from __future__ import annotations
+
+from pathlib import Path
+
+from django.conf import settings
+from django.core.management.base import BaseCommand
+
+from scoring.examples import ExampleRun, score_examples
+
+
+class Command(BaseCommand):
+    help = "Score every example under examples/submissions/<slug>/<name>/ that is not scored yet."
+
+    def add_arguments(self, parser):
+        parser.add_argument("path", nargs="?", help="default: examples/submissions")
+
+    def handle(self, *args, **options):
+        root = Path(options["path"] or settings.BASE_DIR / "examples" / "submissions")
+
+        def report(run: ExampleRun) -> None:
+            label = f"{run.slug} {run.version} {run.name}"
+            if run.skipped:
+                self.stdout.write(f"already scored  {label}")
+                return
+            submission = run.submission
+            figure = f"total fuel {submission.total_fuel:,}" if submission.total_fuel is not None else submission.message
+            verdict = "passed" if submission.passed else submission.status
+            self.stdout.write(f"scored          {label}: {verdict}, {figure} (#{submission.pk})")
+
+        runs = score_examples(root, on_result=report)
+        scored = [run for run in runs if not run.skipped]
+        self.stdout.write(f"{len(scored)} scored, {len(runs) - len(scored)} already scored")
