@@ -33,6 +33,8 @@ DIFFICULTIES = ("easy", "medium", "hard")
 CASE_KINDS = ("smoke", "stress")
 SLUG_PATTERN = re.compile(r"^[a-z0-9][a-z0-9-]*$")
 VERSION_PATTERN = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]*$")
+# /cases/<slug>/leaderboard/ is the leaderboard, so no version may be called that.
+RESERVED_VERSIONS = ("leaderboard",)
 # The wasm page size; max_memory_bytes must be whole pages.
 WASM_PAGE = 65_536
 # A wasm32 memory addresses at most 4 GiB.
@@ -998,6 +1000,9 @@ def scan_catalog(root: Path, *, is_unchanged: Callable[[str, str], bool] | None 
                     labels.append(rel_dir)
                     if not VERSION_PATTERN.match(version_dir.name):
                         errors.append(ManifestError(rel_dir, "", f"version folder name must match {VERSION_PATTERN.pattern}"))
+                        continue
+                    if version_dir.name.lower() in RESERVED_VERSIONS:
+                        errors.append(ManifestError(rel_dir, "", f"`{version_dir.name}` is reserved and cannot name a version"))
                         continue
                     if not (version_dir / MANIFEST_NAME).is_file():
                         errors.append(ManifestError(rel_dir, "", f"version folder has no {MANIFEST_NAME}"))

@@ -48,6 +48,13 @@ class CaseVersionQuerySet(models.QuerySet):
         higher = self.filter(case=models.OuterRef("case"), ordinal__gt=models.OuterRef("ordinal"))
         return self.exclude(models.Exists(higher))
 
+    def public_version(self, slug: str, version: str | None = None) -> "CaseVersion | None":
+        """A shown version of the case: the one named, or the latest. None if there is none."""
+        versions = self.public().filter(case__slug=slug).select_related("case")
+        if version is not None:
+            return versions.filter(version=version).first()
+        return versions.order_by("-ordinal").first()
+
 
 class CaseVersion(models.Model):
     case = models.ForeignKey(Case, on_delete=models.PROTECT, related_name="versions")
@@ -93,6 +100,7 @@ class CaseVersion(models.Model):
     class Meta:
         constraints = [models.UniqueConstraint(fields=["case", "version"], name="unique_case_version")]
         ordering = ["case__slug", "-ordinal"]
+        permissions = [("import_caseversion", "Can import case versions (archive upload, catalog re-scan)")]
 
     def __str__(self) -> str:
         return f"{self.case.slug} {self.version}"

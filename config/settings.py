@@ -33,6 +33,7 @@ SECRET_KEY = envstr("SECRET_KEY", "") or _local_secret_key()
 ALLOWED_HOSTS = envlist("ALLOWED_HOSTS", ["127.0.0.1", "localhost"])
 
 INSTALLED_APPS = [
+    "whitenoise.runserver_nostatic",
     "django.contrib.admin",
     "django.contrib.auth",
     "django.contrib.contenttypes",
@@ -45,6 +46,7 @@ INSTALLED_APPS = [
 
 MIDDLEWARE = [
     "django.middleware.security.SecurityMiddleware",
+    "whitenoise.middleware.WhiteNoiseMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
     "django.middleware.common.CommonMiddleware",
     "django.middleware.csrf.CsrfViewMiddleware",
@@ -66,6 +68,7 @@ TEMPLATES = [
                 "django.template.context_processors.request",
                 "django.contrib.auth.context_processors.auth",
                 "django.contrib.messages.context_processors.messages",
+                "scoring.context_processors.engine",
             ],
         },
     },
@@ -85,7 +88,19 @@ USE_TZ = True
 
 STATIC_URL = "/static/"
 STATICFILES_DIRS = [BASE_DIR / "static"]
-STATIC_ROOT = Path(envstr("STATIC_ROOT", str(BASE_DIR / "staticfiles")))
+# STATIC_MANIFEST=1 (production; run collectstatic with it too): hashed, compressed files in
+# STATIC_ROOT, cached forever. Off (the local default): WhiteNoise serves straight from static/.
+STATIC_MANIFEST = envbool("STATIC_MANIFEST", False)
+STATIC_ROOT = Path(envstr("STATIC_ROOT", str(BASE_DIR / "staticfiles"))) if STATIC_MANIFEST else None
+STORAGES = {
+    "default": {"BACKEND": "django.core.files.storage.FileSystemStorage"},
+    "staticfiles": {
+        "BACKEND": "whitenoise.storage.CompressedManifestStaticFilesStorage"
+        if STATIC_MANIFEST
+        else "django.contrib.staticfiles.storage.StaticFilesStorage"
+    },
+}
+WHITENOISE_USE_FINDERS = not STATIC_MANIFEST
 
 # --- the catalog ---------------------------------------------------------------------------
 CATALOG_DIR = Path(envstr("CATALOG_DIR", str(BASE_DIR / "test-cases")))
@@ -116,3 +131,7 @@ LOGGING = {
 SCORING_BUILD_TIMEOUT = envfloat("SCORING_BUILD_TIMEOUT", 900.0, minimum=1.0)
 # A submitted folder is packed into the database; larger ones are refused.
 SCORING_MAX_SOURCE_BYTES = envint("SCORING_MAX_SOURCE_BYTES", 32 * 1024 * 1024, minimum=1024)
+# Archives uploaded in the admin's "Import case version": the upload, and what it may unpack to.
+CATALOG_MAX_UPLOAD_BYTES = envint("CATALOG_MAX_UPLOAD_BYTES", 64 * 1024 * 1024, minimum=1024)
+CATALOG_MAX_UNPACKED_BYTES = envint("CATALOG_MAX_UNPACKED_BYTES", 512 * 1024 * 1024, minimum=1024)
+CATALOG_MAX_ARCHIVE_ENTRIES = envint("CATALOG_MAX_ARCHIVE_ENTRIES", 10_000, minimum=1)

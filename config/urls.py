@@ -1,6 +1,22 @@
 from django.contrib import admin
 from django.urls import path
 
+from catalog import api as catalog_api
+from catalog import views as catalog_views
+from scoring import api as scoring_api
+from scoring import views as scoring_views
+
 urlpatterns = [
+    path("", catalog_views.case_list, name="home"),
+    path("cases/", catalog_views.case_list, name="case-list"),
+    path("cases/<slug:slug>/", catalog_views.case_detail, name="case-detail"),
+    # Before <version>/: "leaderboard" is reserved, no version folder may take the name.
+    path("cases/<slug:slug>/leaderboard/", scoring_views.leaderboard, name="leaderboard"),
+    path("cases/<slug:slug>/<str:version>/", catalog_views.case_detail, name="case-version"),
+    path("submissions/<int:pk>/", scoring_views.submission_detail, name="submission-detail"),
+    path("api/cases/", catalog_api.case_list, name="api-case-list"),
+    path("api/cases/<slug:slug>/", catalog_api.case_detail, name="api-case-detail"),
+    path("api/cases/<slug:slug>/leaderboard/", scoring_api.leaderboard, name="api-leaderboard"),
+    path("api/submissions/<int:pk>/", scoring_api.submission, name="api-submission"),
     path("admin/", admin.site.urls),
 ]

@@ -5,7 +5,25 @@ from __future__ import annotations
 from django.db import models
 
 from catalog.models import CaseVersion, Variant
+from scoring import leaderboard
 from scoring.sandbox import Status
+
+
+class SubmissionQuerySet(models.QuerySet):
+    def public(self) -> "SubmissionQuerySet":
+        """Submissions on versions the site shows (experimental ones only when enabled)."""
+        return self.filter(version__in=CaseVersion.objects.public())
+
+    def leaderboard(self, version: CaseVersion, *, variant: Variant | None = None,
+                    include_all: bool = False) -> list[leaderboard.Entry]:
+        """The ranked entries of one version (optionally one variant), in display order.
+
+        Hidden submissions and ones not finished scoring are left out. One query.
+        """
+        rows = self.filter(version=version, hidden=False, status__in=Submission.FINAL_STATES)
+        if variant is not None:
+            rows = rows.filter(variant=variant)
+        return leaderboard.rank(list(rows.values(*leaderboard.FIELDS)), best_per_name=not include_all)
 
 
 class Submission(models.Model):
@@ -46,6 +64,8 @@ class Submission(models.Model):
     hidden = models.BooleanField(default=False, help_text="Hidden submissions stay off leaderboards.")
     created_at = models.DateTimeField(auto_now_add=True)
     scored_at = models.DateTimeField(null=True, blank=True)
+
+    objects = SubmissionQuerySet.as_manager()
 
     class Meta:
         ordering = ["-created_at", "-pk"]

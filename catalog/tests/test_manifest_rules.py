@@ -349,6 +349,11 @@ def test_version_folder_names_must_match_the_pattern(catalog):
     assert "performance/easy/adder/v 2: version folder name must match ^[A-Za-z0-9][A-Za-z0-9._-]*$" in errors
 
 
+def test_leaderboard_is_not_a_version_name(catalog):
+    os.rename(catalog.root / "performance/easy/adder/v2", catalog.root / "performance/easy/adder/leaderboard")
+    assert "performance/easy/adder/leaderboard: `leaderboard` is reserved and cannot name a version" in catalog.errors()
+
+
 def test_a_version_folder_needs_a_manifest(catalog):
     catalog.remove("test-case.toml")
     assert f"{ADDER_V1}: version folder has no test-case.toml" in catalog.errors()

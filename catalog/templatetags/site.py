@@ -1,0 +1,61 @@
+"""Number formatting for fuel figures and limits."""
+
+from __future__ import annotations
+
+from django import template
+from django.utils.safestring import mark_safe
+
+from lib.markup import render_markdown
+
+register = template.Library()
+
+
+@register.filter
+def fuel(value) -> str:
+    """12345678 → 12,345,678; None → —"""
+    if value is None or value == "":
+        return "—"
+    return f"{int(value):,}"
+
+
+@register.filter
+def compact(value) -> str:
+    """12345678 → 12.3 M (for charts and tight columns)."""
+    if value is None:
+        return "—"
+    value = int(value)
+    for size, suffix in ((10**12, "T"), (10**9, "G"), (10**6, "M"), (10**3, "k")):
+        if abs(value) >= size:
+            return f"{value / size:.3g} {suffix}"
+    return str(value)
+
+
+@register.filter
+def filesize(value) -> str:
+    """268435456 → 256 MiB"""
+    if value is None:
+        return "—"
+    value = int(value)
+    for size, suffix in ((1 << 30, "GiB"), (1 << 20, "MiB"), (1 << 10, "KiB")):
+        if value >= size:
+            amount = value / size
+            return f"{amount:.0f} {suffix}" if amount == int(amount) else f"{amount:.1f} {suffix}"
+    return f"{value} B"
+
+
+@register.filter
+def percent(value) -> str:
+    if value is None:
+        return "—"
+    return f"{value:.1f}%" if value < 10 else f"{value:.0f}%"
+
+
+@register.filter
+def markdown(text: str) -> str:
+    return mark_safe(render_markdown(text or ""))  # sanitised by render_markdown
+
+
+@register.filter
+def label(value) -> str:
+    """fuel_exhausted → fuel exhausted"""
+    return str(value or "—").replace("_", " ")

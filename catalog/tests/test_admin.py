@@ -1,0 +1,267 @@
+"""Staff pages: read-only catalog, "Import case version" from an archive, re-scan, permissions."""
+
+from __future__ import annotations
+
+import io
+import os
+import shutil
+import tarfile
+import zipfile
+from pathlib import Path
+
+import pytest
+from django.contrib.auth.models import Permission, User
+
+from catalog.archives import Limits, import_archive
+from catalog.importer import import_catalog
+from catalog.models import CaseVersion
+from catalog.tests.conftest import ADDER_V1
+
+pytestmark = pytest.mark.django_db
+IMPORT_URL = "/admin/catalog/caseversion/import/"
+
+
+def zip_folder(folder: Path, arcroot: str) -> bytes:
+    buffer = io.BytesIO()
+    with zipfile.ZipFile(buffer, "w", zipfile.ZIP_DEFLATED) as archive:
+        for path in sorted(folder.rglob("*")):
+            if path.is_file():
+                archive.write(path, f"{arcroot}/{path.relative_to(folder).as_posix()}".lstrip("/"))
+    return buffer.getvalue()
+
+
+def tar_folder(folder: Path, arcroot: str) -> bytes:
+    buffer = io.BytesIO()
+    with tarfile.open(fileobj=buffer, mode="w:gz") as archive:
+        archive.add(folder, arcname=arcroot)
+    return buffer.getvalue()
+
+
+def upload(client, data: bytes, name: str, version: str = ""):
+    file = io.BytesIO(data)
+    file.name = name
+    return client.post(IMPORT_URL, {"archive": file, "version": version})
+
+
+@pytest.fixture
+def published(catalog):
+    assert import_catalog(catalog.root).ok
+    return catalog
+
+
+def new_version_folder(catalog, tmp_path, name: str = "v20") -> Path:
+    """A copy of adder v1 with a new changelog: a legitimate new version."""
+    folder = tmp_path / "upload" / name
+    shutil.copytree(catalog.root / ADDER_V1, folder)
+    (folder / "changelog.md").write_text(f"# {name}\n\nUploaded.\n")
+    return folder
+
+
+# --- permissions and immutability ----------------------------------------------------------------
+
+
+def test_admin_pages_require_staff(client, published):
+    for url in ("/admin/", "/admin/catalog/caseversion/", IMPORT_URL):
+        response = client.get(url)
+        assert response.status_code == 302 and "/admin/login/" in response["Location"]
+    User.objects.create_user("visitor", password="pw")
+    client.login(username="visitor", password="pw")
+    assert client.get(IMPORT_URL).status_code == 302
+
+
+def test_staff_without_the_import_permission_cannot_import(client, published, tmp_path):
+    User.objects.create_user("helper", password="pw", is_staff=True)
+    client.login(username="helper", password="pw")
+    assert client.get(IMPORT_URL).status_code == 403
+    assert client.post("/admin/catalog/caseversion/rescan/").status_code == 403
+    user = User.objects.get(username="helper")
+    user.user_permissions.add(Permission.objects.get(codename="import_caseversion"))
+    assert client.get(IMPORT_URL).status_code == 200
+
+
+def test_imported_versions_are_read_only_in_the_admin(admin_client, published):
+    version = CaseVersion.objects.get(case__slug="adder", version="v1")
+    page = admin_client.get(f"/admin/catalog/caseversion/{version.pk}/change/")
+    assert page.status_code == 200
+    assert b'name="name"' not in page.content  # shown, not editable
+    assert admin_client.post(f"/admin/catalog/caseversion/{version.pk}/change/", {"name": "Hacked"}).status_code == 403
+    assert admin_client.post(f"/admin/catalog/caseversion/{version.pk}/delete/", {"post": "yes"}).status_code == 403
+    assert admin_client.get("/admin/catalog/caseversion/add/").status_code == 403
+    version.refresh_from_db()
+    assert version.name == "Adder"
+
+
+def test_the_change_list_filters_and_offers_import_and_rescan(admin_client, published):
+    html = admin_client.get("/admin/catalog/caseversion/", {"difficulty__exact": "medium"}).content.decode()
+    assert "Import case version" in html and "Re-scan catalog folder" in html
+    assert "counter" in html and ">adder<" not in html
+
+
+# --- importing archives ---------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("packer, name", [(zip_folder, "v20.zip"), (tar_folder, "v20.tar.gz")])
+def test_a_version_folder_archive_is_validated_and_imported(admin_client, published, tmp_path, packer, name):
+    folder = new_version_folder(published, tmp_path)
+    response = upload(admin_client, packer(folder, "v20"), name)
+    assert response.status_code == 302, response.content.decode()
+    version = CaseVersion.objects.get(case__slug="adder", version="v20")
+    assert version.case.folder == "performance/easy/adder"
+    assert version.changelog == "# v20\n\nUploaded.\n"
+    assert version.held_out_inputs.count() == 3
+    messages = [str(message) for message in admin_client.get("/admin/catalog/caseversion/").context["messages"]]
+    assert any("Imported performance/easy/adder/v20" in message for message in messages)
+
+
+def test_files_at_the_top_of_an_archive_need_a_version_name(admin_client, published, tmp_path):
+    folder = new_version_folder(published, tmp_path)
+    data = zip_folder(folder, "")
+    response = upload(admin_client, data, "flat.zip")
+    assert response.status_code == 400
+    assert b"name the version" in response.content
+    assert upload(admin_client, data, "flat.zip", version="v21").status_code == 302
+    assert CaseVersion.objects.filter(case__slug="adder", version="v21").exists()
+
+
+def test_a_catalog_tree_archive_imports_every_version(admin_client, db, catalog, tmp_path):
+    response = upload(admin_client, tar_folder(catalog.root, "test-cases"), "catalog.tar.gz")
+    assert response.status_code == 302
+    assert CaseVersion.objects.count() == 4
+
+
+def test_every_error_is_shown_and_nothing_is_imported(admin_client, published, tmp_path):
+    good = new_version_folder(published, tmp_path, "v20")
+    bad = new_version_folder(published, tmp_path, "v21")
+    manifest = (bad / "test-case.toml").read_text()
+    (bad / "test-case.toml").write_text(manifest.replace("fuel_limit = 1_000_000", "fuel_limit = 0").replace('name = "Adder"', 'name = ""'))
+    tree = tmp_path / "tree" / "performance" / "easy" / "adder"
+    tree.mkdir(parents=True)
+    shutil.move(str(good), tree / "v20")
+    shutil.move(str(bad), tree / "v21")
+    before = CaseVersion.objects.count()
+    response = upload(admin_client, zip_folder(tmp_path / "tree", ""), "two.zip")
+    assert response.status_code == 400
+    html = response.content.decode()
+    assert "Nothing was imported. 2 problems" in html
+    assert "performance/easy/adder/v21/test-case.toml: sandbox.fuel_limit: must be greater than 0, not 0" in html
+    assert "performance/easy/adder/v21/test-case.toml: name: must not be empty" in html
+    assert CaseVersion.objects.count() == before  # not even the valid v20
+
+
+def test_a_changed_published_version_is_refused(admin_client, published, tmp_path):
+    folder = new_version_folder(published, tmp_path, "v1")  # same name as a published version
+    response = upload(admin_client, zip_folder(folder, "v1"), "v1.zip")
+    assert response.status_code == 400
+    assert b"published versions are immutable: add a new version folder" in response.content
+
+
+def test_an_oversized_upload_is_refused_before_reading_it(admin_client, published, settings):
+    settings.CATALOG_MAX_UPLOAD_BYTES = 1024
+    response = upload(admin_client, b"x" * 4096, "big.zip")
+    assert response.status_code == 200
+    assert b"The archive is larger than 1,024 bytes." in response.content
+
+
+def _zip_with(entries: list[tuple[zipfile.ZipInfo | str, bytes]]) -> bytes:
+    buffer = io.BytesIO()
+    with zipfile.ZipFile(buffer, "w", zipfile.ZIP_DEFLATED) as archive:
+        for info, data in entries:
+            archive.writestr(info, data)
+    return buffer.getvalue()
+
+
+def _tar_with(members: list[tarfile.TarInfo], data: dict[str, bytes] | None = None) -> bytes:
+    buffer = io.BytesIO()
+    with tarfile.open(fileobj=buffer, mode="w:gz") as archive:
+        for member in members:
+            payload = (data or {}).get(member.name)
+            if payload is not None:
+                member.size = len(payload)
+                archive.addfile(member, io.BytesIO(payload))
+            else:
+                archive.addfile(member)
+    return buffer.getvalue()
+
+
+def _zip_with_duplicates() -> bytes:
+    import warnings
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # zipfile warns about the duplicate we are making on purpose
+        return _zip_with([("v30/a.txt", b"1"), ("v30/a.txt", b"2")])
+
+
+def _symlink_zip_entry() -> zipfile.ZipInfo:
+    info = zipfile.ZipInfo("v30/test-case.toml")
+    info.external_attr = (0o120777 << 16)
+    return info
+
+
+def _tar_member(name: str, kind: bytes = tarfile.REGTYPE, link: str = "") -> tarfile.TarInfo:
+    member = tarfile.TarInfo(name)
+    member.type = kind
+    member.linkname = link
+    return member
+
+
+HOSTILE = [
+    ("zip-traversal", lambda: _zip_with([("../../escaped.txt", b"x")]), "leaves the archive"),
+    ("zip-absolute", lambda: _zip_with([("/tmp/escaped.txt", b"x")]), "absolute paths are not allowed"),
+    ("zip-backslash", lambda: _zip_with([("v1\\..\\..\\escaped.txt", b"x")]), "backslashes"),
+    ("zip-symlink", lambda: _zip_with([(_symlink_zip_entry(), b"/etc/passwd")]), "links are not allowed"),
+    ("zip-bomb", lambda: _zip_with([("v30/bomb.bin", bytes(50_000_000))]), "unpacks to more than"),
+    ("zip-too-many", lambda: _zip_with([(f"v30/{index}.txt", b"") for index in range(60)]), "more than 50 entries"),
+    ("zip-duplicate", lambda: _zip_with_duplicates(), "appears twice"),
+    ("tar-traversal", lambda: _tar_with([_tar_member("../escaped.txt")], {"../escaped.txt": b"x"}), "leaves the archive"),
+    ("tar-symlink", lambda: _tar_with([_tar_member("v30/link", tarfile.SYMTYPE, "/etc/passwd")]), "links are not allowed"),
+    ("tar-hardlink", lambda: _tar_with([_tar_member("v30/link", tarfile.LNKTYPE, "/etc/passwd")]), "links are not allowed"),
+    ("tar-device", lambda: _tar_with([_tar_member("v30/dev", tarfile.CHRTYPE)]), "only files and folders"),
+    ("tar-fifo", lambda: _tar_with([_tar_member("v30/fifo", tarfile.FIFOTYPE)]), "only files and folders"),
+    ("garbage", lambda: b"this is not an archive at all", "not a .zip or .tar.gz archive"),
+    ("truncated-gzip", lambda: _tar_with([_tar_member("v30/a.txt")], {"v30/a.txt": os.urandom(20_000)})[:5_000], "could not be read"),
+    ("empty", lambda: b"", "not a .zip or .tar.gz archive"),
+]
+
+
+@pytest.mark.parametrize("name, build, message", HOSTILE, ids=[item[0] for item in HOSTILE])
+def test_hostile_archives_are_refused_and_write_nothing_outside(published, tmp_path, monkeypatch, name, build, message):
+    workdir = tmp_path / "work"
+    workdir.mkdir()
+    monkeypatch.chdir(workdir)
+    archive = tmp_path / f"{name}.bin"
+    archive.write_bytes(build())
+    before = CaseVersion.objects.count()
+    outcome = import_archive(archive, limits=Limits(max_entries=50, max_total_bytes=10_000_000, max_file_bytes=10_000_000))
+    assert not outcome.ok
+    assert any(message in error for error in outcome.errors), outcome.errors
+    assert CaseVersion.objects.count() == before
+    assert not (tmp_path / "escaped.txt").exists() and not Path("/tmp/escaped.txt").exists()
+    assert list(workdir.iterdir()) == []
+
+
+def test_hostile_archives_show_their_reason_on_the_form(admin_client, published):
+    response = upload(admin_client, _zip_with([("../../escaped.txt", b"x")]), "evil.zip")
+    assert response.status_code == 400
+    assert b"leaves the archive" in response.content
+
+
+# --- re-scanning the catalog folder -------------------------------------------------------------
+
+
+def test_rescan_imports_new_versions_from_the_catalog_folder(admin_client, published, settings):
+    settings.CATALOG_DIR = published.root
+    shutil.copytree(published.root / ADDER_V1, published.root / "performance/easy/adder/v30")
+    published.write("changelog.md", "# v30\n", label="performance/easy/adder/v30")
+    response = admin_client.post("/admin/catalog/caseversion/rescan/", follow=True)
+    messages = [str(message) for message in response.context["messages"]]
+    assert any("1 imported, 4 unchanged, 0 refused" in message for message in messages)
+    assert CaseVersion.objects.filter(case__slug="adder", version="v30").exists()
+    assert admin_client.get("/admin/catalog/caseversion/rescan/").status_code == 405  # POST only
+
+
+def test_rescan_reports_refusals(admin_client, published, settings):
+    settings.CATALOG_DIR = published.root
+    published.write("changelog.md", "# rewritten\n")
+    response = admin_client.post("/admin/catalog/caseversion/rescan/", follow=True)
+    messages = [str(message) for message in response.context["messages"]]
+    assert any(message.startswith(f"Refused {ADDER_V1}") and "immutable" in message for message in messages)

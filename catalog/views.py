@@ -1,0 +1,69 @@
+"""Public case pages: the list and one case version."""
+
+from __future__ import annotations
+
+from django.core.paginator import Paginator
+from django.db.models import OuterRef, QuerySet, Subquery
+from django.http import Http404, HttpRequest, HttpResponse
+from django.shortcuts import render
+
+from catalog.forms import CaseFilterForm
+from catalog.models import CaseVersion, Tag
+from scoring.models import Submission
+
+CASES_PER_PAGE = 24
+LEADERBOARD_PREVIEW = 10
+
+
+def _best_fuel() -> Subquery:
+    best = Submission.objects.filter(
+        version=OuterRef("pk"), passed=True, hidden=False, status=Submission.State.SCORED
+    ).order_by("total_fuel")
+    return Subquery(best.values("total_fuel")[:1])
+
+
+def filtered_cases(form: CaseFilterForm) -> QuerySet[CaseVersion]:
+    """The latest shown version of every case, narrowed by a valid filter form."""
+    versions = CaseVersion.objects.public().latest_per_case().select_related("case")
+    if form.is_valid():
+        if form.cleaned_data["q"]:
+            versions = versions.filter(name__icontains=form.cleaned_data["q"])
+        if form.cleaned_data["tag"]:
+            versions = versions.filter(tags__name=form.cleaned_data["tag"])
+        if form.cleaned_data["difficulty"]:
+            versions = versions.filter(difficulty=form.cleaned_data["difficulty"])
+    return versions.annotate(best_fuel=_best_fuel()).order_by("name", "case__slug")
+
+
+def case_list(request: HttpRequest) -> HttpResponse:
+    form = CaseFilterForm(request.GET)
+    if not form.is_valid():
+        return render(request, "catalog/case_list.html", {"form": form, "page": None, "tags": []}, status=400)
+    page = Paginator(filtered_cases(form), CASES_PER_PAGE).get_page(request.GET.get("page"))
+    latest = CaseVersion.objects.public().latest_per_case()
+    tags = Tag.objects.filter(versions__in=latest).distinct().values_list("name", flat=True)
+    return render(request, "catalog/case_list.html", {"form": form, "page": page, "tags": list(tags)})
+
+
+def public_version_or_404(slug: str, version: str | None = None) -> CaseVersion:
+    case_version = CaseVersion.objects.public_version(slug, version)
+    if case_version is None:
+        raise Http404("No such case version")
+    return case_version
+
+
+def case_detail(request: HttpRequest, slug: str, version: str | None = None) -> HttpResponse:
+    case_version = public_version_or_404(slug, version)
+    versions = list(
+        CaseVersion.objects.public().filter(case=case_version.case).order_by("-ordinal")
+        .values("version", "experimental", "imported_at")
+    )
+    context = {
+        "version": case_version,
+        "case": case_version.case,
+        "versions": versions,
+        "is_latest": versions[0]["version"] == case_version.version,
+        "variants": list(case_version.variants.all()),
+        "entries": Submission.objects.leaderboard(case_version)[:LEADERBOARD_PREVIEW],
+    }
+    return render(request, "catalog/case_detail.html", context)

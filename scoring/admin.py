@@ -1,0 +1,50 @@
+"""Staff pages for submissions: browse, filter, hide from leaderboards."""
+
+from __future__ import annotations
+
+from django.contrib import admin, messages
+
+from scoring.models import Result, Submission
+
+
+class ResultInline(admin.TabularInline):
+    model = Result
+    fields = ("position", "kind", "input_path", "status", "fuel", "fuel_limit", "ceiling", "overshoot", "wall_ms", "message")
+    readonly_fields = fields
+    extra = 0
+    can_delete = False
+
+    def has_add_permission(self, request, obj=None) -> bool:
+        return False
+
+
+@admin.register(Submission)
+class SubmissionAdmin(admin.ModelAdmin):
+    list_display = ("id", "name", "version", "variant", "status", "passed", "total_fuel", "hidden", "created_at")
+    list_filter = ("status", "passed", "hidden", "version__case", "wasmtime_version")
+    search_fields = ("name", "version__case__slug", "module_digest")
+    list_select_related = ("version__case", "variant")
+    inlines = [ResultInline]
+    actions = ["hide_from_leaderboards", "show_on_leaderboards"]
+    fields = (
+        "hidden", "name", "version", "variant", "status", "message", "passed", "total_fuel", "overshoot",
+        "passed_count", "input_count", "source_kind", "source_label", "source_size", "source_digest",
+        "module_digest", "module_size", "wasmtime_version", "created_at", "scored_at", "build_log",
+    )
+    readonly_fields = tuple(field for field in fields if field != "hidden")
+
+    def get_queryset(self, request):
+        return super().get_queryset(request).defer("source")
+
+    def has_add_permission(self, request) -> bool:
+        return False  # submissions come from `manage.py score`
+
+    @admin.action(description="Hide from leaderboards")
+    def hide_from_leaderboards(self, request, queryset):
+        count = queryset.update(hidden=True)
+        self.message_user(request, f"{count} submission(s) hidden from leaderboards.", messages.SUCCESS)
+
+    @admin.action(description="Show on leaderboards again")
+    def show_on_leaderboards(self, request, queryset):
+        count = queryset.update(hidden=False)
+        self.message_user(request, f"{count} submission(s) shown on leaderboards.", messages.SUCCESS)

@@ -1,0 +1,32 @@
+"""Leaderboards and submissions as JSON. Never any held-out data."""
+
+from __future__ import annotations
+
+from django.http import HttpRequest
+from django.urls import reverse
+
+from lib.api import json_view
+from scoring.models import Submission
+from scoring.service import as_json
+from scoring.views import leaderboard_selection, public_submission_or_404
+
+
+@json_view
+def leaderboard(request: HttpRequest, slug: str):
+    version, variant, include_all = leaderboard_selection(request, slug)
+    entries = Submission.objects.leaderboard(version, variant=variant, include_all=include_all)
+    return {
+        "case": version.case.slug,
+        "version": version.version,
+        "variant": variant.slug if variant else None,
+        "all": include_all,
+        "entries": [entry.as_json() for entry in entries],
+    }
+
+
+@json_view
+def submission(request: HttpRequest, pk: int):
+    found = public_submission_or_404(pk)
+    document = as_json(found)
+    document["url"] = reverse("submission-detail", args=[found.pk])
+    return document

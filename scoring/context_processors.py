@@ -1,0 +1,5 @@
+from scoring.sandbox import WASMTIME_VERSION
+
+
+def engine(request) -> dict:
+    return {"wasmtime_version": WASMTIME_VERSION}

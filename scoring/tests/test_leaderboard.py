@@ -1,0 +1,209 @@
+"""Leaderboards (SPEC §6): ranking, the default best-per-submitter view, pages and JSON."""
+
+from __future__ import annotations
+
+import io
+import json
+from datetime import datetime, timedelta, timezone
+
+import pytest
+from django.core.management import call_command
+
+from scoring.leaderboard import OVER_LIMIT, RANKED, UNRANKED, rank
+from scoring.models import Submission
+from scoring.service import score, submit
+from scoring.tests import wat
+from scoring.tests.conftest import adder_answers
+
+START = datetime(2026, 1, 1, tzinfo=timezone.utc)
+
+
+def row(pk: int, name: str, *, passed: bool, total: int | None, passed_count: int = 0, minutes: int = 0,
+        overshoot: int = 0, status: str = "scored") -> dict:
+    return {
+        "pk": pk, "name": name, "variant__slug": "base", "status": status, "passed": passed, "total_fuel": total,
+        "overshoot": overshoot, "passed_count": passed_count, "input_count": 3,
+        "created_at": START + timedelta(minutes=minutes), "wasmtime_version": "50.0.1",
+    }
+
+
+def test_passed_submissions_rank_by_total_fuel_then_by_time():
+    entries = rank([
+        row(1, "slow", passed=True, total=900, minutes=0),
+        row(2, "fast", passed=True, total=100, minutes=5),
+        row(3, "tie-late", passed=True, total=500, minutes=9),
+        row(4, "tie-early", passed=True, total=500, minutes=1),
+    ])
+    assert [(entry.rank, entry.name) for entry in entries] == [(1, "fast"), (2, "tie-early"), (3, "tie-late"), (4, "slow")]
+
+
+def test_unranked_entries_follow_over_limit_first_then_by_passed_inputs():
+    entries = rank([
+        row(1, "broken", passed=False, total=None, passed_count=0, status="build_failed"),
+        row(2, "some", passed=False, total=None, passed_count=2),
+        row(3, "over", passed=False, total=5_000, overshoot=40),
+        row(4, "winner", passed=True, total=9_000),
+        row(5, "over-less", passed=False, total=4_000, overshoot=10),
+    ])
+    assert [(entry.name, entry.group, entry.rank) for entry in entries] == [
+        ("winner", RANKED, 1),
+        ("over-less", OVER_LIMIT, None),  # correct but over the line: total and overshoot shown
+        ("over", OVER_LIMIT, None),
+        ("some", UNRANKED, None),
+        ("broken", UNRANKED, None),
+    ]
+
+
+def test_the_default_view_keeps_each_submitters_best():
+    rows = [
+        row(1, "alice", passed=True, total=300, minutes=0),
+        row(2, "alice", passed=True, total=200, minutes=1),
+        row(3, "alice", passed=False, total=None, minutes=2),
+        row(4, "bob", passed=True, total=250, minutes=3),
+    ]
+    assert [(entry.name, entry.submission) for entry in rank(rows)] == [("alice", 2), ("bob", 4)]
+    assert [entry.submission for entry in rank(rows, best_per_name=False)] == [2, 4, 1, 3]
+    assert [entry.rank for entry in rank(rows, best_per_name=False)] == [1, 2, 3, None]
+
+
+# --- with the database ------------------------------------------------------------------------------
+
+
+@pytest.fixture
+def board(adder_v1, imported, tmp_path):
+    """alice (fast, twice), bob (slow), carol (wrong) on adder v1."""
+    answers = adder_answers(imported)
+    paths = {}
+    for name, iterations, wrong in (("fast", 0, False), ("slow", 2_000, False), ("wrong", 0, True)):
+        answers_for = dict(answers)
+        if wrong:
+            answers_for[max(answers_for)] = b'{"sum": 1}'
+        path = tmp_path / f"{name}.wasm"
+        path.write_bytes(wat.lookup(answers_for, iterations=iterations))
+        paths[name] = path
+    variant = adder_v1.default_variant()
+    made = {
+        "alice-1": score(submit(adder_v1, variant, "alice", wasm_file=paths["slow"])),
+        "alice-2": score(submit(adder_v1, variant, "alice", wasm_file=paths["fast"])),
+        "bob": score(submit(adder_v1, adder_v1.variants.get(slug="long-lists"), "bob", wasm_file=paths["slow"])),
+        "carol": score(submit(adder_v1, variant, "carol", wasm_file=paths["wrong"])),
+    }
+    return made
+
+
+def test_leaderboard_command_json_has_the_specified_shape(board):
+    out = io.StringIO()
+    call_command("leaderboard", "adder", "--version", "v1", "--json", stdout=out)
+    document = json.loads(out.getvalue())
+    assert (document["case"], document["version"]) == ("adder", "v1")
+    assert [list(entry) for entry in document["entries"]] == [
+        ["rank", "name", "submission", "passed", "total_fuel", "overshoot", "submitted_at"]
+    ] * 3
+    assert [(entry["rank"], entry["name"]) for entry in document["entries"]] == [(1, "alice"), (2, "bob"), (None, "carol")]
+    assert document["entries"][0]["submission"] == board["alice-2"].pk
+    datetime.fromisoformat(document["entries"][0]["submitted_at"])
+
+
+def test_the_leaderboard_page_ranks_and_links_every_entry(client, board):
+    response = client.get("/cases/adder/leaderboard/", {"version": "v1"})
+    assert response.status_code == 200
+    html = response.content.decode()
+    for key in ("alice-2", "bob", "carol"):
+        assert f'href="/submissions/{board[key].pk}/"' in html
+    assert f'href="/submissions/{board["alice-1"].pk}/"' not in html  # alice's best only
+    assert html.index("alice") < html.index("bob") < html.index("carol")
+    # Columns: total fuel, share of the limit, fuel per stress input, submitted time.
+    assert "cases/small.json" in html and "cases/large.json" in html and "Share of limit" in html
+    assert f"{board['alice-2'].total_fuel:,}" in html
+    assert '<svg role="img" aria-labelledby="chart-title"' in html
+    assert "2/3 inputs passed" in html  # carol: the smoke and one stress input
+
+
+def test_all_submissions_and_variant_selection(client, board):
+    every = client.get("/cases/adder/leaderboard/", {"version": "v1", "all": "1"}).content.decode()
+    assert f'href="/submissions/{board["alice-1"].pk}/"' in every
+    long_lists = client.get("/cases/adder/leaderboard/", {"version": "v1", "variant": "long-lists"}).content.decode()
+    assert "bob" in long_lists and "alice" not in long_lists
+    assert client.get("/cases/adder/leaderboard/", {"variant": "nope"}).status_code == 404
+    assert client.get("/cases/adder/leaderboard/", {"version": "v99"}).status_code == 404
+
+
+def test_the_latest_version_is_the_default_leaderboard(client, board):
+    html = client.get("/cases/adder/leaderboard/").content.decode()
+    assert "v10" in html and "No submissions yet." in html
+
+
+def test_hidden_submissions_stay_off_leaderboards(client, board):
+    Submission.objects.filter(pk=board["alice-2"].pk).update(hidden=True)
+    entries = Submission.objects.leaderboard(board["bob"].version)
+    assert [entry.submission for entry in entries][0] == board["alice-1"].pk
+    assert client.get(f"/submissions/{board['alice-2'].pk}/").status_code == 200  # the page itself stays
+
+
+def test_entries_from_another_wasmtime_version_are_flagged(client, board):
+    Submission.objects.filter(pk=board["bob"].pk).update(wasmtime_version="49.0.0")
+    html = client.get("/cases/adder/leaderboard/", {"version": "v1"}).content.decode()
+    assert "measured with wasmtime 49.0.0" in html and "†" in html
+
+
+def test_the_case_page_shows_the_top_of_the_leaderboard(client, board):
+    html = client.get("/cases/adder/v1/").content.decode()
+    assert f'href="/submissions/{board["alice-2"].pk}/"' in html
+
+
+def test_the_submission_page_shows_badges_bars_and_messages(client, board):
+    html = client.get(f"/submissions/{board['carol'].pk}/").content.decode()
+    assert 'class="status status-wrong_answer"' in html
+    assert 'answer differs from the expected answer at JSON pointer &quot;/sum&quot;' in html
+    assert html.count('class="fuel-bar"') == 3
+    assert "limit 1 M · ceiling 1.15 M" in html
+
+
+def test_the_build_log_is_for_staff_only(client, admin_client, adder_v1, tmp_path):
+    folder = tmp_path / "empty"
+    folder.mkdir()
+    failed = score(submit(adder_v1, adder_v1.default_variant(), "dave", folder=folder))
+    public = client.get(f"/submissions/{failed.pk}/").content.decode()
+    assert "build command failed with exit status 1" in public
+    assert "cp: cannot stat" not in public
+    assert "cp: cannot stat" in admin_client.get(f"/submissions/{failed.pk}/").content.decode()
+
+
+def test_unknown_submissions_are_404(client, db):
+    assert client.get("/submissions/999999/").status_code == 404
+    assert client.get("/api/submissions/999999/").json() == {"error": "No Submission matches the given query."}
+
+
+def test_the_leaderboard_api_matches_the_page(client, board):
+    document = client.get("/api/cases/adder/leaderboard/", {"version": "v1"}).json()
+    assert [entry["name"] for entry in document["entries"]] == ["alice", "bob", "carol"]
+    every = client.get("/api/cases/adder/leaderboard/", {"version": "v1", "all": "1"}).json()
+    assert len(every["entries"]) == 4
+
+
+def test_the_submission_api(client, board):
+    document = client.get(f"/api/submissions/{board['alice-2'].pk}/").json()
+    assert (document["status"], document["passed"], document["name"]) == ("scored", True, "alice")
+    assert [result["input"] for result in document["results"]] == ["smoke/one.json", "cases/small.json", "cases/large.json"]
+
+
+def test_staff_can_hide_a_submission_from_leaderboards(admin_client, board):
+    target = board["alice-2"]
+    response = admin_client.post("/admin/scoring/submission/", {
+        "action": "hide_from_leaderboards", "_selected_action": [target.pk],
+    }, follow=True)
+    assert response.status_code == 200
+    target.refresh_from_db()
+    assert target.hidden
+    names = [entry.submission for entry in Submission.objects.leaderboard(target.version)]
+    assert target.pk not in names
+    admin_client.post("/admin/scoring/submission/", {"action": "show_on_leaderboards", "_selected_action": [target.pk]})
+    target.refresh_from_db()
+    assert not target.hidden
+
+
+def test_submissions_are_read_only_except_hiding(admin_client, board):
+    target = board["bob"]
+    page = admin_client.get(f"/admin/scoring/submission/{target.pk}/change/").content.decode()
+    assert 'name="hidden"' in page and 'name="name"' not in page and 'name="total_fuel"' not in page
+    assert admin_client.get("/admin/scoring/submission/add/").status_code == 403

@@ -1,0 +1,55 @@
+"""The JSON API (SPEC §8) mirrors the pages, with the same visibility rules."""
+
+from __future__ import annotations
+
+import pytest
+
+from catalog.importer import import_catalog
+from catalog.tests.conftest import catalog  # noqa: F401  (the fixture)
+
+pytestmark = pytest.mark.django_db
+
+
+@pytest.fixture
+def imported(catalog):  # noqa: F811
+    assert import_catalog(catalog.root).ok
+    return catalog
+
+
+def test_the_case_list(client, imported):
+    document = client.get("/api/cases/").json()
+    assert [case["slug"] for case in document["cases"]] == ["adder"]
+    adder = document["cases"][0]
+    assert adder == {
+        "slug": "adder", "name": "Adder", "summary": "Add up a list of integers.", "difficulty": "easy",
+        "tags": ["arithmetic", "wasm"], "experimental": False, "latest_version": "v10", "best_fuel": None,
+        "url": "/cases/adder/", "api_url": "/api/cases/adder/",
+    }
+
+
+def test_the_case_list_filters_like_the_page(client, imported, settings):
+    settings.CATALOG_SHOW_EXPERIMENTAL = True
+    assert [case["slug"] for case in client.get("/api/cases/", {"difficulty": "medium"}).json()["cases"]] == ["counter"]
+    assert [case["slug"] for case in client.get("/api/cases/", {"tag": "arithmetic"}).json()["cases"]] == ["adder"]
+    bad = client.get("/api/cases/", {"difficulty": "x"})
+    assert bad.status_code == 400 and bad.json()["error"] == "invalid filter"
+
+
+def test_a_case(client, imported):
+    document = client.get("/api/cases/adder/").json()
+    assert (document["version"], document["versions"]) == ("v10", ["v10", "v2", "v1"])
+    assert document["variants"] == [
+        {"slug": "base", "name": "Base", "default": True, "specs": []},
+        {"slug": "long-lists", "name": "Long lists", "default": False, "specs": ["specs/long-lists.md"]},
+    ]
+    assert document["sandbox"] == {"fuel_limit": 1_000_000, "max_memory_bytes": 1_048_576}
+    assert document["inputs"] == {"smoke": 1, "stress": 2}
+    assert document["contract"] == {"entry": "solve", "input": "schemas/input.json", "output": "schemas/output.json"}
+    assert client.get("/api/cases/adder/", {"version": "v2"}).json()["version"] == "v2"
+
+
+def test_unknown_things_are_json_404s(client, imported):
+    for url in ("/api/cases/nope/", "/api/cases/adder/?version=v9", "/api/cases/adder/leaderboard/?variant=zzz"):
+        response = client.get(url)
+        assert response.status_code == 404 and response["Content-Type"] == "application/json"
+        assert "error" in response.json()

@@ -1,0 +1,181 @@
+"""A real browser (Debian's Chromium through Playwright) on a live server, JavaScript off.
+
+Filters the case list, opens a case, switches versions, opens a leaderboard and a submission,
+and imports an archive through the admin. Screenshots go to docs/screenshots/ (the README
+shows them).
+"""
+
+from __future__ import annotations
+
+import io
+import os
+import shutil
+import zipfile
+from pathlib import Path
+
+import pytest
+
+from catalog.importer import import_catalog
+from catalog.models import CaseVersion
+from scoring.examples import score_examples
+from scoring.service import score, submit
+
+# Playwright's sync API runs an event loop in this thread; the ORM calls the test makes are
+# still synchronous and run between browser steps.
+os.environ.setdefault("DJANGO_ALLOW_ASYNC_UNSAFE", "true")
+
+ROOT = Path(__file__).resolve().parent.parent
+SCREENSHOTS = ROOT / "docs" / "screenshots"
+CHROMIUM = "/usr/bin/chromium"
+CHROMIUM_ARGS = [
+    "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage", "--disable-background-networking",
+    "--disable-component-update", "--disable-sync", "--no-first-run", "--disable-quic",
+]
+
+pytestmark = [pytest.mark.browser, pytest.mark.slow]
+
+
+@pytest.fixture(scope="module")
+def browser():
+    from playwright.sync_api import sync_playwright
+
+    assert Path(CHROMIUM).exists(), "Chromium is installed by `make test` (Debian package chromium)"
+    with sync_playwright() as playwright:
+        launched = playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+        yield launched
+        launched.close()
+
+
+@pytest.fixture
+def page(browser):
+    context = browser.new_context(java_script_enabled=False, viewport={"width": 1280, "height": 900})
+    yield context.new_page()
+    context.close()
+
+
+@pytest.fixture
+def site(transactional_db, live_server, settings, tmp_path):
+    """The bundled catalog with its examples scored, plus a starter that does not pass."""
+    settings.SCORING_CACHE_DIR = tmp_path / "cache"
+    assert import_catalog(ROOT / "test-cases").ok
+    score_examples(ROOT / "examples" / "submissions")
+    lattice = CaseVersion.objects.get(case__slug="lattice", version="v1")
+    score(submit(lattice, lattice.variants.get(slug="long-belts"), "starter",
+                 folder=ROOT / "test-cases/performance/hard/lattice/v1/workspaces/base"))
+    SCREENSHOTS.mkdir(parents=True, exist_ok=True)
+    return live_server.url
+
+
+def shot(page, name: str) -> None:
+    page.screenshot(path=str(SCREENSHOTS / f"{name}.png"), full_page=True)
+
+
+def test_browse_filter_open_switch_versions_leaderboard_and_submission(page, site):
+    page.goto(site + "/")
+    assert page.locator(".card").count() == 3
+    shot(page, "case-list")
+
+    page.select_option("#id_difficulty", "hard")
+    page.click("button:has-text('Filter')")
+    assert page.locator(".card h2").all_inner_texts() == ["Lattice"]
+    page.goto(site + "/cases/")
+    page.fill("#id_q", "ris")
+    page.click("button:has-text('Filter')")
+    assert page.locator(".card h2").all_inner_texts() == ["Rising"]
+    page.goto(site + "/cases/")
+    page.select_option("#id_tag", "prefix-sums")
+    page.click("button:has-text('Filter')")
+    assert page.locator(".card h2").all_inner_texts() == ["Range Sums"]
+
+    page.click("text=Range Sums")
+    assert page.url.endswith("/cases/range-sums/")
+    assert page.locator("[aria-current=page]").inner_text() == "v2"
+    shot(page, "case-page")
+
+    page.click(".versions >> text=v1")
+    assert page.url.endswith("/cases/range-sums/v1/")
+    assert page.locator(".versions [aria-current=page]").inner_text() == "v1"
+    assert page.locator("text=not the latest version").is_visible()
+
+    page.click("text=Full leaderboard for v1")
+    assert "/cases/range-sums/leaderboard/" in page.url
+    page.select_option("#id_version", "v2")
+    page.click("button:has-text('Show')")
+    assert "version=v2" in page.url
+    rows = page.locator("table.board tbody tr")
+    assert rows.count() == 2
+    assert rows.nth(0).locator("td").nth(0).inner_text() == "1"
+    assert "example-fast" in rows.nth(0).inner_text()
+
+    page.goto(site + "/cases/lattice/leaderboard/")
+    assert page.locator("svg.bar-chart").count() == 1
+    assert "starter" in page.locator("table.board").inner_text()
+    shot(page, "leaderboard")
+
+    page.click("table.board >> text=example-naive")
+    assert "/submissions/" in page.url
+    assert page.locator("h1").inner_text().startswith("Submission #")
+    assert page.locator(".results .status-passed").count() == 8
+    shot(page, "submission")
+
+    page.goto(site + "/cases/lattice/leaderboard/")
+    page.click("table.board >> text=starter")
+    assert page.locator(".results .status-wrong_answer").count() >= 1
+    assert page.locator(".results .status-skipped").count() == 2
+
+
+def test_pages_fit_a_phone(browser, site):
+    context = browser.new_context(java_script_enabled=False, viewport={"width": 390, "height": 844}, is_mobile=True)
+    phone = context.new_page()
+    phone.goto(site + "/cases/lattice/")
+    assert phone.locator("h1").is_visible()
+    for region in ("main", ".side-column", "table.board"):
+        box = phone.locator(region).first.bounding_box()
+        assert box["x"] >= 0 and box["x"] + box["width"] <= 390, region  # nothing spills sideways
+    shot(phone, "case-page-phone")
+    context.close()
+
+
+def _archive_of_new_version(tmp_path: Path) -> bytes:
+    folder = tmp_path / "v3"
+    shutil.copytree(ROOT / "test-cases/performance/easy/range-sums/v2", folder)
+    (folder / "changelog.md").write_text("# Changelog\n\n## v3\n\nUploaded through the admin.\n")
+    buffer = io.BytesIO()
+    with zipfile.ZipFile(buffer, "w", zipfile.ZIP_DEFLATED) as archive:
+        for path in sorted(folder.rglob("*")):
+            if path.is_file():
+                archive.write(path, f"v3/{path.relative_to(folder).as_posix()}")
+    return buffer.getvalue()
+
+
+def test_staff_import_an_archive_through_the_admin(page, site, django_user_model, tmp_path):
+    django_user_model.objects.create_superuser("staff", "staff@example.com", "correct horse battery")
+    page.goto(site + "/admin/")
+    page.fill("#id_username", "staff")
+    page.fill("#id_password", "correct horse battery")
+    page.click("input[type=submit]")
+    page.goto(site + "/admin/catalog/caseversion/")
+    page.click("text=Import case version")
+
+    broken = tmp_path / "broken.zip"
+    with zipfile.ZipFile(broken, "w") as archive:
+        archive.writestr("v3/test-case.toml", 'slug = "range-sums"\ntype = "performance"\n')
+    page.set_input_files("#id_archive", str(broken))
+    page.click("input[type=submit]")
+    errors = page.locator(".import-errors li")
+    assert errors.count() > 3
+    assert "changelog: required key is missing" in page.locator(".import-errors").inner_text()
+    shot(page, "admin-import-errors")
+    assert not CaseVersion.objects.filter(case__slug="range-sums", version="v3").exists()
+
+    archive = tmp_path / "v3.zip"
+    archive.write_bytes(_archive_of_new_version(tmp_path))
+    page.set_input_files("#id_archive", str(archive))
+    page.click("input[type=submit]")
+    assert page.url.endswith("/admin/catalog/caseversion/")
+    assert "Imported performance/easy/range-sums/v3" in page.locator(".messagelist").inner_text()
+    shot(page, "admin-import")
+    assert CaseVersion.objects.filter(case__slug="range-sums", version="v3").exists()
+
+    page.goto(site + "/cases/range-sums/")
+    assert page.locator(".versions [aria-current=page]").inner_text() == "v3"
