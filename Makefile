@@ -7,7 +7,7 @@ REQUIREMENTS_STAMP := $(VENV)/.requirements-$(shell cat requirements.txt require
 HOST ?= 127.0.0.1
 PORT ?= 8000
 
-.PHONY: setup toolchain browser run test bench clean
+.PHONY: setup toolchain browser run serve test bench clean
 
 $(PY):
 	@$(PYTHON) -c 'import sys; sys.exit(sys.version_info < (3, 11))' || \
@@ -32,6 +32,13 @@ run: setup
 	$(PY) manage.py import_catalog
 	$(PY) manage.py score_examples
 	$(PY) manage.py runserver $(HOST):$(PORT)
+
+# Production-like: hashed and compressed static files, gunicorn (see README "Deploying").
+serve: setup
+	STATIC_MANIFEST=1 $(PY) manage.py collectstatic --noinput --verbosity 0
+	$(PY) manage.py import_catalog
+	$(PY) manage.py score_examples
+	STATIC_MANIFEST=1 HOST=$(HOST) PORT=$(PORT) $(VENV)/bin/gunicorn -c config/gunicorn.py
 
 test: setup browser
 	$(PY) -m pytest

@@ -40,12 +40,15 @@ INSTALLED_APPS = [
     "django.contrib.sessions",
     "django.contrib.messages",
     "django.contrib.staticfiles",
+    "django_tasks",
+    "django_tasks_db",
     "catalog",
     "scoring",
 ]
 
 MIDDLEWARE = [
     "django.middleware.security.SecurityMiddleware",
+    "config.middleware.SecurityHeadersMiddleware",
     "whitenoise.middleware.WhiteNoiseMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
     "django.middleware.common.CommonMiddleware",
@@ -54,6 +57,27 @@ MIDDLEWARE = [
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
 ]
+
+# --- security headers and HTTPS ------------------------------------------------------------------
+CONTENT_SECURITY_POLICY = (
+    "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; font-src 'self'; "
+    "connect-src 'self'; object-src 'none'; base-uri 'none'; frame-ancestors 'none'; form-action 'self'"
+)
+PERMISSIONS_POLICY = "camera=(), microphone=(), geolocation=(), payment=(), usb=()"
+X_FRAME_OPTIONS = "DENY"
+SECURE_CONTENT_TYPE_NOSNIFF = True
+SECURE_REFERRER_POLICY = "same-origin"
+# HTTPS=1 when the site is reached over HTTPS (directly, or through a proxy that sets
+# X-Forwarded-Proto, with TRUST_X_FORWARDED_PROTO=1): secure cookies, redirects and HSTS.
+HTTPS = envbool("HTTPS", False)
+if envbool("TRUST_X_FORWARDED_PROTO", False):
+    SECURE_PROXY_SSL_HEADER = ("HTTP_X_FORWARDED_PROTO", "https")
+SESSION_COOKIE_SECURE = CSRF_COOKIE_SECURE = HTTPS
+SECURE_SSL_REDIRECT = HTTPS and envbool("SECURE_SSL_REDIRECT", True)
+SECURE_HSTS_SECONDS = envint("SECURE_HSTS_SECONDS", 31_536_000, minimum=0) if HTTPS else 0
+SECURE_HSTS_INCLUDE_SUBDOMAINS = HTTPS and envbool("SECURE_HSTS_INCLUDE_SUBDOMAINS", True)
+SECURE_HSTS_PRELOAD = HTTPS and envbool("SECURE_HSTS_PRELOAD", True)
+SESSION_COOKIE_HTTPONLY = True
 
 ROOT_URLCONF = "config.urls"
 WSGI_APPLICATION = "config.wsgi.application"
@@ -135,3 +159,22 @@ SCORING_MAX_SOURCE_BYTES = envint("SCORING_MAX_SOURCE_BYTES", 32 * 1024 * 1024, 
 CATALOG_MAX_UPLOAD_BYTES = envint("CATALOG_MAX_UPLOAD_BYTES", 64 * 1024 * 1024, minimum=1024)
 CATALOG_MAX_UNPACKED_BYTES = envint("CATALOG_MAX_UNPACKED_BYTES", 512 * 1024 * 1024, minimum=1024)
 CATALOG_MAX_ARCHIVE_ENTRIES = envint("CATALOG_MAX_ARCHIVE_ENTRIES", 10_000, minimum=1)
+
+# --- scoring jobs (the Django Tasks API; the django-tasks backport on Django 5.2) ----------------
+# "immediate": jobs run in the process that enqueues them (the zero-set-up default).
+# "database": jobs wait in the database for `manage.py db_worker` processes on any machine.
+TASKS_BACKEND = envstr("TASKS_BACKEND", "immediate")
+_TASK_BACKENDS = {
+    "immediate": "django_tasks.backends.immediate.ImmediateBackend",
+    "database": "django_tasks_db.DatabaseBackend",
+}
+if TASKS_BACKEND not in _TASK_BACKENDS:
+    from django.core.exceptions import ImproperlyConfigured
+
+    raise ImproperlyConfigured(f"TASKS_BACKEND={TASKS_BACKEND!r}: use one of {', '.join(_TASK_BACKENDS)}")
+TASKS = {"default": {"BACKEND": _TASK_BACKENDS[TASKS_BACKEND]}}
+# A scoring attempt refreshes its heartbeat this often; `requeue_stale_jobs` gives up on an
+# attempt whose heartbeat is older than SCORING_STALE_SECONDS, at most SCORING_MAX_ATTEMPTS times.
+SCORING_HEARTBEAT_SECONDS = envfloat("SCORING_HEARTBEAT_SECONDS", 10.0, minimum=0.05)
+SCORING_STALE_SECONDS = envfloat("SCORING_STALE_SECONDS", 60.0, minimum=0.1)
+SCORING_MAX_ATTEMPTS = envint("SCORING_MAX_ATTEMPTS", 3, minimum=1)

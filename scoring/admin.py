@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from django.contrib import admin, messages
 
+from scoring.jobs import new_attempt
 from scoring.models import Result, Submission
 
 
@@ -20,16 +21,17 @@ class ResultInline(admin.TabularInline):
 
 @admin.register(Submission)
 class SubmissionAdmin(admin.ModelAdmin):
-    list_display = ("id", "name", "version", "variant", "status", "passed", "total_fuel", "hidden", "created_at")
+    list_display = ("id", "name", "version", "variant", "status", "job_state", "passed", "total_fuel", "hidden", "created_at")
     list_filter = ("status", "passed", "hidden", "version__case", "wasmtime_version")
     search_fields = ("name", "version__case__slug", "module_digest")
     list_select_related = ("version__case", "variant")
     inlines = [ResultInline]
-    actions = ["hide_from_leaderboards", "show_on_leaderboards"]
+    actions = ["hide_from_leaderboards", "show_on_leaderboards", "rescore"]
     fields = (
         "hidden", "name", "version", "variant", "status", "message", "passed", "total_fuel", "overshoot",
         "passed_count", "input_count", "source_kind", "source_label", "source_size", "source_digest",
-        "module_digest", "module_size", "wasmtime_version", "created_at", "scored_at", "build_log",
+        "module_digest", "module_size", "wasmtime_version", "created_at", "scored_at", "attempt", "job_id",
+        "heartbeat_at", "build_log",
     )
     readonly_fields = tuple(field for field in fields if field != "hidden")
 
@@ -48,3 +50,11 @@ class SubmissionAdmin(admin.ModelAdmin):
     def show_on_leaderboards(self, request, queryset):
         count = queryset.update(hidden=False)
         self.message_user(request, f"{count} submission(s) shown on leaderboards.", messages.SUCCESS)
+
+    @admin.action(description="Score again (queue a new scoring job)")
+    def rescore(self, request, queryset):
+        count = 0
+        for submission in queryset.defer("source"):
+            new_attempt(submission, message="queued again by staff")
+            count += 1
+        self.message_user(request, f"{count} submission(s) queued for scoring.", messages.SUCCESS)

@@ -28,5 +28,6 @@ def leaderboard(request: HttpRequest, slug: str):
 def submission(request: HttpRequest, pk: int):
     found = public_submission_or_404(pk)
     document = as_json(found)
+    document["job"] = found.job_state  # queued, running, done or failed
     document["url"] = reverse("submission-detail", args=[found.pk])
     return document

@@ -64,6 +64,11 @@ class Submission(models.Model):
     hidden = models.BooleanField(default=False, help_text="Hidden submissions stay off leaderboards.")
     created_at = models.DateTimeField(auto_now_add=True)
     scored_at = models.DateTimeField(null=True, blank=True)
+    # Each (re)scoring is an attempt; only the current attempt may write results, so a worker
+    # that was given up on cannot double-count when it wakes up.
+    attempt = models.PositiveIntegerField(default=0)
+    heartbeat_at = models.DateTimeField(null=True, blank=True)  # refreshed while scoring runs
+    job_id = models.CharField(max_length=64, blank=True)  # the task queue's id for the attempt
 
     objects = SubmissionQuerySet.as_manager()
 
@@ -73,6 +78,15 @@ class Submission(models.Model):
 
     def __str__(self) -> str:
         return f"#{self.pk} {self.name} on {self.version}"
+
+    @property
+    def job_state(self) -> str:
+        """queued, running, done or failed: where the scoring job stands."""
+        return {
+            self.State.PENDING: "queued",
+            self.State.RUNNING: "running",
+            self.State.ERROR: "failed",
+        }.get(self.status, "done")
 
 
 class Result(models.Model):

@@ -5,11 +5,13 @@ from __future__ import annotations
 import hashlib
 import logging
 import os
+import threading
+from contextlib import contextmanager
 from pathlib import Path
-from typing import Callable
+from typing import Callable, Iterator
 
 from django.conf import settings
-from django.db import transaction
+from django.db import connection, transaction
 from django.utils import timezone
 
 from catalog.models import CaseVersion, HeldOutInput, Variant
@@ -31,6 +33,10 @@ def module_cache() -> ModuleCache:
     if _module_cache is None or _module_cache.directory != settings.SCORING_CACHE_DIR:
         _module_cache = ModuleCache(settings.SCORING_CACHE_DIR)
     return _module_cache
+
+
+class Superseded(Exception):
+    """This attempt is no longer the submission's current one; its results must not be stored."""
 
 
 class ScoringError(Exception):
@@ -103,27 +109,75 @@ def _build(submission: Submission, progress: ProgressCallback | None) -> BuildRe
     )
 
 
-def _finish(submission: Submission, status: str, **fields) -> Submission:
-    for name, value in fields.items():
-        setattr(submission, name, value)
-    submission.status = status
-    submission.scored_at = timezone.now()
-    submission.save()
+def _finish(submission: Submission, status: str, *, results: list[Result] = (), **fields) -> Submission:
+    """Store the outcome in one transaction, if this attempt is still the current one."""
+    with transaction.atomic():
+        current = Submission.objects.select_for_update().only("attempt", "status").get(pk=submission.pk)
+        if current.attempt != submission.attempt or current.status != Submission.State.RUNNING:
+            raise Superseded(f"submission {submission.pk} attempt {submission.attempt} was superseded")
+        Result.objects.filter(submission=submission).delete()
+        Result.objects.bulk_create(results)
+        for name, value in fields.items():
+            setattr(submission, name, value)
+        submission.status = status
+        submission.scored_at = timezone.now()
+        submission.save()
     return submission
+
+
+def _start(submission: Submission) -> None:
+    """Mark this attempt running; Superseded if another attempt has taken over."""
+    started = Submission.objects.filter(pk=submission.pk, attempt=submission.attempt).exclude(
+        status__in=Submission.FINAL_STATES
+    ).update(status=Submission.State.RUNNING, heartbeat_at=timezone.now())
+    if not started:
+        raise Superseded(f"submission {submission.pk} attempt {submission.attempt} is not current")
+    submission.status = Submission.State.RUNNING
+
+
+@contextmanager
+def _heartbeat(submission: Submission) -> Iterator[None]:
+    """Refresh `heartbeat_at` while scoring runs, so a dead scorer can be told from a slow one."""
+    stop = threading.Event()
+
+    def beat() -> None:
+        try:
+            while not stop.wait(settings.SCORING_HEARTBEAT_SECONDS):
+                try:
+                    Submission.objects.filter(pk=submission.pk, attempt=submission.attempt).update(
+                        heartbeat_at=timezone.now()
+                    )
+                except Exception:  # a missed beat is not worth failing the scoring for
+                    logger.warning("heartbeat for submission %s failed", submission.pk, exc_info=True)
+        finally:
+            connection.close()  # this thread's own connection
+
+    thread = threading.Thread(target=beat, name=f"heartbeat-{submission.pk}", daemon=True)
+    thread.start()
+    try:
+        yield
+    finally:
+        stop.set()
+        thread.join()
 
 
 def score(submission: Submission, *, progress: ProgressCallback | None = None) -> Submission:
     """Build (if needed), check and run the module, and store every result.
 
-    Results are written in one transaction with the final status, so a scorer that dies
-    midway leaves the submission without results, ready to be scored again. If the scorer
-    itself fails, the submission is marked `error` (its source is kept) and the error re-raised.
+    Results are written in one transaction with the final status, and only if this attempt is
+    still the submission's current one, so a scorer that dies midway leaves no half-written
+    results and a scorer that was given up on cannot double-count. If the scorer itself fails,
+    the submission is marked `error` (its source is kept) and the error re-raised.
     """
+    _start(submission)
     try:
-        return _score(submission, progress)
+        with _heartbeat(submission):
+            return _score(submission, progress)
+    except Superseded:
+        raise
     except Exception as exc:
         logger.exception("scoring submission %s failed", submission.pk)
-        Submission.objects.filter(pk=submission.pk).update(
+        Submission.objects.filter(pk=submission.pk, attempt=submission.attempt).update(
             status=Submission.State.ERROR, message=f"the scorer failed: {type(exc).__name__}: {exc}"
         )
         raise
@@ -131,8 +185,6 @@ def score(submission: Submission, *, progress: ProgressCallback | None = None) -
 
 def _score(submission: Submission, progress: ProgressCallback | None) -> Submission:
     version = submission.version
-    Submission.objects.filter(pk=submission.pk).update(status=Submission.State.RUNNING)
-    submission.status = Submission.State.RUNNING
 
     if submission.source_kind == Submission.SourceKind.SUBMISSION:
         built = _build(submission, progress)
@@ -163,14 +215,11 @@ def _score(submission: Submission, progress: ProgressCallback | None) -> Submiss
         progress=(lambda index, item, outcome: progress("input", {"index": index, "held_out": item, "outcome": outcome}))
         if progress else None,
     )
-    with transaction.atomic():
-        Result.objects.filter(submission=submission).delete()
-        Result.objects.bulk_create(_result_rows(submission, evaluation))
-        return _finish(
-            submission, Submission.State.SCORED, message="", passed=evaluation.passed,
-            total_fuel=evaluation.total_fuel, overshoot=evaluation.overshoot,
-            passed_count=evaluation.passed_count,
-        )
+    return _finish(
+        submission, Submission.State.SCORED, results=_result_rows(submission, evaluation), message="",
+        passed=evaluation.passed, total_fuel=evaluation.total_fuel, overshoot=evaluation.overshoot,
+        passed_count=evaluation.passed_count,
+    )
 
 
 def _result_rows(submission: Submission, evaluation: Evaluation) -> list[Result]:

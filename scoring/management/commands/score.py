@@ -5,8 +5,11 @@ from pathlib import Path
 
 from django.core.management.base import CommandError
 
+from django.db import transaction
+
 from catalog.models import UnknownTarget, resolve_target
 from lib.commands import CaseVersionCommand
+from scoring.jobs import enqueue_scoring
 from scoring.service import ScoringError, as_json, score, submit
 
 
@@ -61,6 +64,8 @@ class Command(CaseVersionCommand):
         source.add_argument("--wasm", help="a ready wasm module")
         parser.add_argument("--name", required=True, help="who submitted it (leaderboards rank by name)")
         parser.add_argument("--json", action="store_true", help="print one JSON object on stdout")
+        parser.add_argument("--enqueue", action="store_true",
+                            help="queue a scoring job instead of scoring here (see TASKS_BACKEND)")
 
     def handle(self, *args, **options):
         try:
@@ -74,6 +79,15 @@ class Command(CaseVersionCommand):
             raise CommandError(error.message) from None
 
         as_document = options["json"]
+        if options["enqueue"]:
+            with transaction.atomic():
+                enqueue_scoring(submission)
+            submission.refresh_from_db()
+            if as_document:
+                self.stdout.write(json.dumps(as_json(submission)))
+            else:
+                self.stdout.write(f"submission #{submission.pk}: {submission.job_state} (job {submission.job_id or '—'})")
+            return
         # With --json, stdout carries only the document; progress goes to stderr.
         progress = Progress(self.stderr if as_document else self.stdout, submission.input_count)
         progress.line(

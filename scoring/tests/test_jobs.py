@@ -1,0 +1,121 @@
+"""Scoring jobs: the Tasks API, attempts that cannot double-count, and recovering lost jobs."""
+
+from __future__ import annotations
+
+import io
+import json
+from datetime import timedelta
+
+import pytest
+from django.core.management import call_command
+from django.utils import timezone
+
+from scoring.jobs import enqueue_scoring, new_attempt, requeue_stale
+from scoring.models import Result, Submission
+from scoring.service import Superseded, score, submit
+
+pytestmark = pytest.mark.django_db
+
+
+def test_the_immediate_backend_runs_an_enqueued_job_in_process(adder_v1, correct_wasm, django_capture_on_commit_callbacks):
+    submission = submit(adder_v1, adder_v1.default_variant(), "queued", wasm_file=correct_wasm)
+    assert submission.job_state == "queued"
+    with django_capture_on_commit_callbacks(execute=True):
+        enqueue_scoring(submission)
+    submission.refresh_from_db()
+    assert (submission.status, submission.passed, submission.job_state) == ("scored", True, "done")
+    assert submission.job_id
+    assert submission.results.count() == 3
+
+
+def test_a_superseded_attempt_stores_nothing(adder_v1, correct_wasm):
+    """If a new attempt takes over while an old one is still running, the old one's results are discarded."""
+    submission = submit(adder_v1, adder_v1.default_variant(), "slowpoke", wasm_file=correct_wasm)
+
+    def take_over(event, data):
+        if event == "run":  # the old attempt is running: staff (or the recovery) starts a new one
+            Submission.objects.filter(pk=submission.pk).update(attempt=1, status=Submission.State.PENDING)
+
+    with pytest.raises(Superseded):
+        score(submission, progress=take_over)
+    submission.refresh_from_db()
+    assert (submission.status, submission.attempt) == ("pending", 1)
+    assert Result.objects.filter(submission=submission).count() == 0
+
+
+def test_a_finished_submission_is_not_scored_again_by_an_old_job(adder_v1, correct_wasm):
+    submission = score(submit(adder_v1, adder_v1.default_variant(), "done", wasm_file=correct_wasm))
+    with pytest.raises(Superseded):
+        score(submission)
+    assert Result.objects.filter(submission=submission).count() == 3
+
+
+def test_a_running_attempt_with_a_stale_heartbeat_is_requeued_and_scored(adder_v1, correct_wasm, django_capture_on_commit_callbacks):
+    submission = submit(adder_v1, adder_v1.default_variant(), "orphan", wasm_file=correct_wasm)
+    Submission.objects.filter(pk=submission.pk).update(
+        status=Submission.State.RUNNING, heartbeat_at=timezone.now() - timedelta(minutes=5), job_id="lost-job"
+    )
+    fresh = submit(adder_v1, adder_v1.default_variant(), "alive", wasm_file=correct_wasm)
+    Submission.objects.filter(pk=fresh.pk).update(status=Submission.State.RUNNING, heartbeat_at=timezone.now())
+    with django_capture_on_commit_callbacks(execute=True):
+        handled = requeue_stale(stale_after=60)
+    assert [(item.pk, action) for item, action in handled] == [(submission.pk, "requeued")]
+    submission.refresh_from_db()
+    assert (submission.status, submission.attempt, submission.passed) == ("scored", 1, True)
+    assert Submission.objects.get(pk=fresh.pk).status == "running"  # its heartbeat is fresh
+
+
+def test_after_too_many_attempts_the_submission_is_marked_failed(adder_v1, correct_wasm, settings):
+    settings.SCORING_MAX_ATTEMPTS = 2
+    submission = submit(adder_v1, adder_v1.default_variant(), "poison", wasm_file=correct_wasm)
+    Submission.objects.filter(pk=submission.pk).update(
+        status=Submission.State.RUNNING, attempt=1, heartbeat_at=timezone.now() - timedelta(minutes=5)
+    )
+    assert [action for _, action in requeue_stale(stale_after=60)] == ["failed"]
+    submission.refresh_from_db()
+    assert (submission.status, submission.job_state) == ("error", "failed")
+    assert "gave up after 2 attempts" in submission.message
+
+
+def test_the_requeue_command_reports_what_it_did(adder_v1, correct_wasm, django_capture_on_commit_callbacks):
+    submission = submit(adder_v1, adder_v1.default_variant(), "orphan", wasm_file=correct_wasm)
+    Submission.objects.filter(pk=submission.pk).update(status="running", heartbeat_at=timezone.now() - timedelta(hours=1))
+    out = io.StringIO()
+    with django_capture_on_commit_callbacks(execute=True):
+        call_command("requeue_stale_jobs", "--stale-after", "30", stdout=out)
+    assert f"requeued  submission #{submission.pk} (orphan), attempt 1" in out.getvalue()
+
+
+def test_score_enqueue_goes_through_the_task_queue(adder_v1, correct_wasm, django_capture_on_commit_callbacks):
+    out = io.StringIO()
+    with django_capture_on_commit_callbacks(execute=True):
+        call_command("score", "adder", "--version", "v1", "--wasm", str(correct_wasm), "--name", "q", "--enqueue",
+                     "--json", stdout=out, stderr=io.StringIO())
+    submission = Submission.objects.get(name="q")
+    assert submission.job_id and submission.status == "scored"
+    assert json.loads(out.getvalue())["submission"] == submission.pk
+
+
+def test_job_state_shows_on_the_page_and_in_the_api(client, adder_v1, correct_wasm):
+    submission = submit(adder_v1, adder_v1.default_variant(), "waiting", wasm_file=correct_wasm)
+    assert 'class="status status-queued"' in client.get(f"/submissions/{submission.pk}/").content.decode()
+    assert client.get(f"/api/submissions/{submission.pk}/").json()["job"] == "queued"
+    Submission.objects.filter(pk=submission.pk).update(status="running")
+    assert client.get(f"/api/submissions/{submission.pk}/").json()["job"] == "running"
+    Submission.objects.filter(pk=submission.pk).update(status="error")
+    assert client.get(f"/api/submissions/{submission.pk}/").json()["job"] == "failed"
+
+
+def test_staff_can_rescore_from_the_admin(admin_client, adder_v1, correct_wasm, django_capture_on_commit_callbacks):
+    submission = score(submit(adder_v1, adder_v1.default_variant(), "again", wasm_file=correct_wasm))
+    with django_capture_on_commit_callbacks(execute=True):
+        admin_client.post("/admin/scoring/submission/", {"action": "rescore", "_selected_action": [submission.pk]})
+    submission.refresh_from_db()
+    assert (submission.attempt, submission.status, submission.message) == (1, "scored", "")
+    assert Result.objects.filter(submission=submission).count() == 3  # replaced, not added
+
+
+def test_a_new_attempt_resets_the_job(adder_v1, correct_wasm):
+    submission = score(submit(adder_v1, adder_v1.default_variant(), "x", wasm_file=correct_wasm))
+    fresh = new_attempt(submission, message="because")
+    assert (fresh.attempt, fresh.status, fresh.job_id, fresh.message) == (1, "pending", "", "because")

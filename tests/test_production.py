@@ -1,0 +1,137 @@
+"""The production path: security headers, `check --deploy`, and `make serve` under gunicorn."""
+
+from __future__ import annotations
+
+import os
+import re
+import secrets
+import signal
+import socket
+import subprocess
+import sys
+import time
+import urllib.request
+from pathlib import Path
+
+import pytest
+
+from catalog.importer import import_catalog
+from catalog.tests.conftest import catalog  # noqa: F401  (the fixture)
+
+ROOT = Path(__file__).resolve().parent.parent
+
+# The production settings the README documents (see "Deploying").
+PRODUCTION_ENV = {
+    "SECRET_KEY": secrets.token_urlsafe(50),
+    "DEBUG": "0",
+    "ALLOWED_HOSTS": "fuel.example.org",
+    "HTTPS": "1",
+    "TRUST_X_FORWARDED_PROTO": "1",
+    "STATIC_MANIFEST": "1",
+    "TASKS_BACKEND": "database",
+}
+
+
+@pytest.mark.django_db
+def test_every_response_carries_the_security_headers(client, catalog):  # noqa: F811
+    assert import_catalog(catalog.root).ok
+    for url in ("/", "/cases/adder/", "/cases/adder/leaderboard/", "/api/cases/", "/cases/nope/"):
+        response = client.get(url)
+        policy = response["Content-Security-Policy"]
+        assert "default-src 'self'" in policy and "frame-ancestors 'none'" in policy
+        assert "unsafe-inline" not in policy and "unsafe-eval" not in policy
+        assert response["X-Content-Type-Options"] == "nosniff"
+        assert response["Referrer-Policy"] == "same-origin"
+        assert response["X-Frame-Options"] == "DENY"
+
+
+@pytest.mark.django_db
+def test_pages_need_no_inline_script_or_style(client, catalog):  # noqa: F811
+    """What the policy forbids, the pages must not use."""
+    assert import_catalog(catalog.root).ok
+    for url in ("/", "/cases/?difficulty=easy", "/cases/adder/", "/cases/adder/leaderboard/", "/cases/nope/"):
+        html = client.get(url).content.decode()
+        assert not re.search(r"<script(?![^>]*\bsrc=)", html), url
+        assert not re.search(r"\sstyle=|<style", html), url
+        assert not re.search(r"\son[a-z]+=", html), url
+
+
+def _run(args: list[str], env: dict, **options) -> subprocess.CompletedProcess:
+    base = {"PATH": os.environ.get("PATH", "/usr/bin:/bin"), "DJANGO_SETTINGS_MODULE": "config.settings"}
+    return subprocess.run(args, cwd=ROOT, env={**base, **env}, capture_output=True, text=True, **options)
+
+
+def test_check_deploy_is_clean_with_the_documented_production_settings(tmp_path):
+    done = _run([sys.executable, "manage.py", "check", "--deploy", "--fail-level", "WARNING"],
+                {**PRODUCTION_ENV, "VAR_DIR": str(tmp_path)})
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert "System check identified no issues" in done.stdout
+
+
+def test_without_https_settings_check_deploy_warns(tmp_path):
+    """The check really looks: the same settings without HTTPS are not production-ready."""
+    env = {**PRODUCTION_ENV, "VAR_DIR": str(tmp_path)}
+    del env["HTTPS"]
+    done = _run([sys.executable, "manage.py", "check", "--deploy", "--fail-level", "WARNING"], env)
+    assert done.returncode != 0
+    assert "security.W012" in done.stderr  # SESSION_COOKIE_SECURE
+
+
+def test_https_makes_cookies_secure_and_enables_hsts(tmp_path):
+    code = ("from django.conf import settings as s; import django; django.setup(); "
+            "print(s.SESSION_COOKIE_SECURE, s.CSRF_COOKIE_SECURE, s.SECURE_SSL_REDIRECT, s.SECURE_HSTS_SECONDS)")
+    on = _run([sys.executable, "-c", code], {**PRODUCTION_ENV, "VAR_DIR": str(tmp_path)})
+    assert on.stdout.split() == ["True", "True", "True", "31536000"], on.stderr
+    off = _run([sys.executable, "-c", code], {"VAR_DIR": str(tmp_path)})
+    assert off.stdout.split() == ["False", "False", "False", "0"], off.stderr
+
+
+def _free_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return probe.getsockname()[1]
+
+
+def _get(url: str, **headers) -> tuple[int, dict, bytes]:
+    request = urllib.request.Request(url, headers=headers)
+    with urllib.request.urlopen(request, timeout=10) as response:
+        return response.status, dict(response.headers), response.read()
+
+
+@pytest.mark.slow
+def test_make_serve_serves_the_site_with_hashed_compressed_static_files_under_gunicorn(tmp_path):
+    port = _free_port()
+    env = {**os.environ, "VAR_DIR": str(tmp_path / "var"), "STATIC_ROOT": str(tmp_path / "static"),
+           "WEB_CONCURRENCY": "2", "DATABASE_URL": f"sqlite:///{tmp_path / 'serve.sqlite3'}"}
+    env.pop("DJANGO_SETTINGS_MODULE", None)
+    server = subprocess.Popen(["make", "serve", f"PORT={port}"], cwd=ROOT, env=env, start_new_session=True,
+                              stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    try:
+        deadline = time.monotonic() + 240
+        while True:
+            assert server.poll() is None, server.stdout.read()
+            try:
+                status, headers, body = _get(f"http://127.0.0.1:{port}/")
+                break
+            except OSError:
+                assert time.monotonic() < deadline, "make serve did not start serving"
+                time.sleep(1)
+        assert status == 200
+        html = body.decode()
+        assert "Lattice" in html  # the bundled catalog, imported by make serve
+        stylesheet = re.search(r'href="(/static/css/site\.[0-9a-f]{12}\.css)"', html)
+        assert stylesheet, "static files are not hashed"
+        status, headers, body = _get(f"http://127.0.0.1:{port}{stylesheet.group(1)}", **{"Accept-Encoding": "gzip"})
+        assert status == 200
+        assert headers.get("Content-Encoding") == "gzip"
+        assert "immutable" in headers.get("Cache-Control", "")
+        status, headers, _ = _get(f"http://127.0.0.1:{port}/cases/lattice/")
+        assert status == 200 and "unsafe-inline" not in headers["Content-Security-Policy"]
+    finally:
+        os.killpg(server.pid, signal.SIGTERM)
+        try:
+            server.wait(timeout=30)
+        except subprocess.TimeoutExpired:
+            os.killpg(server.pid, signal.SIGKILL)
+    log = server.stdout.read()
+    assert "Booting worker" in log or "Listening at" in log, log[-2000:]
