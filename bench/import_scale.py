@@ -9,26 +9,8 @@ import argparse
 import json
 import shutil
 import time
-from pathlib import Path
 
-from _django import ROOT, setup
-
-TEMPLATE = ROOT / "catalog/tests/data/valid/performance/easy/adder/v1"
-
-
-def generate_catalog(root: Path, versions: int, per_case: int = 4) -> None:
-    """`versions` version folders: `versions / per_case` cases of `per_case` versions each."""
-    for index in range(versions):
-        case, version = divmod(index, per_case)
-        target = root / "performance" / "easy" / f"case-{case:04d}" / f"v{version + 1}"
-        shutil.copytree(TEMPLATE, target)
-        manifest = target / "test-case.toml"
-        manifest.write_text(
-            manifest.read_text().replace('slug = "adder"', f'slug = "case-{case:04d}"')
-            .replace('name = "Adder"', f'name = "Case {case} "')
-        )
-        (target / "changelog.md").write_text(f"# Changelog\n\n## v{version + 1}\n\nGenerated version {index}.\n")
-
+from _django import setup
 
 def main() -> dict:
     parser = argparse.ArgumentParser(description=__doc__)
@@ -39,6 +21,7 @@ def main() -> dict:
     workdir = setup()
     from catalog.importer import import_catalog
     from catalog.models import CaseVersion
+    from tests.helpers import generate_catalog
 
     catalog = workdir / "catalog"
     generate_catalog(catalog, args.versions)

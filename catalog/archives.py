@@ -22,7 +22,7 @@ from pathlib import Path
 
 from django.db import transaction
 
-from catalog.importer import IMPORTED, REFUSED, CatalogImport, ImportResult, import_catalog
+from catalog.importer import IMPORTED, REFUSED, CatalogImport, ImportResult, file_limits, import_catalog
 from catalog.manifest import MANIFEST_NAME, VERSION_PATTERN, scan_catalog
 from catalog.models import Case
 
@@ -213,7 +213,7 @@ def import_archive(path: Path, *, version: str | None = None, limits: Limits = L
         except ArchiveError as exc:
             outcome.errors.append(str(exc))
             return outcome
-        scan = scan_catalog(root)
+        scan = scan_catalog(root, limits=file_limits())
         if scan.errors:
             outcome.errors.extend(str(error) for error in scan.errors)
             return outcome

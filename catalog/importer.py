@@ -12,9 +12,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable
 
+from django.conf import settings
 from django.db import IntegrityError, transaction
 
 from catalog.manifest import (
+    FileLimits,
     ManifestError,
     VersionSource,
     fuel_ceiling,
@@ -66,6 +68,14 @@ class CatalogImport:
         return not self.other_errors and self.count(REFUSED) == 0
 
 
+def file_limits() -> FileLimits:
+    """The settings' caps on what a version folder may hold."""
+    return FileLimits(
+        max_file_bytes=settings.CATALOG_MAX_FILE_BYTES, max_version_bytes=settings.CATALOG_MAX_VERSION_BYTES,
+        max_files=settings.CATALOG_MAX_VERSION_FILES,
+    )
+
+
 def _stored_digests() -> dict[str, str]:
     """label → digest of every imported version, in one query."""
     return {
@@ -82,7 +92,7 @@ def import_catalog(root: Path, *, dry_run: bool = False,
     validated again. With `dry_run`, nothing is written: the result says what would happen.
     """
     digests = _stored_digests()
-    scan = scan_catalog(root, is_unchanged=lambda label, digest: digests.get(label) == digest)
+    scan = scan_catalog(root, is_unchanged=lambda label, digest: digests.get(label) == digest, limits=file_limits())
     outcome = CatalogImport()
     valid = {source.label: source for source in scan.versions}
     claimed: set[str] = set()

@@ -70,6 +70,15 @@ ABI_EXPORTS = ("memory", "alloc")
 
 
 @dataclass(frozen=True)
+class FileLimits:
+    """How much one version folder may hold; checked from file sizes before anything is read."""
+
+    max_file_bytes: int = 256 << 20
+    max_version_bytes: int = 1 << 30
+    max_files: int = 10_000
+
+
+@dataclass(frozen=True)
 class ManifestError:
     """One broken rule: the file it is in, where in that file, and what is wrong."""
 
@@ -258,16 +267,18 @@ def default_dest(source: str) -> str:
 # --- files ------------------------------------------------------------------------------------
 
 
-def read_version_files(version_dir: Path) -> tuple[list[tuple[str, bytes]], list[tuple[str, str]]]:
+def read_version_files(version_dir: Path, limits: FileLimits = FileLimits()) -> tuple[list[tuple[str, bytes]], list[tuple[str, str]]]:
     """Every regular file under `version_dir`, sorted by relative path, plus problems found.
 
     A symlink is followed only when its target stays inside the folder; one that leaves it,
     dangles, or names something other than a regular file or directory is a problem, not a
     file. Directories reached through symlinks are not walked (no loops, no double counting).
+    Files over the size caps are problems too, and are not read.
     """
     root = version_dir.resolve()
     files: list[tuple[str, bytes]] = []
     problems: list[tuple[str, str]] = []
+    total = count = 0
     for directory, dirnames, filenames in os.walk(version_dir, followlinks=False):
         dirnames.sort()
         base = Path(directory)
@@ -297,6 +308,18 @@ def read_version_files(version_dir: Path) -> tuple[list[tuple[str, bytes]], list
             if not stat.S_ISREG(mode):
                 problems.append((rel, "is not a regular file"))
                 continue
+            size = entry.stat().st_size
+            count += 1
+            total += size
+            if size > limits.max_file_bytes:
+                problems.append((rel, f"is {size:,} bytes, more than the {limits.max_file_bytes:,}-byte limit for one file"))
+                continue
+            if count > limits.max_files:
+                problems.append((rel, f"the version folder holds more than {limits.max_files:,} files"))
+                return files, problems
+            if total > limits.max_version_bytes:
+                problems.append((rel, f"the version folder holds more than {limits.max_version_bytes:,} bytes"))
+                return files, problems
             try:
                 files.append((rel, entry.read_bytes()))
             except OSError as exc:
@@ -555,8 +578,36 @@ class _VersionChecker:
             return None
         return self.check_manifest(data)
 
+    def check_no_nul(self, value: Any, path: str, file: str | None = None) -> None:
+        """NUL characters cannot be stored as text (PostgreSQL refuses them) and mean nothing here."""
+        if isinstance(value, str) and "\0" in value:
+            self.error(path, "must not contain NUL characters", file)
+        elif isinstance(value, dict):
+            for key, item in value.items():
+                if "\0" in key:
+                    self.error(_join(path, "?"), "a key must not contain NUL characters", file)
+                else:
+                    self.check_no_nul(item, _join(path, key), file)
+        elif isinstance(value, list):
+            for index, item in enumerate(value):
+                self.check_no_nul(item, _join(path, index), file)
+
+    def check_text_file(self, rel: str | None, path: str) -> None:
+        """Markdown that is stored and shown as text: UTF-8, no NUL bytes."""
+        if rel is None:
+            return
+        content = (self.version_dir / rel).read_bytes()
+        if b"\0" in content:
+            self.error(path, f"`{rel}` must not contain NUL bytes")
+        else:
+            try:
+                content.decode("utf-8")
+            except UnicodeDecodeError as exc:
+                self.error(path, f"`{rel}` is not UTF-8 (invalid byte at offset {exc.start})")
+
     def check_manifest(self, data: dict) -> Manifest | None:
         before = len(self.errors)
+        self.check_no_nul(data, "")
         type_ = self.get_str(data, "type", "type", required=True)
         if type_ is not None:
             if type_ != self.type_folder:
@@ -595,6 +646,8 @@ class _VersionChecker:
         summary = self.get_str(data, "summary", "summary", required=False) or ""
         description = self.get_path(data, "description", "description", required=False)
         changelog = self.get_path(data, "changelog", "changelog", required=True)
+        self.check_text_file(description, "description")
+        self.check_text_file(changelog, "changelog")
         prompt = self.get_path(data, "prompt", "prompt", required=True)
         if prompt is not None:
             prompt = self.check_template(prompt, "prompt", require_hbs=True)
@@ -913,6 +966,7 @@ class _VersionChecker:
         data = self.parse_toml(self.version_dir / rel, file)
         if data is None:
             return None
+        self.check_no_nul(data, "", file)
         self.check_unknown_keys(data, VARIANT_KEYS, "", file)
         slug = self.get_str(data, "slug", "slug", required=True, file=file)
         if slug is not None and not SLUG_PATTERN.match(slug):
@@ -963,7 +1017,8 @@ def _subdirectories(path: Path) -> list[Path]:
     return [child for child in children if not child.name.startswith(".") and child.is_dir()]
 
 
-def scan_catalog(root: Path, *, is_unchanged: Callable[[str, str], bool] | None = None) -> CatalogScan:
+def scan_catalog(root: Path, *, is_unchanged: Callable[[str, str], bool] | None = None,
+                 limits: FileLimits = FileLimits()) -> CatalogScan:
     """Walk `<root>/<type>/<difficulty>/<folder>/<version>/` and validate every version.
 
     Besides each version's own rules this checks the rules that span versions: a folder's
@@ -1007,7 +1062,7 @@ def scan_catalog(root: Path, *, is_unchanged: Callable[[str, str], bool] | None 
                     if not (version_dir / MANIFEST_NAME).is_file():
                         errors.append(ManifestError(rel_dir, "", f"version folder has no {MANIFEST_NAME}"))
                         continue
-                    files, problems = read_version_files(version_dir)
+                    files, problems = read_version_files(version_dir, limits)
                     if is_unchanged and not problems and is_unchanged(rel_dir, digest_files(files)):
                         unchanged.append(rel_dir)
                         continue

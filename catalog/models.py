@@ -49,7 +49,14 @@ class CaseVersionQuerySet(models.QuerySet):
         return self.exclude(models.Exists(higher))
 
     def public_version(self, slug: str, version: str | None = None) -> "CaseVersion | None":
-        """A shown version of the case: the one named, or the latest. None if there is none."""
+        """A shown version of the case: the one named, or the latest. None if there is none.
+
+        Names that no version could have (a NUL byte, a slash…) are answered without a query.
+        """
+        if not manifest_rules.SLUG_PATTERN.match(slug):
+            return None
+        if version is not None and not manifest_rules.VERSION_PATTERN.match(version):
+            return None
         versions = self.public().filter(case__slug=slug).select_related("case")
         if version is not None:
             return versions.filter(version=version).first()
@@ -146,6 +153,8 @@ def resolve_target(slug: str, version: str | None = None, variant: str | None = 
 
     For operators' commands: experimental versions count too.
     """
+    if not manifest_rules.SLUG_PATTERN.match(slug):
+        raise UnknownTarget("unknown_case", f"`{slug}` is not a case slug")
     versions = list(CaseVersion.objects.filter(case__slug=slug).select_related("case"))
     if not versions:
         raise UnknownTarget("unknown_case", f"no case with slug `{slug}` has been imported")

@@ -129,6 +129,10 @@ WHITENOISE_USE_FINDERS = not STATIC_MANIFEST
 # --- the catalog ---------------------------------------------------------------------------
 CATALOG_DIR = Path(envstr("CATALOG_DIR", str(BASE_DIR / "test-cases")))
 CATALOG_SHOW_EXPERIMENTAL = envbool("CATALOG_SHOW_EXPERIMENTAL", False)
+# What one version folder may hold (larger files are errors, and are never read).
+CATALOG_MAX_FILE_BYTES = envint("CATALOG_MAX_FILE_BYTES", 256 << 20, minimum=1024)
+CATALOG_MAX_VERSION_BYTES = envint("CATALOG_MAX_VERSION_BYTES", 1 << 30, minimum=1024)
+CATALOG_MAX_VERSION_FILES = envint("CATALOG_MAX_VERSION_FILES", 10_000, minimum=1)
 
 # --- scoring -------------------------------------------------------------------------------
 # Wall-clock guard per input (alloc + entry). Fuel is the measure; this only protects the host.
@@ -142,6 +146,8 @@ SCORING_CACHE_DIR = Path(envstr("SCORING_CACHE_DIR", str(VAR_DIR / "module-cache
 SCORING_BUILD_PATH = envstr("SCORING_BUILD_PATH", "/usr/bin:/bin:/usr/sbin:/sbin")
 # Bytes of build output kept with a submission (the tail, where the error usually is).
 SCORING_BUILD_LOG_BYTES = envint("SCORING_BUILD_LOG_BYTES", 64 * 1024, minimum=1024)
+# Submitted modules compile in a child process that is killed after this long.
+SCORING_COMPILE_SECONDS = envfloat("SCORING_COMPILE_SECONDS", 60.0, minimum=0.1)
 # Modules larger than this are refused before compiling.
 SCORING_MAX_MODULE_BYTES = envint("SCORING_MAX_MODULE_BYTES", 64 * 1024 * 1024, minimum=1024)
 
@@ -153,6 +159,14 @@ LOGGING = {
 }
 # Longest a build command may run, in seconds; a case's max_runtime_hours caps it further.
 SCORING_BUILD_TIMEOUT = envfloat("SCORING_BUILD_TIMEOUT", 900.0, minimum=1.0)
+# Builds run in a bubblewrap sandbox with these limits. Without bubblewrap they are refused,
+# unless this is on: then the submission's build runs with the scorer's own rights.
+SCORING_ALLOW_UNSANDBOXED_BUILDS = envbool("SCORING_ALLOW_UNSANDBOXED_BUILDS", False)
+SCORING_BUILD_CPU_SECONDS = envint("SCORING_BUILD_CPU_SECONDS", 900, minimum=1)
+SCORING_BUILD_MEMORY_BYTES = envint("SCORING_BUILD_MEMORY_BYTES", 8 << 30, minimum=64 << 20)
+SCORING_BUILD_FILE_BYTES = envint("SCORING_BUILD_FILE_BYTES", 512 << 20, minimum=1 << 20)
+SCORING_BUILD_PROCESSES = envint("SCORING_BUILD_PROCESSES", 512, minimum=8)
+SCORING_BUILD_DISK_BYTES = envint("SCORING_BUILD_DISK_BYTES", 2 << 30, minimum=16 << 20)
 # A submitted folder is packed into the database; larger ones are refused.
 SCORING_MAX_SOURCE_BYTES = envint("SCORING_MAX_SOURCE_BYTES", 32 * 1024 * 1024, minimum=1024)
 # Archives uploaded in the admin's "Import case version": the upload, and what it may unpack to.

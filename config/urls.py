@@ -1,10 +1,24 @@
 from django.contrib import admin
-from django.urls import path
+from django.urls import path, register_converter
 
 from catalog import api as catalog_api
 from catalog import views as catalog_views
 from scoring import api as scoring_api
 from scoring import views as scoring_views
+
+class VersionConverter:
+    """A version folder name (catalog rule): anything else is not a URL of this site."""
+
+    regex = r"[A-Za-z0-9][A-Za-z0-9._-]*"
+
+    def to_python(self, value: str) -> str:
+        return value
+
+    def to_url(self, value: str) -> str:
+        return value
+
+
+register_converter(VersionConverter, "version")
 
 urlpatterns = [
     path("", catalog_views.case_list, name="home"),
@@ -12,7 +26,7 @@ urlpatterns = [
     path("cases/<slug:slug>/", catalog_views.case_detail, name="case-detail"),
     # Before <version>/: "leaderboard" is reserved, no version folder may take the name.
     path("cases/<slug:slug>/leaderboard/", scoring_views.leaderboard, name="leaderboard"),
-    path("cases/<slug:slug>/<str:version>/", catalog_views.case_detail, name="case-version"),
+    path("cases/<slug:slug>/<version:version>/", catalog_views.case_detail, name="case-version"),
     path("submissions/<int:pk>/", scoring_views.submission_detail, name="submission-detail"),
     path("api/cases/", catalog_api.case_list, name="api-case-list"),
     path("api/cases/<slug:slug>/", catalog_api.case_detail, name="api-case-detail"),

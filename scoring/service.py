@@ -17,7 +17,7 @@ from django.utils import timezone
 from catalog.models import CaseVersion, HeldOutInput, Variant
 from lib.schemas import load_validator
 from lib.strictjson import loads_strict
-from scoring.build import BuildResult, SourceTooLarge, build_submission, pack_folder
+from scoring.build import BuildLimits, BuildResult, SourceTooLarge, build_submission, pack_folder
 from scoring.evaluate import Evaluation, HeldOut, evaluate
 from scoring.models import Result, Submission
 from scoring.sandbox import WASMTIME_VERSION, InvalidModule, ModuleCache, Outcome, load_solution
@@ -30,8 +30,9 @@ _module_cache: ModuleCache | None = None
 
 def module_cache() -> ModuleCache:
     global _module_cache
-    if _module_cache is None or _module_cache.directory != settings.SCORING_CACHE_DIR:
-        _module_cache = ModuleCache(settings.SCORING_CACHE_DIR)
+    if (_module_cache is None or _module_cache.directory != settings.SCORING_CACHE_DIR
+            or _module_cache.compile_seconds != settings.SCORING_COMPILE_SECONDS):
+        _module_cache = ModuleCache(settings.SCORING_CACHE_DIR, compile_seconds=settings.SCORING_COMPILE_SECONDS)
     return _module_cache
 
 
@@ -55,6 +56,8 @@ def submit(version: CaseVersion, variant: Variant, name: str, *, folder: Path | 
         raise ScoringError("bad_name", "a submission needs a non-empty --name")
     if len(name) > 100:
         raise ScoringError("bad_name", "--name is longer than 100 characters")
+    if any(ord(character) < 32 for character in name):
+        raise ScoringError("bad_name", "--name must not contain control characters")
     if (folder is None) == (wasm_file is None):
         raise ScoringError("bad_source", "give either a submission folder or a wasm file")
     if folder is not None:
@@ -97,16 +100,28 @@ def _threads() -> int:
     return settings.SCORING_THREADS or os.cpu_count() or 1
 
 
-def _build(submission: Submission, progress: ProgressCallback | None) -> BuildResult:
-    version = submission.version
-    timeout = min(settings.SCORING_BUILD_TIMEOUT, version.max_runtime_seconds)
-    if progress:
-        progress("build", {"command": version.build_command})
-    return build_submission(
-        bytes(submission.source), install=version.build_install, build=version.build_command,
-        module_path=version.build_module, timeout=timeout, log_limit=settings.SCORING_BUILD_LOG_BYTES,
-        path=settings.SCORING_BUILD_PATH,
+def build_limits(version: CaseVersion) -> BuildLimits:
+    return BuildLimits(
+        timeout=min(settings.SCORING_BUILD_TIMEOUT, version.max_runtime_seconds),
+        cpu_seconds=settings.SCORING_BUILD_CPU_SECONDS, memory_bytes=settings.SCORING_BUILD_MEMORY_BYTES,
+        file_bytes=settings.SCORING_BUILD_FILE_BYTES, processes=settings.SCORING_BUILD_PROCESSES,
+        disk_bytes=settings.SCORING_BUILD_DISK_BYTES,
     )
+
+
+def build_source(source: bytes, version: CaseVersion) -> BuildResult:
+    """Build `source` with the version's [build] commands, in the sandbox, with the settings' limits."""
+    return build_submission(
+        source, install=version.build_install, build=version.build_command, module_path=version.build_module,
+        limits=build_limits(version), log_limit=settings.SCORING_BUILD_LOG_BYTES, path=settings.SCORING_BUILD_PATH,
+        allow_unsandboxed=settings.SCORING_ALLOW_UNSANDBOXED_BUILDS,
+    )
+
+
+def _build(submission: Submission, progress: ProgressCallback | None) -> BuildResult:
+    if progress:
+        progress("build", {"command": submission.version.build_command})
+    return build_source(bytes(submission.source), submission.version)
 
 
 def _finish(submission: Submission, status: str, *, results: list[Result] = (), **fields) -> Submission:

@@ -9,6 +9,7 @@ from django.core.paginator import Paginator
 from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, render
 
+from catalog.manifest import SLUG_PATTERN
 from catalog.models import CaseVersion, HeldOutInput, Variant
 from catalog.views import public_version_or_404
 from scoring.leaderboard import Entry
@@ -33,7 +34,8 @@ def leaderboard_selection(request: HttpRequest, slug: str) -> tuple[CaseVersion,
     version = public_version_or_404(slug, request.GET.get("version") or None)
     variant = None
     if request.GET.get("variant"):
-        variant = version.variants.filter(slug=request.GET["variant"]).first()
+        wanted = request.GET["variant"]
+        variant = version.variants.filter(slug=wanted).first() if SLUG_PATTERN.match(wanted) else None
         if variant is None:
             raise Http404("No such variant")
     return version, variant, request.GET.get("all") == "1"

@@ -1,7 +1,7 @@
 #!/bin/sh
 # Install the Debian packages the project needs, if they are missing.
 #
-#   scripts/system-packages.sh toolchain   rustc, cargo and the wasm32 standard library (builds)
+#   scripts/system-packages.sh toolchain   rustc, cargo, the wasm32 standard library, bubblewrap (builds)
 #   scripts/system-packages.sh browser     chromium (browser tests)
 #
 # Debian's rustc carries the wasm32-unknown-unknown standard library (libstd-rust-dev-wasm32)
@@ -20,6 +20,7 @@ for group in "$@"; do
             need cargo /usr/bin/cargo
             need libstd-rust-dev-wasm32 /usr/lib/rustlib/wasm32-unknown-unknown
             need lld-14 /usr/bin/lld-14
+            need bubblewrap /usr/bin/bwrap
             ;;
         browser)
             need chromium /usr/bin/chromium

@@ -15,10 +15,10 @@ from catalog.importer import import_catalog
 from catalog.manifest import scan_catalog
 from catalog.models import CaseVersion
 from catalog.seeding import seed_run
-from scoring.build import build_submission, pack_folder
+from scoring.build import pack_folder
 from scoring.examples import example_folders
 from scoring.models import Submission
-from scoring.service import score, submit
+from scoring.service import build_source, score, submit
 
 ROOT = Path(__file__).resolve().parent.parent
 CATALOG = ROOT / "test-cases"
@@ -125,10 +125,6 @@ def test_a_seeded_run_root_builds_with_the_manifests_commands(bundled, source, v
     assert (root / "PROMPT.md").is_file()
     for spec in source.manifest.specs:
         assert (root / spec.dest).is_file()
-    built = build_submission(
-        pack_folder(root, max_bytes=settings.SCORING_MAX_SOURCE_BYTES), install=version.build_install,
-        build=version.build_command, module_path=version.build_module, timeout=300, log_limit=65536,
-        path=settings.SCORING_BUILD_PATH,
-    )
+    built = build_source(pack_folder(root, max_bytes=settings.SCORING_MAX_SOURCE_BYTES), version)
     assert built.ok, built.log
     assert built.module.startswith(b"\0asm")

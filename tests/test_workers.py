@@ -8,88 +8,28 @@ a fresh PostgreSQL database on the server the suite uses, or a SQLite file.
 from __future__ import annotations
 
 import json
-import os
 import shutil
 import signal
-import sqlite3
 import subprocess
 import sys
 import time
-import uuid
-from pathlib import Path
 
 import pytest
-from django.conf import settings
 
 from catalog.tests.conftest import ADDER_V1, VALID_CATALOG, CatalogTree
 from scoring.tests import wat
 from scoring.tests.conftest import adder_answers
-
-ROOT = Path(__file__).resolve().parent.parent
+from tests.helpers import ROOT, SubprocessDatabase, command_env, manage
 JOBS = 20
 pytestmark = pytest.mark.slow
 
 
-class WorkerDatabase:
-    """A database for the worker processes, reachable from this test with plain SQL."""
-
-    def __init__(self, tmp_path: Path):
-        default = settings.DATABASES["default"]
-        self.postgres = default["ENGINE"].endswith("postgresql")
-        if self.postgres:
-            import psycopg
-
-            self.name = f"workers_{uuid.uuid4().hex[:12]}"
-            self.params = {"host": default["HOST"], "port": default["PORT"] or 5432, "user": default["USER"],
-                           "password": default["PASSWORD"]}
-            with psycopg.connect(dbname="postgres", autocommit=True, **self.params) as admin:
-                admin.execute(f'CREATE DATABASE "{self.name}"')
-            password = f":{self.params['password']}" if self.params["password"] else ""
-            self.url = f"postgres://{self.params['user']}{password}@{self.params['host']}:{self.params['port']}/{self.name}"
-        else:
-            self.path = tmp_path / "workers.sqlite3"
-            self.url = f"sqlite:///{self.path}"
-
-    def query(self, sql: str) -> list[tuple]:
-        if self.postgres:
-            import psycopg
-
-            with psycopg.connect(dbname=self.name, **self.params) as connection:
-                return connection.execute(sql).fetchall()
-        with sqlite3.connect(self.path, timeout=30) as connection:
-            return connection.execute(sql).fetchall()
-
-    def drop(self) -> None:
-        if self.postgres:
-            import psycopg
-
-            with psycopg.connect(dbname="postgres", autocommit=True, **self.params) as admin:
-                admin.execute(f'DROP DATABASE IF EXISTS "{self.name}" WITH (FORCE)')
-
-
 @pytest.fixture
 def worker_env(tmp_path):
-    database = WorkerDatabase(tmp_path)
-    env = {
-        "PATH": os.environ.get("PATH", "/usr/bin:/bin"),
-        "HOME": str(tmp_path),
-        "DJANGO_SETTINGS_MODULE": "config.settings",
-        "DATABASE_URL": database.url,
-        "VAR_DIR": str(tmp_path / "var"),
-        "TASKS_BACKEND": "database",
-        "SCORING_HEARTBEAT_SECONDS": "0.2",
-        "SCORING_THREADS": "1",
-        "LOG_LEVEL": "ERROR",
-    }
+    database = SubprocessDatabase(tmp_path)
+    env = command_env(database, tmp_path, TASKS_BACKEND="database", SCORING_HEARTBEAT_SECONDS="0.2", SCORING_THREADS="1")
     yield database, env
     database.drop()
-
-
-def manage(env: dict, *args: str, timeout: float = 120) -> str:
-    done = subprocess.run([sys.executable, "manage.py", *args], cwd=ROOT, env=env, capture_output=True,
-                          text=True, timeout=timeout)
-    assert done.returncode == 0, done.stdout + done.stderr
-    return done.stdout
 
 
 def test_a_worker_killed_mid_job_loses_nothing_and_counts_nothing_twice(worker_env, tmp_path):

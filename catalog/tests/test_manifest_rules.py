@@ -184,6 +184,11 @@ RULES = [
     # unknown keys
     ("unknown-root-key", lambda c: c.edit('summary = "', 'sumary = "x"\nsummary = "'), "sumary", "unknown key (did you mean `summary`?)"),
     ("unknown-root-key-no-suggestion", lambda c: c.edit('summary = "', 'zzzz = 1\nsummary = "'), "zzzz", "unknown key"),
+    # NUL characters (text that cannot be stored)
+    ("nul-in-name", lambda c: c.edit('name = "Adder"', 'name = "Ad\\u0000der"'), "name", "must not contain NUL characters"),
+    ("nul-in-domain", lambda c: c.edit('name = "efficiency"', 'name = "eff\\u0000"'), "domain[0].name", "must not contain NUL characters"),
+    ("nul-in-description", lambda c: c.write("description.md", b"# Adder\n\x00\n"), "description", "must not contain NUL bytes"),
+    ("changelog-not-utf8", lambda c: c.write("changelog.md", b"# v1\n\xff\n"), "changelog", "is not UTF-8"),
     # TOML syntax
     ("toml-syntax", lambda c: c.edit('name = "Adder"', "name = Adder"), "line 2, column 8", "TOML syntax error"),
     ("toml-duplicate-key", lambda c: c.edit('name = "Adder"', 'name = "Adder"\nname = "Again"'), "line 3, column 15", "TOML syntax error: Cannot overwrite a value"),
@@ -380,6 +385,25 @@ def test_a_symlink_anywhere_in_the_folder_that_leaves_it_is_an_error(catalog):
     errors = catalog.errors()
     assert f"{ADDER_V1}/specs/etc-link: symlink points outside the version folder" in errors
     assert f"{ADDER_V1}/specs/hostname: symlink points outside the version folder" in errors
+
+
+def test_huge_files_are_refused_without_being_read(catalog):
+    from catalog.manifest import FileLimits, scan_catalog
+
+    with open(catalog.path("cases/huge.bin"), "wb") as sparse:
+        sparse.truncate(300 << 20)  # a 300 MiB sparse file: cheap to make, costly to read
+    scan = scan_catalog(catalog.root, limits=FileLimits(max_file_bytes=256 << 20))
+    assert f"{ADDER_V1}/cases/huge.bin: is 314,572,800 bytes, more than the 268,435,456-byte limit for one file" in map(str, scan.errors)
+    assert ADDER_V1 not in {source.label for source in scan.versions}
+
+
+def test_a_version_folder_over_the_total_or_count_caps_is_refused(catalog):
+    from catalog.manifest import FileLimits, scan_catalog
+
+    errors = [str(e) for e in scan_catalog(catalog.root, limits=FileLimits(max_version_bytes=1_000)).errors]
+    assert any("the version folder holds more than 1,000 bytes" in error for error in errors)
+    errors = [str(e) for e in scan_catalog(catalog.root, limits=FileLimits(max_files=5)).errors]
+    assert any("the version folder holds more than 5 files" in error for error in errors)
 
 
 def test_a_symlink_inside_the_folder_is_fine(catalog):

@@ -331,3 +331,62 @@ def test_the_engine_meters_fuel():
     store = wasmtime.Store(engine())
     store.set_fuel(10)
     assert store.get_fuel() == 10
+
+
+# --- hostile modules --------------------------------------------------------------------------------
+
+
+def _leb(value: int) -> bytes:
+    out = bytearray()
+    while True:
+        byte, value = value & 0x7F, value >> 7
+        out.append(byte | (0x80 if value else 0))
+        if not value:
+            return bytes(out)
+
+
+def _section(section_id: int, payload: bytes) -> bytes:
+    return bytes([section_id]) + _leb(len(payload)) + payload
+
+
+def slow_to_compile(functions: int = 200, groups: int = 20_000) -> bytes:
+    """About 28 MB of straight-line arithmetic (several seconds of Cranelift), written as binary."""
+    # local.get 0, local.get 0, i32.mul, local.set 0 … then local.get 0, end
+    body = b"\x00" + b"\x20\x00\x20\x00\x6c\x21\x00" * groups + b"\x20\x00\x0b"
+    code = _leb(functions) + (_leb(len(body)) + body) * functions
+    return (
+        b"\0asm\x01\x00\x00\x00"
+        + _section(1, b"\x01\x60\x01\x7f\x01\x7f")  # one type: (i32) -> i32
+        + _section(3, _leb(functions) + b"\x00" * functions)
+        + _section(10, code)
+    )
+
+
+def test_a_module_that_takes_too_long_to_compile_is_invalid_and_the_compiler_is_stopped(tmp_path):
+    import time
+
+    cache = ModuleCache(tmp_path, compile_seconds=1)
+    wasm = slow_to_compile()
+    started = time.monotonic()
+    with pytest.raises(InvalidModule, match="module did not compile within 1 s"):
+        load_solution(wasm, entry="solve", max_memory_bytes=4 * PAGE, cache=cache)
+    assert time.monotonic() - started < 5
+    assert cache.compiles == 0 and list(tmp_path.iterdir()) == []
+
+
+def test_compiling_in_a_child_gives_the_same_module_and_fuel(tmp_path):
+    wasm = wat.constant(b"{}", iterations=500)
+    in_child = load_solution(wasm, entry="solve", max_memory_bytes=4 * PAGE, cache=ModuleCache(tmp_path, compile_seconds=30))
+    in_process = solution(wasm)
+    arguments = dict(expected={}, output_validator=ANY_OBJECT, fuel_limit=10**6, ceiling=10**6, wall_seconds=5)
+    assert in_child.run(b"{}", **arguments).fuel == in_process.run(b"{}", **arguments).fuel
+    with pytest.raises(InvalidModule, match="module does not compile"):
+        load_solution(b"\0asm\x01\x00\x00\x00\xff\xff", entry="solve", max_memory_bytes=4 * PAGE,
+                      cache=ModuleCache(tmp_path, compile_seconds=30))
+
+
+HOSTILE_MODULES = [
+    "recurses until the stack overflows", "grows memory in a loop", "returns a 4 GiB output length",
+    "is larger than the size cap", "takes very long to compile", "spins forever (wall-clock guard)",
+    "imports host functions", "has a start function",
+]

@@ -5,6 +5,7 @@ from pathlib import Path
 from django.conf import settings
 from django.core.management.base import BaseCommand
 
+from catalog.importer import file_limits
 from catalog.manifest import scan_catalog
 
 
@@ -16,7 +17,7 @@ class Command(BaseCommand):
 
     def handle(self, *args, **options):
         root = Path(options["path"] or settings.CATALOG_DIR)
-        scan = scan_catalog(root)
+        scan = scan_catalog(root, limits=file_limits())
         for error in scan.errors:
             self.stdout.write(str(error))
         cases = {source.manifest.slug for source in scan.versions}

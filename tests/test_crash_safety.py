@@ -1,0 +1,116 @@
+"""Crash safety and concurrency: SIGKILL at random points, and two of a kind at once.
+
+The commands run as real subprocesses against a database of their own; after every kill the
+database must satisfy the invariants (each version whole, results only with a final status),
+and a rerun must complete.
+"""
+
+from __future__ import annotations
+
+import random
+import shutil
+import signal
+import time
+from pathlib import Path
+
+import pytest
+
+from catalog.tests.conftest import ADDER_V1, VALID_CATALOG, CatalogTree
+from scoring.tests import wat
+from scoring.tests.conftest import adder_answers
+from tests.helpers import SubprocessDatabase, command_env, consistency, generate_catalog, manage, start
+
+pytestmark = pytest.mark.slow
+VERSIONS = 40
+IMPORT_KILLS = 5
+SCORE_KILLS = 3
+
+
+@pytest.fixture
+def environment(tmp_path):
+    database = SubprocessDatabase(tmp_path)
+    env = command_env(database, tmp_path, SCORING_HEARTBEAT_SECONDS="0.2")
+    manage(env, "migrate", "--noinput")
+    yield env
+    database.drop()
+
+
+def _kill_at(process, seconds: float) -> bool:
+    """SIGKILL after `seconds`; False if the process had already finished by then."""
+    deadline = time.monotonic() + seconds
+    while time.monotonic() < deadline:
+        if process.poll() is not None:
+            return False
+        time.sleep(0.01)
+    process.send_signal(signal.SIGKILL)
+    process.wait(timeout=30)
+    return True
+
+
+def test_killing_import_catalog_at_random_points_leaves_the_database_consistent(environment, tmp_path):
+    catalog = tmp_path / "catalog"
+    generate_catalog(catalog, 200)
+    rng = random.Random(7)
+    kills = 0
+    for _ in range(IMPORT_KILLS):
+        process = start(environment, "import_catalog", str(catalog))
+        process.stdout.readline()  # the import is under way: one version is done
+        if _kill_at(process, rng.uniform(0.0, 0.4)):
+            kills += 1
+        state = consistency(environment)
+        assert state["problems"] == [], state["problems"]
+    assert kills >= 3, "the import finished too fast to be interrupted"
+    assert 0 < consistency(environment)["versions"] < 200
+    rerun = manage(environment, "import_catalog", str(catalog))
+    assert "0 refused" in rerun.stdout
+    state = consistency(environment)
+    assert state["problems"] == [] and state["versions"] == 200
+
+
+def test_two_imports_at_once_lose_nothing_and_duplicate_nothing(environment, tmp_path):
+    catalog = tmp_path / "catalog"
+    generate_catalog(catalog, VERSIONS)
+    first, second = start(environment, "import_catalog", str(catalog)), start(environment, "import_catalog", str(catalog))
+    outputs = [process.communicate(timeout=300)[0] for process in (first, second)]
+    assert first.returncode == 0 and second.returncode == 0, outputs
+    imported = sum(int(output.strip().splitlines()[-1].split()[0]) for output in outputs)
+    assert imported == VERSIONS  # each version imported by exactly one of them
+    state = consistency(environment)
+    assert state["problems"] == [] and state["versions"] == VERSIONS
+
+
+def _slow_catalog(tmp_path: Path) -> tuple[Path, Path]:
+    tree = CatalogTree(tmp_path / "slow-catalog")
+    shutil.copytree(VALID_CATALOG / ADDER_V1, tree.root / ADDER_V1)
+    tree.edit("fuel_limit = 1_000_000", "fuel_limit = 100_000_000_000")
+    wasm = tmp_path / "slow.wasm"
+    wasm.write_bytes(wat.lookup(adder_answers(tree), iterations=500_000_000))
+    return tree.root, wasm
+
+
+def test_killing_score_midway_leaves_no_half_results_and_the_job_can_be_recovered(environment, tmp_path):
+    catalog, wasm = _slow_catalog(tmp_path)
+    manage(environment, "import_catalog", str(catalog))
+    rng = random.Random(11)
+    for attempt in range(SCORE_KILLS):
+        process = start(environment, "score", "adder", "--wasm", str(wasm), "--name", f"killed-{attempt}")
+        _kill_at(process, rng.uniform(1.2, 2.2))
+        assert consistency(environment)["problems"] == []
+    # A rerun completes; the recovery command finishes the submissions whose scorer died.
+    rerun = manage(environment, "score", "adder", "--wasm", str(wasm), "--name", "rerun", "--json")
+    assert '"status": "scored"' in rerun.stdout
+    time.sleep(1)
+    manage(environment, "requeue_stale_jobs", "--stale-after", "0.5")
+    state = consistency(environment)
+    assert state["problems"] == [] and state["submissions"] == SCORE_KILLS + 1 and state["results"] == (SCORE_KILLS + 1) * 3
+
+
+def test_two_scorers_at_once_both_complete(environment, tmp_path):
+    catalog, wasm = _slow_catalog(tmp_path)
+    manage(environment, "import_catalog", str(catalog))
+    scorers = [start(environment, "score", "adder", "--wasm", str(wasm), "--name", name, "--json") for name in ("one", "two")]
+    outputs = [process.communicate(timeout=300)[0] for process in scorers]
+    assert all(process.returncode == 0 for process in scorers), outputs
+    assert all('"status": "scored"' in output and '"passed": true' in output for output in outputs)
+    state = consistency(environment)
+    assert state["problems"] == [] and state["results"] == 6
