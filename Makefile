@@ -44,7 +44,8 @@ test: setup browser
 	$(PY) -m pytest
 
 bench: setup
-	$(PY) bench/run.py
+	scripts/system-packages.sh bench
+	$(PY) bench/run.py --update-readme
 
 clean:
 	rm -rf $(VENV) var staticfiles

@@ -9,6 +9,7 @@ from catalog.forms import CaseFilterForm
 from catalog.models import CaseVersion
 from catalog.views import filtered_cases, public_version_or_404
 from lib.api import json_view
+from lib.pagecache import cached_page
 
 
 def case_summary(version: CaseVersion) -> dict:
@@ -26,6 +27,7 @@ def case_summary(version: CaseVersion) -> dict:
     }
 
 
+@cached_page
 @json_view
 def case_list(request: HttpRequest):
     form = CaseFilterForm(request.GET)
@@ -34,6 +36,7 @@ def case_list(request: HttpRequest):
     return {"cases": [case_summary(version) for version in filtered_cases(form)]}
 
 
+@cached_page
 @json_view
 def case_detail(request: HttpRequest, slug: str):
     version = public_version_or_404(slug, request.GET.get("version") or None)

@@ -23,7 +23,7 @@ from catalog.manifest import (
     scan_catalog,
     version_sort_key,
 )
-from catalog.models import Case, CaseVersion, HeldOutInput, Tag, Variant, VersionFile
+from catalog.models import Case, CaseVersion, ContentGeneration, HeldOutInput, Tag, Variant, VersionFile
 
 IMPORTED = "imported"
 UNCHANGED = "unchanged"
@@ -237,6 +237,7 @@ def _write_version(source: VersionSource) -> CaseVersion:
         if path not in held_out_paths
     )
     _renumber_versions(case)
+    ContentGeneration.bump()
     return version
 
 

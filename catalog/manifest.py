@@ -709,7 +709,7 @@ class _VersionChecker:
         that names nothing (a typo like `{{case.nmae}}`) is an error, not an empty string."""
         version = self.rel_dir.rsplit("/", 1)[-1]
         reported: set[tuple[str, str]] = set()
-        for variant_index, variant in enumerate(manifest.variants):
+        for variant in manifest.variants:
             context = manifest_template_context(manifest, variant, version)
             templates = [("prompt", manifest.prompt, self.manifest_file)]
             templates += [(f"spec[{index}].source", spec.source, self.manifest_file) for index, spec in enumerate(manifest.specs)]

@@ -6,9 +6,36 @@ from decimal import Decimal
 from typing import Any
 
 from django.conf import settings
-from django.db import models
+from django.db import connection, models
 
 from catalog import manifest as manifest_rules
+
+
+class ContentGeneration(models.Model):
+    """A counter bumped by every write that changes what public pages show.
+
+    Cached pages are keyed by it, so a cache never serves a page older than the data, in any
+    process, without having to reach into other processes' caches to invalidate them.
+    """
+
+    name = models.CharField(max_length=50, primary_key=True)
+    value = models.BigIntegerField(default=0)
+
+    SITE = "site"
+
+    @classmethod
+    def current(cls) -> int:
+        # Read on every cached page view: plain SQL skips building an ORM query each time.
+        with connection.cursor() as cursor:
+            cursor.execute(f"SELECT value FROM {cls._meta.db_table} WHERE name = %s", [cls.SITE])
+            row = cursor.fetchone()
+        return row[0] if row else 0
+
+    @classmethod
+    def bump(cls) -> None:
+        """Call inside the transaction that changes the data, so both commit together."""
+        if not cls.objects.filter(name=cls.SITE).update(value=models.F("value") + 1):
+            cls.objects.get_or_create(name=cls.SITE, defaults={"value": 1})
 
 
 class Case(models.Model):

@@ -10,6 +10,7 @@ from django.shortcuts import render
 from catalog.forms import CaseFilterForm
 from catalog.models import CaseVersion, Tag
 from scoring.models import Submission
+from lib.pagecache import cached_page
 
 CASES_PER_PAGE = 24
 LEADERBOARD_PREVIEW = 10
@@ -35,6 +36,7 @@ def filtered_cases(form: CaseFilterForm) -> QuerySet[CaseVersion]:
     return versions.annotate(best_fuel=_best_fuel()).order_by("name", "case__slug")
 
 
+@cached_page
 def case_list(request: HttpRequest) -> HttpResponse:
     form = CaseFilterForm(request.GET)
     if not form.is_valid():
@@ -52,6 +54,7 @@ def public_version_or_404(slug: str, version: str | None = None) -> CaseVersion:
     return case_version
 
 
+@cached_page
 def case_detail(request: HttpRequest, slug: str, version: str | None = None) -> HttpResponse:
     case_version = public_version_or_404(slug, version)
     versions = list(

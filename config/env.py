@@ -83,6 +83,7 @@ def database_from_url(url: str, base_dir: Path) -> dict:
             # Waiting on a lock beats failing with "database is locked" when the web process
             # and a scorer write at the same moment.
             "OPTIONS": {"timeout": 30, "transaction_mode": "IMMEDIATE"},
+            "CONN_MAX_AGE": 60,
         }
     if scheme in ("postgres", "postgresql", "pgsql"):
         name = unquote(parts.path.lstrip("/"))

@@ -192,3 +192,8 @@ TASKS = {"default": {"BACKEND": _TASK_BACKENDS[TASKS_BACKEND]}}
 SCORING_HEARTBEAT_SECONDS = envfloat("SCORING_HEARTBEAT_SECONDS", 10.0, minimum=0.05)
 SCORING_STALE_SECONDS = envfloat("SCORING_STALE_SECONDS", 60.0, minimum=0.1)
 SCORING_MAX_ATTEMPTS = envint("SCORING_MAX_ATTEMPTS", 3, minimum=1)
+
+# Public pages are cached for this long (0: off), keyed by the content generation, so a cached
+# page is never older than the data. Each process has its own cache unless CACHES says otherwise.
+PAGE_CACHE_SECONDS = envint("PAGE_CACHE_SECONDS", 300, minimum=0)
+CACHES = {"default": {"BACKEND": "django.core.cache.backends.locmem.LocMemCache", "OPTIONS": {"MAX_ENTRIES": 2000}}}

@@ -1,4 +1,5 @@
 from django.contrib import admin
+from django.http import HttpResponse
 from django.urls import path, register_converter
 
 from catalog import api as catalog_api
@@ -20,6 +21,12 @@ class VersionConverter:
 
 register_converter(VersionConverter, "version")
 
+
+def health(request):
+    """For load balancers: the process answers. It touches nothing else."""
+    return HttpResponse("ok\n", content_type="text/plain")
+
+
 urlpatterns = [
     path("", catalog_views.case_list, name="home"),
     path("cases/", catalog_views.case_list, name="case-list"),
@@ -33,4 +40,5 @@ urlpatterns = [
     path("api/cases/<slug:slug>/leaderboard/", scoring_api.leaderboard, name="api-leaderboard"),
     path("api/submissions/<int:pk>/", scoring_api.submission, name="api-submission"),
     path("admin/", admin.site.urls),
+    path("health/", health, name="health"),
 ]

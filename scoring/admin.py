@@ -4,6 +4,9 @@ from __future__ import annotations
 
 from django.contrib import admin, messages
 
+from django.db import transaction
+
+from catalog.models import ContentGeneration
 from scoring.jobs import new_attempt
 from scoring.models import Result, Submission
 
@@ -41,14 +44,23 @@ class SubmissionAdmin(admin.ModelAdmin):
     def has_add_permission(self, request) -> bool:
         return False  # submissions come from `manage.py score`
 
+    def save_model(self, request, obj, form, change):
+        with transaction.atomic():
+            super().save_model(request, obj, form, change)
+            ContentGeneration.bump()
+
     @admin.action(description="Hide from leaderboards")
+    @transaction.atomic
     def hide_from_leaderboards(self, request, queryset):
         count = queryset.update(hidden=True)
+        ContentGeneration.bump()
         self.message_user(request, f"{count} submission(s) hidden from leaderboards.", messages.SUCCESS)
 
     @admin.action(description="Show on leaderboards again")
+    @transaction.atomic
     def show_on_leaderboards(self, request, queryset):
         count = queryset.update(hidden=False)
+        ContentGeneration.bump()
         self.message_user(request, f"{count} submission(s) shown on leaderboards.", messages.SUCCESS)
 
     @admin.action(description="Score again (queue a new scoring job)")

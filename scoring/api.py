@@ -9,8 +9,10 @@ from lib.api import json_view
 from scoring.models import Submission
 from scoring.service import as_json
 from scoring.views import leaderboard_selection, public_submission_or_404
+from lib.pagecache import cached_page
 
 
+@cached_page
 @json_view
 def leaderboard(request: HttpRequest, slug: str):
     version, variant, include_all = leaderboard_selection(request, slug)

@@ -19,6 +19,7 @@ from django.db.models import Q
 from django.utils import timezone
 from django_tasks import task
 
+from catalog.models import ContentGeneration
 from scoring.models import Submission
 from scoring.service import Superseded, score
 
@@ -63,6 +64,7 @@ def new_attempt(submission: Submission, message: str = "") -> Submission:
         current.heartbeat_at = None
         current.job_id = ""
         current.save(update_fields=["attempt", "status", "message", "heartbeat_at", "job_id"])
+        ContentGeneration.bump()  # it leaves the leaderboards until scored again
         enqueue_scoring(current)
     return current
 
@@ -94,10 +96,12 @@ def requeue_stale(stale_after: float | None = None) -> list[tuple[Submission, st
     for submission in stale_submissions(stale_after):
         _mark_job_lost(submission.job_id)
         if submission.attempt + 1 >= settings.SCORING_MAX_ATTEMPTS:
-            updated = Submission.objects.filter(pk=submission.pk, attempt=submission.attempt).update(
-                status=Submission.State.ERROR,
-                message=f"gave up after {submission.attempt + 1} attempts: the scorer stopped responding each time",
-            )
+            with transaction.atomic():
+                updated = Submission.objects.filter(pk=submission.pk, attempt=submission.attempt).update(
+                    status=Submission.State.ERROR,
+                    message=f"gave up after {submission.attempt + 1} attempts: the scorer stopped responding each time",
+                )
+                ContentGeneration.bump()
             if updated:
                 handled.append((submission, "failed"))
             continue

@@ -14,7 +14,7 @@ from django.conf import settings
 from django.db import connection, transaction
 from django.utils import timezone
 
-from catalog.models import CaseVersion, HeldOutInput, Variant
+from catalog.models import CaseVersion, ContentGeneration, HeldOutInput, Variant
 from lib.schemas import load_validator
 from lib.strictjson import loads_strict
 from scoring.build import BuildLimits, BuildResult, SourceTooLarge, build_submission, pack_folder
@@ -137,6 +137,7 @@ def _finish(submission: Submission, status: str, *, results: list[Result] = (), 
         submission.status = status
         submission.scored_at = timezone.now()
         submission.save()
+        ContentGeneration.bump()
     return submission
 
 

@@ -15,6 +15,7 @@ from catalog.views import public_version_or_404
 from scoring.leaderboard import Entry
 from scoring.models import Result, Submission
 from scoring.sandbox import WASMTIME_VERSION
+from lib.pagecache import cached_page
 
 ENTRIES_PER_PAGE = 50
 CHART_ENTRIES = 20
@@ -55,6 +56,7 @@ def chart_bars(entries: list[Entry]) -> list[Bar]:
     ]
 
 
+@cached_page
 def leaderboard(request: HttpRequest, slug: str) -> HttpResponse:
     version, variant, include_all = leaderboard_selection(request, slug)
     entries = Submission.objects.leaderboard(version, variant=variant, include_all=include_all)

@@ -3,6 +3,7 @@
 #
 #   scripts/system-packages.sh toolchain   rustc, cargo, the wasm32 standard library, bubblewrap (builds)
 #   scripts/system-packages.sh browser     chromium (browser tests)
+#   scripts/system-packages.sh bench       wrk (the page-throughput benchmark)
 #
 # Debian's rustc carries the wasm32-unknown-unknown standard library (libstd-rust-dev-wasm32)
 # and links with lld; a rustup toolchain would have to download its own, which needs internet.
@@ -24,6 +25,9 @@ for group in "$@"; do
             ;;
         browser)
             need chromium /usr/bin/chromium
+            ;;
+        bench)
+            need wrk /usr/bin/wrk
             ;;
         *)
             echo "unknown package group: $group" >&2

@@ -4,16 +4,9 @@ from __future__ import annotations
 
 import pytest
 
-from catalog.importer import import_catalog
-from catalog.tests.conftest import catalog  # noqa: F401  (the fixture)
 
 pytestmark = pytest.mark.django_db
 
-
-@pytest.fixture
-def imported(catalog):  # noqa: F811
-    assert import_catalog(catalog.root).ok
-    return catalog
 
 
 def test_the_case_list(client, imported):

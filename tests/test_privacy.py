@@ -6,7 +6,6 @@ import pytest
 
 from catalog.importer import import_catalog
 from catalog.models import CaseVersion
-from catalog.tests.conftest import catalog  # noqa: F401  (the fixture)
 from scoring.service import score, submit
 from scoring.tests import wat
 from scoring.tests.conftest import adder_answers
@@ -20,7 +19,7 @@ MARKERS = (b"48151623", b"48151665")
 
 
 @pytest.fixture
-def secret_catalog(catalog, settings, tmp_path):  # noqa: F811
+def secret_catalog(catalog, settings, tmp_path):
     settings.SCORING_CACHE_DIR = tmp_path / "cache"
     for version in ("v1", "v2", "v10"):
         label = f"performance/easy/adder/{version}"

@@ -16,7 +16,6 @@ from pathlib import Path
 import pytest
 
 from catalog.importer import import_catalog
-from catalog.tests.conftest import catalog  # noqa: F401  (the fixture)
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -33,7 +32,7 @@ PRODUCTION_ENV = {
 
 
 @pytest.mark.django_db
-def test_every_response_carries_the_security_headers(client, catalog):  # noqa: F811
+def test_every_response_carries_the_security_headers(client, catalog):
     assert import_catalog(catalog.root).ok
     for url in ("/", "/cases/adder/", "/cases/adder/leaderboard/", "/api/cases/", "/cases/nope/"):
         response = client.get(url)
@@ -46,7 +45,7 @@ def test_every_response_carries_the_security_headers(client, catalog):  # noqa: 
 
 
 @pytest.mark.django_db
-def test_pages_need_no_inline_script_or_style(client, catalog):  # noqa: F811
+def test_pages_need_no_inline_script_or_style(client, catalog):
     """What the policy forbids, the pages must not use."""
     assert import_catalog(catalog.root).ok
     for url in ("/", "/cases/?difficulty=easy", "/cases/adder/", "/cases/adder/leaderboard/", "/cases/nope/"):

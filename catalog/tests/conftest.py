@@ -3,8 +3,6 @@ from __future__ import annotations
 import shutil
 from pathlib import Path
 
-import pytest
-
 from catalog.manifest import CatalogScan, scan_catalog
 
 VALID_CATALOG = Path(__file__).parent / "data" / "valid"
@@ -51,10 +49,3 @@ class CatalogTree:
 
     def errors(self) -> list[str]:
         return [str(error) for error in self.scan().errors]
-
-
-@pytest.fixture
-def catalog(tmp_path) -> CatalogTree:
-    root = tmp_path / "catalog"
-    shutil.copytree(VALID_CATALOG, root, symlinks=True)
-    return CatalogTree(root)

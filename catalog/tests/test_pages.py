@@ -11,11 +11,6 @@ from tests.factories import make_cases
 pytestmark = pytest.mark.django_db
 
 
-@pytest.fixture
-def imported(catalog):
-    assert import_catalog(catalog.root).ok
-    return catalog
-
 
 def test_the_home_page_and_case_list_show_every_public_case(client, imported):
     for url in ("/", "/cases/"):

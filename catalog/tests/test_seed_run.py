@@ -7,16 +7,10 @@ import io
 import pytest
 from django.core.management import CommandError, call_command
 
-from catalog.importer import import_catalog
 from catalog.tests.conftest import ADDER_V1
 
 pytestmark = pytest.mark.django_db
 
-
-@pytest.fixture
-def imported(catalog):
-    assert import_catalog(catalog.root).ok
-    return catalog
 
 
 def seed(*args: str) -> str:

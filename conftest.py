@@ -1,0 +1,59 @@
+"""Fixtures shared by every test package."""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+import pytest
+from django.core.cache import cache
+
+from catalog.tests.conftest import VALID_CATALOG, CatalogTree
+
+
+@pytest.fixture(autouse=True)
+def _page_cache_off_unless_asked(settings):
+    """Page caching is off in tests (query counts measure real work); tests/test_page_cache.py
+    turns it on. The cache is emptied either way, so no test sees another's pages."""
+    settings.PAGE_CACHE_SECONDS = 0
+    cache.clear()
+
+
+@pytest.fixture(autouse=True)
+def _module_cache_in_tmp(settings, tmp_path):
+    settings.SCORING_CACHE_DIR = tmp_path / "module-cache"
+
+
+@pytest.fixture
+def catalog(tmp_path) -> CatalogTree:
+    """A private copy of the valid test catalog that a test may break."""
+    root = tmp_path / "catalog"
+    shutil.copytree(VALID_CATALOG, root, symlinks=True)
+    return CatalogTree(root)
+
+
+@pytest.fixture
+def imported(catalog, db) -> CatalogTree:
+    from catalog.importer import import_catalog
+
+    outcome = import_catalog(catalog.root)
+    assert outcome.ok, [result.reasons for result in outcome.results]
+    return catalog
+
+
+@pytest.fixture
+def adder_v1(imported):
+    from catalog.models import CaseVersion
+
+    return CaseVersion.objects.get(case__slug="adder", version="v1")
+
+
+@pytest.fixture
+def correct_wasm(imported, tmp_path) -> Path:
+    """A module that answers every held-out input of adder v1 correctly."""
+    from scoring.tests import wat
+    from scoring.tests.conftest import adder_answers
+
+    path = tmp_path / "adder.wasm"
+    path.write_bytes(wat.lookup(adder_answers(imported)))
+    return path

@@ -1,0 +1,73 @@
+"""Cached pages are served only while the data they show is unchanged."""
+
+from __future__ import annotations
+
+import pytest
+from django.db import connection
+from django.test.utils import CaptureQueriesContext
+
+from catalog.importer import import_catalog
+from catalog.models import ContentGeneration
+from scoring.service import score, submit
+
+pytestmark = pytest.mark.django_db
+
+
+@pytest.fixture(autouse=True)
+def cache_on(settings):
+    settings.PAGE_CACHE_SECONDS = 60
+
+
+def queries(client, url: str) -> tuple[int, bytes]:
+    with CaptureQueriesContext(connection) as context:
+        response = client.get(url)
+    assert response.status_code == 200
+    return len(context.captured_queries), response.content
+
+
+@pytest.mark.parametrize("url", ["/cases/", "/cases/adder/", "/cases/adder/leaderboard/", "/api/cases/", "/api/cases/adder/leaderboard/"])
+def test_a_repeated_page_costs_one_query(client, imported, url):
+    first, content = queries(client, url)
+    again, cached = queries(client, url)
+    assert first > 1 and again == 1  # the generation check
+    assert cached == content
+
+
+def test_a_new_score_shows_at_once(client, adder_v1, correct_wasm):
+    url = "/cases/adder/leaderboard/?version=v1"
+    assert b"No submissions yet." in client.get(url).content
+    score(submit(adder_v1, adder_v1.default_variant(), "newcomer", wasm_file=correct_wasm))
+    assert b"newcomer" in client.get(url).content
+
+
+def test_hiding_a_submission_shows_at_once(client, admin_client, adder_v1, correct_wasm):
+    submission = score(submit(adder_v1, adder_v1.default_variant(), "hideme", wasm_file=correct_wasm))
+    url = "/cases/adder/leaderboard/?version=v1"
+    assert b"hideme" in client.get(url).content
+    admin_client.post("/admin/scoring/submission/", {"action": "hide_from_leaderboards", "_selected_action": [submission.pk]})
+    assert b"hideme" not in client.get(url).content
+
+
+def test_an_import_shows_at_once(client, imported):
+    import shutil
+
+    before = ContentGeneration.current()
+    assert b"v11" not in client.get("/cases/adder/").content
+    shutil.copytree(imported.root / "performance/easy/adder/v10", imported.root / "performance/easy/adder/v11")
+    imported.write("changelog.md", "# v11\n", label="performance/easy/adder/v11")
+    assert import_catalog(imported.root).ok
+    assert ContentGeneration.current() == before + 1
+    assert b"v11" in client.get("/cases/adder/").content
+
+
+def test_the_experimental_setting_is_part_of_the_key(client, imported, settings):
+    settings.CATALOG_SHOW_EXPERIMENTAL = False
+    assert b"Counter" not in client.get("/cases/").content
+    settings.CATALOG_SHOW_EXPERIMENTAL = True
+    assert b"Counter" in client.get("/cases/").content
+
+
+def test_signed_in_users_are_never_served_from_the_cache(admin_client, client, imported):
+    client.get("/cases/")
+    assert b"Admin</a>" in admin_client.get("/cases/").content
+    assert b"Admin</a>" not in client.get("/cases/").content
