@@ -18,7 +18,6 @@ import subprocess
 import sys
 import time
 import urllib.request
-from pathlib import Path
 
 from _django import ROOT, setup
 

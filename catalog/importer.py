@@ -23,20 +23,24 @@ from catalog.manifest import (
     scan_catalog,
     version_sort_key,
 )
-from catalog.models import Case, CaseVersion, ContentGeneration, HeldOutInput, Tag, Variant, VersionFile
+from catalog.models import (
+    Case,
+    CaseVersion,
+    ContentGeneration,
+    HeldOutInput,
+    Tag,
+    Variant,
+    VersionFile,
+)
+from lib.errors import DomainError
 
 IMPORTED = "imported"
 UNCHANGED = "unchanged"
 REFUSED = "refused"
 
 
-class ImportRefused(Exception):
+class ImportRefused(DomainError):
     """A version that validated on its own but conflicts with what is already published."""
-
-    def __init__(self, code: str, message: str):
-        super().__init__(message)
-        self.code = code
-        self.message = message
 
 
 @dataclass(frozen=True)

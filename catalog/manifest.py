@@ -250,10 +250,6 @@ def version_sort_key(version: str) -> tuple:
     return tuple(key)
 
 
-def sort_versions(versions: list[str]) -> list[str]:
-    return sorted(versions, key=version_sort_key)
-
-
 def humanize_slug(slug: str) -> str:
     """`long-belts` → `Long belts`."""
     words = slug.replace("-", " ").strip()
@@ -279,36 +275,36 @@ def read_version_files(version_dir: Path, limits: FileLimits = FileLimits()) -> 
     files: list[tuple[str, bytes]] = []
     problems: list[tuple[str, str]] = []
     total = count = 0
+
+    def leaves(entry: Path) -> bool:
+        """A symlink whose target is outside the folder (recorded as a problem)."""
+        if entry.is_symlink() and not _is_within(entry.resolve(), root):
+            problems.append((entry.relative_to(version_dir).as_posix(), "symlink points outside the version folder"))
+            return True
+        return False
+
     for directory, dirnames, filenames in os.walk(version_dir, followlinks=False):
         dirnames.sort()
         base = Path(directory)
-        for name in sorted(dirnames):
-            entry = base / name
-            if entry.is_symlink():
-                rel = entry.relative_to(version_dir).as_posix()
-                target = entry.resolve()
-                if not _is_within(target, root):
-                    problems.append((rel, "symlink points outside the version folder"))
+        for name in dirnames:
+            leaves(base / name)
         for name in sorted(filenames):
             entry = base / name
             rel = entry.relative_to(version_dir).as_posix()
-            if entry.is_symlink():
-                target = entry.resolve()
-                if not _is_within(target, root):
-                    problems.append((rel, "symlink points outside the version folder"))
-                    continue
-                if not target.exists():
-                    problems.append((rel, "symlink points to nothing"))
-                    continue
+            if leaves(entry):
+                continue
             try:
-                mode = entry.stat().st_mode
+                info = entry.stat()
+            except FileNotFoundError:
+                problems.append((rel, "symlink points to nothing"))
+                continue
             except OSError as exc:
                 problems.append((rel, f"cannot be read: {exc.strerror}"))
                 continue
-            if not stat.S_ISREG(mode):
+            if not stat.S_ISREG(info.st_mode):
                 problems.append((rel, "is not a regular file"))
                 continue
-            size = entry.stat().st_size
+            size = info.st_size
             count += 1
             total += size
             if size > limits.max_file_bytes:
@@ -355,7 +351,9 @@ def _json_safe(value: Any) -> Any:
     if isinstance(value, list):
         return [_json_safe(item) for item in value]
     if isinstance(value, Decimal):  # only TOML floats parse to Decimal; ints stay int
-        return float(value) if value.is_finite() else str(value)
+        number = float(value)
+        # JSON has no infinities (nor has PostgreSQL's jsonb): keep those, and overflows, as text.
+        return number if number not in (float("inf"), float("-inf")) and number == number else str(value)
     if isinstance(value, (str, int, float, bool)) or value is None:
         return value
     return str(value)  # dates and times: their TOML text
@@ -458,9 +456,8 @@ class _VersionChecker:
                 return False
         if kind is None:
             return True
-        target = self.version_dir / value
-        # Walk each existing prefix so a symlink anywhere along the path is caught.
-        resolved = target.resolve()
+        # Resolving follows every symlink along the path, wherever it is.
+        resolved = (self.version_dir / value).resolve()
         if not _is_within(resolved, self.root):
             self.error(path, f"`{value}`: a symlink on this path points outside the version folder", file)
             return False

@@ -9,6 +9,7 @@ from django.conf import settings
 from django.db import connection, models
 
 from catalog import manifest as manifest_rules
+from lib.errors import DomainError
 
 
 class ContentGeneration(models.Model):
@@ -166,13 +167,8 @@ class CaseVersion(models.Model):
         return tuple(manifest_rules.SpecFile(**spec) for spec in self.specs)
 
 
-class UnknownTarget(Exception):
+class UnknownTarget(DomainError):
     """A slug, version or variant that names nothing imported."""
-
-    def __init__(self, code: str, message: str):
-        super().__init__(message)
-        self.code = code
-        self.message = message
 
 
 def resolve_target(slug: str, version: str | None = None, variant: str | None = None) -> tuple[CaseVersion, "Variant"]:

@@ -15,12 +15,13 @@ from django.db import connection, transaction
 from django.utils import timezone
 
 from catalog.models import CaseVersion, ContentGeneration, HeldOutInput, Variant
+from lib.errors import DomainError
 from lib.schemas import load_validator
 from lib.strictjson import loads_strict
 from scoring.build import BuildLimits, BuildResult, SourceTooLarge, build_submission, pack_folder
 from scoring.evaluate import Evaluation, HeldOut, evaluate
 from scoring.models import Result, Submission
-from scoring.sandbox import WASMTIME_VERSION, InvalidModule, ModuleCache, Outcome, load_solution
+from scoring.sandbox import WASMTIME_VERSION, InvalidModule, ModuleCache, load_solution
 
 logger = logging.getLogger(__name__)
 
@@ -40,13 +41,8 @@ class Superseded(Exception):
     """This attempt is no longer the submission's current one; its results must not be stored."""
 
 
-class ScoringError(Exception):
+class ScoringError(DomainError):
     """A request that cannot be carried out (bad name, missing file); nothing was recorded."""
-
-    def __init__(self, code: str, message: str):
-        super().__init__(message)
-        self.code = code
-        self.message = message
 
 
 def submit(version: CaseVersion, variant: Variant, name: str, *, folder: Path | None = None,
@@ -277,8 +273,3 @@ def as_json(submission: Submission) -> dict:
             for result in submission.results.order_by("position")
         ],
     }
-
-
-def outcome_summary(outcome: Outcome) -> str:
-    fuel = "—" if outcome.fuel is None else f"{outcome.fuel:,}"
-    return f"{outcome.status.value} ({fuel} fuel)"

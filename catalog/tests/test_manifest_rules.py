@@ -17,7 +17,7 @@ from catalog.manifest import (
     Variant,
     fuel_ceiling,
     humanize_slug,
-    sort_versions,
+    version_sort_key,
 )
 from catalog.tests.conftest import ADDER_V1
 
@@ -323,6 +323,8 @@ def test_variant_name_defaults_to_the_humanized_slug(catalog):
 def test_domains_and_review_items_are_stored_as_given(catalog):
     manifest = _adder(catalog)
     assert manifest.domains == ({"name": "efficiency", "weight": 1.5},)
+    catalog.edit("weight = 1.5", "weight = 1e400\nmissing = nan")
+    assert _adder(catalog).domains == ({"name": "efficiency", "weight": "1E+400", "missing": "NaN"},)
     assert manifest.review_items == ({"prompt": "Is the loop tight?"},)
 
 
@@ -423,9 +425,12 @@ def test_a_missing_catalog_folder_is_an_error(tmp_path):
 
 
 def test_versions_sort_naturally():
-    assert sort_versions(["v10", "v2", "v1"]) == ["v1", "v2", "v10"]
-    assert sort_versions(["1.10", "1.9", "1.2.3", "2.0"]) == ["1.2.3", "1.9", "1.10", "2.0"]
-    assert sort_versions(["v1-rc", "v1", "v01"])[-1] == "v1-rc"
+    def natural(versions):
+        return sorted(versions, key=version_sort_key)
+
+    assert natural(["v10", "v2", "v1"]) == ["v1", "v2", "v10"]
+    assert natural(["1.10", "1.9", "1.2.3", "2.0"]) == ["1.2.3", "1.9", "1.10", "2.0"]
+    assert natural(["v1-rc", "v1", "v01"])[-1] == "v1-rc"
 
 
 def test_digest_covers_paths_and_bytes(catalog):

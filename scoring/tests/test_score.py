@@ -237,3 +237,21 @@ def test_score_examples_scores_each_example_once(imported, correct_wasm, tmp_pat
     # A changed example is scored again.
     (examples / "adder" / "lookup" / "README").write_text("now documented\n")
     assert not any(run.skipped for run in score_examples(examples))
+
+
+def test_without_a_build_sandbox_score_says_so_instead_of_a_traceback(adder_v1, correct_wasm, tmp_path, monkeypatch):
+    from scoring import build as build_module
+
+    folder = tmp_path / "submission"
+    folder.mkdir()
+    shutil.copy(correct_wasm, folder / "solution.wasm")
+    monkeypatch.setattr(build_module.shutil, "which", lambda name: None)  # no bubblewrap on this machine
+    build_module.sandbox_problem.cache_clear()
+    try:
+        with pytest.raises(CommandError, match="was recorded but not built: bubblewrap \\(bwrap\\) is not installed"):
+            call_command("score", "adder", "--version", "v1", "--submission", str(folder), "--name", "x",
+                         stdout=io.StringIO(), stderr=io.StringIO())
+    finally:
+        build_module.sandbox_problem.cache_clear()
+    submission = Submission.objects.get(name="x")
+    assert (submission.status, submission.job_state) == ("error", "failed")

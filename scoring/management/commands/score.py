@@ -9,6 +9,7 @@ from django.db import transaction
 
 from catalog.models import UnknownTarget, resolve_target
 from lib.commands import CaseVersionCommand
+from scoring.build import SandboxUnavailable
 from scoring.jobs import enqueue_scoring
 from scoring.service import ScoringError, as_json, score, submit
 
@@ -94,7 +95,13 @@ class Command(CaseVersionCommand):
             f"submission #{submission.pk}: {submission.name} on {version.case.slug} {version.version} "
             f"(variant {variant.slug}), wasmtime {submission.wasmtime_version}"
         )
-        submission = score(submission, progress=progress)
+        try:
+            submission = score(submission, progress=progress)
+        except SandboxUnavailable as error:
+            raise CommandError(
+                f"submission #{submission.pk} was recorded but not built: {error}. "
+                "It is marked `error`; score it again once builds can run."
+            ) from None
 
         if as_document:
             self.stdout.write(json.dumps(as_json(submission)))

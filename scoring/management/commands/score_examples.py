@@ -3,8 +3,9 @@ from __future__ import annotations
 from pathlib import Path
 
 from django.conf import settings
-from django.core.management.base import BaseCommand
+from django.core.management.base import BaseCommand, CommandError
 
+from scoring.build import SandboxUnavailable
 from scoring.examples import ExampleRun, score_examples
 
 
@@ -27,6 +28,9 @@ class Command(BaseCommand):
             verdict = "passed" if submission.passed else submission.status
             self.stdout.write(f"scored          {label}: {verdict}, {figure} (#{submission.pk})")
 
-        runs = score_examples(root, on_result=report)
+        try:
+            runs = score_examples(root, on_result=report)
+        except SandboxUnavailable as error:
+            raise CommandError(f"examples cannot be built here: {error}") from None
         scored = [run for run in runs if not run.skipped]
         self.stdout.write(f"{len(scored)} scored, {len(runs) - len(scored)} already scored")
