@@ -1,6 +1,8 @@
 from django.contrib import admin
 from django.http import HttpResponse
+from django.templatetags.static import static
 from django.urls import path, register_converter
+from django.views.generic import RedirectView
 
 from catalog import api as catalog_api
 from catalog import views as catalog_views
@@ -41,4 +43,6 @@ urlpatterns = [
     path("api/submissions/<int:pk>/", scoring_api.submission, name="api-submission"),
     path("admin/", admin.site.urls),
     path("health/", health, name="health"),
+    # Browsers ask for /favicon.ico on pages that name no icon (the admin's).
+    path("favicon.ico", RedirectView.as_view(url=static("img/favicon.svg"), permanent=True)),
 ]

@@ -19,10 +19,3 @@ def test_the_import_benchmark_runs_and_reports_a_ratio():
     assert done.returncode == 0, done.stderr
     result = json.loads(done.stdout.strip().splitlines()[-1])
     assert result["versions"] == 8 and 0 < result["ratio"] < 1
-
-
-@pytest.mark.django_db
-def test_the_health_view_is_trivial(client, django_assert_num_queries):
-    with django_assert_num_queries(0):
-        response = client.get("/health/")
-    assert (response.status_code, response.content) == (200, b"ok\n")
