@@ -50,17 +50,13 @@ class SubmissionAdmin(admin.ModelAdmin):
             ContentGeneration.bump()
 
     @admin.action(description="Hide from leaderboards")
-    @transaction.atomic
     def hide_from_leaderboards(self, request, queryset):
-        count = queryset.update(hidden=True)
-        ContentGeneration.bump()
+        count = queryset.set_hidden(True)
         self.message_user(request, f"{count} submission(s) hidden from leaderboards.", messages.SUCCESS)
 
     @admin.action(description="Show on leaderboards again")
-    @transaction.atomic
     def show_on_leaderboards(self, request, queryset):
-        count = queryset.update(hidden=False)
-        ContentGeneration.bump()
+        count = queryset.set_hidden(False)
         self.message_user(request, f"{count} submission(s) shown on leaderboards.", messages.SUCCESS)
 
     @admin.action(description="Score again (queue a new scoring job)")

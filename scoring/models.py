@@ -2,14 +2,21 @@
 
 from __future__ import annotations
 
-from django.db import models
+from django.db import models, transaction
 
-from catalog.models import CaseVersion, Variant
+from catalog.models import CaseVersion, ContentGeneration, Variant
 from scoring import leaderboard
 from scoring.sandbox import Status
 
 
 class SubmissionQuerySet(models.QuerySet):
+    def set_hidden(self, hidden: bool) -> int:
+        """Take these submissions off the leaderboards (or put them back); cached pages follow."""
+        with transaction.atomic():
+            count = self.update(hidden=hidden)
+            ContentGeneration.bump()
+        return count
+
     def public(self) -> "SubmissionQuerySet":
         """Submissions on versions the site shows (experimental ones only when enabled)."""
         return self.filter(version__in=CaseVersion.objects.public())
