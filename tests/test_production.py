@@ -126,6 +126,8 @@ def test_make_serve_serves_the_site_with_hashed_compressed_static_files_under_gu
         assert "immutable" in headers.get("Cache-Control", "")
         status, headers, _ = _get(f"http://127.0.0.1:{port}/cases/lattice/")
         assert status == 200 and "unsafe-inline" not in headers["Content-Security-Policy"]
+        status, headers, body = _get(f"http://127.0.0.1:{port}/favicon.ico")  # redirected to the hashed icon
+        assert status == 200 and headers["Content-Type"].startswith("image/svg") and body.startswith(b"<svg")
     finally:
         os.killpg(server.pid, signal.SIGTERM)
         try:
