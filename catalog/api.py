@@ -40,7 +40,7 @@ def case_list(request: HttpRequest):
 @json_view
 def case_detail(request: HttpRequest, slug: str):
     version = public_version_or_404(slug, request.GET.get("version") or None)
-    versions = CaseVersion.objects.public().filter(case=version.case).order_by("-ordinal").values_list("version", flat=True)
+    versions = CaseVersion.objects.public_versions_of(version.case).values_list("version", flat=True)
     return {
         "slug": version.case.slug,
         "name": version.name,

@@ -76,6 +76,10 @@ class CaseVersionQuerySet(models.QuerySet):
         higher = self.filter(case=models.OuterRef("case"), ordinal__gt=models.OuterRef("ordinal"))
         return self.exclude(models.Exists(higher))
 
+    def public_versions_of(self, case: "Case") -> "CaseVersionQuerySet":
+        """The shown versions of a case, newest (natural order) first."""
+        return self.public().filter(case=case).order_by("-ordinal")
+
     def public_version(self, slug: str, version: str | None = None) -> "CaseVersion | None":
         """A shown version of the case: the one named, or the latest. None if there is none.
 

@@ -58,8 +58,7 @@ def public_version_or_404(slug: str, version: str | None = None) -> CaseVersion:
 def case_detail(request: HttpRequest, slug: str, version: str | None = None) -> HttpResponse:
     case_version = public_version_or_404(slug, version)
     versions = list(
-        CaseVersion.objects.public().filter(case=case_version.case).order_by("-ordinal")
-        .values("version", "experimental", "imported_at")
+        CaseVersion.objects.public_versions_of(case_version.case).values("version", "experimental", "imported_at")
     )
     context = {
         "version": case_version,

@@ -79,7 +79,7 @@ def leaderboard(request: HttpRequest, slug: str) -> HttpResponse:
         }
         for entry in page
     ]
-    versions = list(CaseVersion.objects.public().filter(case=version.case).order_by("-ordinal").values_list("version", flat=True))
+    versions = list(CaseVersion.objects.public_versions_of(version.case).values_list("version", flat=True))
     bars = chart_bars(entries)
     context = {
         "version": version,
