@@ -209,8 +209,9 @@ class ModuleCache:
     def _path(self, digest: str) -> Path | None:
         return self.directory / f"{digest}-wasmtime-{WASMTIME_VERSION}.cwasm" if self.directory else None
 
-    def get(self, wasm: bytes) -> wasmtime.Module:
-        digest = hashlib.sha256(wasm).hexdigest()
+    def get(self, wasm: bytes, digest: str | None = None) -> wasmtime.Module:
+        """The compiled module; `digest` is `module_digest(wasm)` if the caller already has it."""
+        digest = digest or module_digest(wasm)
         with self._lock:
             module = self._memory.get(digest)
             if module is not None:
@@ -400,16 +401,24 @@ def judge(output: bytes, *, expected: Any, output_validator, fuel_used: int, fin
     return finish(Status.PASSED, fuel=fuel_used, output_size=size)
 
 
+def module_digest(wasm: bytes) -> str:
+    """The SHA-256 a module is cached and recorded under."""
+    return hashlib.sha256(wasm).hexdigest()
+
+
 def load_solution(wasm: bytes, *, entry: str, max_memory_bytes: int, cache: ModuleCache,
-                  max_module_bytes: int | None = None) -> Solution:
-    """Compile (or fetch from the cache) and check a module. Raises InvalidModule."""
+                  max_module_bytes: int | None = None, digest: str | None = None) -> Solution:
+    """Compile (or fetch from the cache) and check a module. Raises InvalidModule.
+
+    `digest` is `module_digest(wasm)` if the caller already has it: a module is hashed once.
+    """
     if max_module_bytes is not None and len(wasm) > max_module_bytes:
         raise InvalidModule(f"module is {len(wasm):,} bytes, more than the {max_module_bytes:,}-byte limit")
     if not wasm.startswith(b"\0asm"):
         raise InvalidModule("not a WebAssembly binary (it does not start with \\0asm)")
     if wasm[4:8] != b"\x01\x00\x00\x00":
         raise InvalidModule("not a WebAssembly core module (a component or an unknown binary version)")
-    module = cache.get(wasm)
+    digest = digest or module_digest(wasm)
+    module = cache.get(wasm, digest)
     check_module(module, wasm, entry, max_memory_bytes)
-    return Solution(module=module, entry=entry, max_memory_bytes=max_memory_bytes,
-                    digest=hashlib.sha256(wasm).hexdigest())
+    return Solution(module=module, entry=entry, max_memory_bytes=max_memory_bytes, digest=digest)

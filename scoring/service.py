@@ -21,7 +21,7 @@ from lib.strictjson import loads_strict
 from scoring.build import BuildLimits, BuildResult, SourceTooLarge, build_submission, pack_folder
 from scoring.evaluate import Evaluation, HeldOut, evaluate
 from scoring.models import Result, Submission
-from scoring.sandbox import WASMTIME_VERSION, InvalidModule, ModuleCache, load_solution
+from scoring.sandbox import WASMTIME_VERSION, InvalidModule, ModuleCache, load_solution, module_digest
 
 logger = logging.getLogger(__name__)
 
@@ -206,13 +206,14 @@ def _score(submission: Submission, progress: ProgressCallback | None) -> Submiss
         wasm = built.module
     else:
         wasm = bytes(submission.source)
-    submission.module_digest = hashlib.sha256(wasm).hexdigest()
+    submission.module_digest = module_digest(wasm)
     submission.module_size = len(wasm)
 
     try:
         solution = load_solution(
             wasm, entry=version.contract_entry, max_memory_bytes=version.max_memory_bytes,
             cache=module_cache(), max_module_bytes=settings.SCORING_MAX_MODULE_BYTES,
+            digest=submission.module_digest,
         )
     except InvalidModule as invalid:
         return _finish(submission, Submission.State.INVALID_MODULE, message=invalid.message)
