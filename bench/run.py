@@ -32,7 +32,7 @@ def verdict(ok: bool) -> str:
 
 def table(scoring: dict, imports: dict, pages: dict, seconds: float) -> str:
     execution, tiny = scoring["overhead_execution"], scoring["overhead_tiny"]
-    parallel, cache = scoring["parallel"], scoring["compile_cache"]
+    parallel, cache, hostile = scoring["parallel"], scoring["compile_cache"], scoring["hostile_answer"]
     cached, uncached = pages["cached"], pages["uncached"]
     rows = [
         ("Scoring overhead, execution-dominated (40 inputs × 20M loop iterations)",
@@ -49,6 +49,12 @@ def table(scoring: dict, imports: dict, pages: dict, seconds: float) -> str:
          f"first {cache['first_s']:.3f} s ({cache['compiles']} compile)",
          f"second {cache['second_s'] * 1000:.1f} ms, new process {cache['from_disk_s'] * 1000:.1f} ms ({cache['compiles_fresh_process']} compiles)",
          "—", "no second compile", verdict(cache["compiles"] == 1 and cache["compiles_fresh_process"] == 0)),
+        ("Hostile answer judged: valid items until the last, lattice's output schema",
+         f"40 MB, cap lifted: stopped after {hostile['forty_mb']['seconds']:.2f} s",
+         f"at the {hostile['cap_bytes']:,}-byte cap: judged in {hostile['at_cap']['seconds']:.2f} s",
+         "—", f"both within the {hostile['guard_s']:g} s guard",
+         verdict(hostile["at_cap"]["seconds"] <= hostile["guard_s"] and hostile["forty_mb"]["seconds"] <= hostile["guard_s"] + 1
+                 and hostile["forty_mb"]["status"] == "invalid_output")),
         (f"Import scale, {imports['versions']:,} versions",
          f"first import {imports['first_import_s']:.2f} s", f"re-import {imports['reimport_s']:.2f} s",
          f"{imports['ratio']:.3f}", "≤ 0.10", verdict(imports["ratio"] <= 0.10)),

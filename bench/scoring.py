@@ -21,13 +21,13 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 import wasmtime  # noqa: E402
 
-from lib.schemas import load_validator  # noqa: E402
 from scoring.evaluate import HeldOut, evaluate  # noqa: E402
+from scoring.judging import Judge  # noqa: E402
 from scoring.sandbox import ModuleCache, engine, load_solution  # noqa: E402
 from scoring.tests import wat  # noqa: E402
 from scoring.tests.test_sandbox import slow_to_compile  # noqa: E402
 
-ANY = load_validator(b'{"type": "object"}')
+ANY = Judge(b'{"type": "object"}', memory_bytes=2 << 30)
 CEILING = 10**13
 
 
@@ -47,7 +47,7 @@ def bare_loop(module: wasmtime.Module, inputs: list[bytes]) -> list[bytes]:
 
 
 def held_out(inputs: list[bytes]) -> list[HeldOut]:
-    return [HeldOut("stress", f"cases/{index}.json", data, json.loads(data), CEILING) for index, data in enumerate(inputs)]
+    return [HeldOut("stress", f"cases/{index}.json", data, data, CEILING, 1 << 20) for index, data in enumerate(inputs)]
 
 
 def best_of(runs: int, function) -> float:
@@ -65,7 +65,7 @@ def overhead(iterations: int, count: int, runs: int) -> dict:
     inputs = [json.dumps({"case": index, "values": list(range(8))}).encode() for index in range(count)]
     items = held_out(inputs)
     bare = best_of(runs, lambda: bare_loop(solution.module, inputs))
-    ours = best_of(runs, lambda: evaluate(solution, items, fuel_limit=CEILING, output_validator=ANY, wall_seconds=600, threads=1))
+    ours = best_of(runs, lambda: evaluate(solution, items, fuel_limit=CEILING, judge=ANY, wall_seconds=600, threads=1))
     return {"bare_s": bare, "ours_s": ours, "per_input_bare_us": bare / count * 1e6,
             "per_input_ours_us": ours / count * 1e6, "ratio": ours / bare}
 
@@ -78,7 +78,7 @@ def parallel(runs: int) -> dict:
     results = {}
 
     def run(threads: int):
-        results[threads] = evaluate(solution, items, fuel_limit=CEILING, output_validator=ANY, wall_seconds=600, threads=threads)
+        results[threads] = evaluate(solution, items, fuel_limit=CEILING, judge=ANY, wall_seconds=600, threads=threads)
 
     serial = best_of(runs, lambda: run(1))
     threaded = best_of(runs, lambda: run(cores))
@@ -106,6 +106,37 @@ def compile_cache() -> dict:
                 "compiles": cache.compiles, "compiles_fresh_process": fresh.compiles}
 
 
+LATTICE = Path(__file__).resolve().parent.parent / "test-cases/performance/hard/lattice/v1"
+
+
+def hostile_answer(guard_seconds: float = 5.0) -> dict:
+    """The worst answer for judging, written in almost no fuel: array items that each match a
+    `oneOf` of lattice's output schema, until the last one, which does not: every item is checked.
+
+    First at the size cap (16 x the largest expected answer), judged in full; then 40 MB with
+    the cap lifted, which must stop at the wall-clock guard.
+    """
+    from scoring.judging import answer_limit
+
+    schema = (LATTICE / "schemas/state.json").read_bytes()
+    expected = (LATTICE / "cases/large.out").read_bytes()
+    cap = answer_limit(len(expected), minimum=64 << 10, factor=16)
+    judge = Judge(schema, memory_bytes=2 << 30)
+    element = b"[1,2]"
+    results = {"cap_bytes": cap, "guard_s": guard_seconds}
+    for label, size, limit in (("at_cap", cap, cap), ("forty_mb", 40_000_000, 1 << 30)):
+        count = (size - 24) // (len(element) + 1)
+        wasm = wat.filled(b'{"items":[', element, count, b'"x"],"sinks":[]}', pages=1024)
+        solution = load_solution(wasm, entry="solve", max_memory_bytes=1024 * 65_536, cache=ModuleCache())
+        judge.check(b"{}", expected, deadline=time.monotonic() + 60)  # a judge process is ready
+        started = time.perf_counter()
+        outcome = solution.run(b"{}", fuel_limit=CEILING, ceiling=CEILING, wall_seconds=guard_seconds,
+                               answer_limit=limit, judge=lambda output, deadline: judge.check(output, expected, deadline=deadline))
+        results[label] = {"bytes": outcome.output_size, "seconds": time.perf_counter() - started,
+                          "status": outcome.status.value, "fuel": outcome.fuel, "message": outcome.message}
+    return results
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--json", action="store_true")
@@ -116,6 +147,7 @@ def main() -> None:
         "overhead_tiny": overhead(iterations=0, count=3000, runs=args.runs),
         "parallel": parallel(args.runs),
         "compile_cache": compile_cache(),
+        "hostile_answer": hostile_answer(),
     }
     if args.json:
         print(json.dumps(results))

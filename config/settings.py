@@ -169,6 +169,20 @@ SCORING_BUILD_PROCESSES = envint("SCORING_BUILD_PROCESSES", 512, minimum=8)
 SCORING_BUILD_DISK_BYTES = envint("SCORING_BUILD_DISK_BYTES", 2 << 30, minimum=16 << 20)
 # A submitted folder is packed into the database; larger ones are refused.
 SCORING_MAX_SOURCE_BYTES = envint("SCORING_MAX_SOURCE_BYTES", 32 * 1024 * 1024, minimum=1024)
+# What a packed submission may unpack to on the host before its build (bytes written, entries).
+SCORING_MAX_UNPACKED_BYTES = envint("SCORING_MAX_UNPACKED_BYTES", 256 << 20, minimum=1 << 20)
+SCORING_MAX_SOURCE_ENTRIES = envint("SCORING_MAX_SOURCE_ENTRIES", 20_000, minimum=10)
+# A scorer run as root builds each submission as an account of its own: uids
+# SCORING_BUILD_UID_BASE … + SCORING_BUILD_SLOTS - 1, one per concurrent build on the machine,
+# claimed with lock files in SCORING_BUILD_SLOT_DIR (shared by every scorer on the machine).
+SCORING_BUILD_UID_BASE = envint("SCORING_BUILD_UID_BASE", 2_000_000_000, minimum=1000)
+SCORING_BUILD_SLOTS = envint("SCORING_BUILD_SLOTS", 32, minimum=1)
+SCORING_BUILD_SLOT_DIR = envstr("SCORING_BUILD_SLOT_DIR", "/run/fuelboard-build-slots")
+# Answers: at most SCORING_ANSWER_SIZE_FACTOR times the expected answer's size (and never less
+# than SCORING_ANSWER_MIN_BYTES); judged in a process of at most SCORING_JUDGE_MEMORY_BYTES.
+SCORING_ANSWER_MIN_BYTES = envint("SCORING_ANSWER_MIN_BYTES", 64 << 10, minimum=16)
+SCORING_ANSWER_SIZE_FACTOR = envint("SCORING_ANSWER_SIZE_FACTOR", 16, minimum=1)
+SCORING_JUDGE_MEMORY_BYTES = envint("SCORING_JUDGE_MEMORY_BYTES", 2 << 30, minimum=256 << 20)
 # Archives uploaded in the admin's "Import case version": the upload, and what it may unpack to.
 CATALOG_MAX_UPLOAD_BYTES = envint("CATALOG_MAX_UPLOAD_BYTES", 64 * 1024 * 1024, minimum=1024)
 CATALOG_MAX_UNPACKED_BYTES = envint("CATALOG_MAX_UNPACKED_BYTES", 512 * 1024 * 1024, minimum=1024)

@@ -7,12 +7,14 @@ documents checked are held-out inputs and answers.
 
 from __future__ import annotations
 
+import itertools
+from dataclasses import dataclass
 from typing import Any
 
 from jsonschema import exceptions as schema_exceptions
 from jsonschema import validators
 
-from lib.strictjson import JSONDocumentError, loads_strict, pointer_token
+from lib.strictjson import JSONDocumentError, loads_strict, pointer, pointer_token
 
 DEFAULT_DIALECT = validators.Draft202012Validator
 
@@ -70,18 +72,48 @@ def load_validator(source: bytes):
     return cls(schema)
 
 
-def describe_violation(error: schema_exceptions.ValidationError) -> str:
-    where = "/" + "/".join(pointer_token(part) for part in error.absolute_path) if error.absolute_path else "the document root"
+@dataclass(frozen=True)
+class Violation:
+    """Where a document fails its schema, and which keyword: never the values.
+
+    `unusable` is set instead when the schema could not be applied to the document at all.
+    """
+
+    path: tuple = ()  # keys and indexes into the document
+    keyword: str = ""
+    schema_path: str = ""
+    unusable: str = ""
+
+    def describe(self, where: str | None = None) -> str:
+        """`where` replaces the document pointer (for a pointer cut down for the public)."""
+        if self.unusable:
+            return f"the schema could not be applied: {self.unusable}"
+        if where is None:
+            where = pointer(self.path) if self.path else "the document root"
+        return f"at {where}: fails `{self.keyword}` (schema path /{self.schema_path})"
+
+
+def first_violation(validator, document: Any, *, exhaustive: bool = True) -> Violation | None:
+    """None when `document` is valid; otherwise the most relevant violation.
+
+    `exhaustive=False` looks no further than the first error the validator finds (and the most
+    relevant one inside it): a hostile document with an error in every one of its items costs
+    the time to find one, not all of them.
+    """
+    errors = validator.iter_errors(document)
+    try:
+        error = schema_exceptions.best_match(errors if exhaustive else itertools.islice(errors, 1))
+    except RecursionError:
+        return Violation(unusable="nested too deeply")
+    except Exception as exc:  # e.g. an unresolvable $ref: there is no network to fetch it from
+        return Violation(unusable=type(exc).__name__)
+    if error is None:
+        return None
     schema_path = "/".join(pointer_token(part) for part in error.absolute_schema_path)
-    return f"at {where}: fails `{error.validator}` (schema path /{schema_path})"
+    return Violation(tuple(error.absolute_path), str(error.validator), schema_path)
 
 
 def first_schema_violation(validator, document: Any) -> str | None:
     """None when `document` is valid; otherwise where it fails, without quoting any value."""
-    try:
-        error = schema_exceptions.best_match(validator.iter_errors(document))
-    except RecursionError:
-        return "the schema could not be applied: nested too deeply"
-    except Exception as exc:  # e.g. an unresolvable $ref: there is no network to fetch it from
-        return f"the schema could not be applied: {type(exc).__name__}"
-    return describe_violation(error) if error is not None else None
+    violation = first_violation(validator, document)
+    return None if violation is None else violation.describe()

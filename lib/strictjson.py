@@ -69,49 +69,60 @@ _CHECK_LENGTH = object()  # after an array's common elements: a length mismatch
 _MISSING = object()  # an expected key the answer lacks
 
 
+def pointer(tokens: list | tuple) -> str:
+    """The RFC 6901 pointer of a path of keys and indexes ("" for the root)."""
+    return "".join(f"/{pointer_token(token)}" for token in tokens)
+
+
 def first_difference(expected: Any, actual: Any) -> str | None:
-    """The JSON pointer of the first place `actual` differs from `expected`, or None if equal.
+    """The JSON pointer of the first place `actual` differs from `expected`, or None if equal."""
+    tokens = first_difference_path(expected, actual)
+    return None if tokens is None else pointer(tokens)
+
+
+def first_difference_path(expected: Any, actual: Any) -> tuple | None:
+    """The path (keys and indexes) of the first place `actual` differs from `expected`, or None.
 
     "First" is in the expected document's order (a pre-order walk); keys present only in the
     actual object come after all of that object's expected keys. Iterative, so a deeply nested
     answer cannot exhaust the interpreter's stack.
     """
-    stack: list[tuple[Any, Any, Any, str]] = [(None, expected, actual, "")]
+    stack: list[tuple[Any, Any, Any, tuple]] = [(None, expected, actual, ())]
     while stack:
-        marker, left, right, pointer = stack.pop()
+        marker, left, right, path = stack.pop()
         if marker is _MISSING:
-            return pointer
+            return path
         if marker is _CHECK_EXTRA_KEYS:
             for key in right:
                 if key not in left:
-                    return f"{pointer}/{pointer_token(key)}"
+                    return (*path, key)
             continue
         if marker is _CHECK_LENGTH:
             if len(left) != len(right):
-                return f"{pointer}/{min(len(left), len(right))}"
+                return (*path, min(len(left), len(right)))
             continue
         if isinstance(left, dict):
             if not isinstance(right, dict):
-                return pointer
+                return path
             children = []
             for key, value in left.items():
-                child = f"{pointer}/{pointer_token(key)}"
+                child = (*path, key)
                 if key not in right:
                     children.append((_MISSING, None, None, child))
                     break
                 children.append((None, value, right[key], child))
             else:
-                children.append((_CHECK_EXTRA_KEYS, left, right, pointer))
+                children.append((_CHECK_EXTRA_KEYS, left, right, path))
             stack.extend(reversed(children))
         elif isinstance(left, list):
             if not isinstance(right, list):
-                return pointer
+                return path
             children = [
-                (None, left[index], right[index], f"{pointer}/{index}")
+                (None, left[index], right[index], (*path, index))
                 for index in range(min(len(left), len(right)))
             ]
-            children.append((_CHECK_LENGTH, left, right, pointer))
+            children.append((_CHECK_LENGTH, left, right, path))
             stack.extend(reversed(children))
         elif isinstance(right, (dict, list)) or not _scalars_equal(left, right):
-            return pointer
+            return path
     return None

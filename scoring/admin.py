@@ -13,7 +13,7 @@ from scoring.models import Result, Submission
 
 class ResultInline(admin.TabularInline):
     model = Result
-    fields = ("position", "kind", "input_path", "status", "fuel", "fuel_limit", "ceiling", "overshoot", "wall_ms", "message")
+    fields = ("position", "kind", "input_path", "status", "fuel", "fuel_limit", "ceiling", "overshoot", "wall_ms", "message", "detail")
     readonly_fields = fields
     extra = 0
     can_delete = False
@@ -31,9 +31,9 @@ class SubmissionAdmin(admin.ModelAdmin):
     inlines = [ResultInline]
     actions = ["hide_from_leaderboards", "show_on_leaderboards", "rescore"]
     fields = (
-        "hidden", "name", "version", "variant", "status", "message", "passed", "total_fuel", "overshoot",
+        "hidden", "name", "version", "variant", "status", "message", "detail", "passed", "total_fuel", "overshoot",
         "passed_count", "input_count", "source_kind", "source_label", "source_size", "source_digest",
-        "module_digest", "module_size", "wasmtime_version", "created_at", "scored_at", "attempt", "job_id",
+        "module_digest", "module_size", "wasmtime_version", "engine_digest", "created_at", "scored_at", "attempt", "job_id",
         "heartbeat_at", "build_log",
     )
     readonly_fields = tuple(field for field in fields if field != "hidden")

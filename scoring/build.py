@@ -1,28 +1,36 @@
 """Build a submission into a wasm module with the manifest's `[build]` commands.
 
-A submitted folder is packed into a tar.gz archive when it is submitted (`pack_folder`); a build
-unpacks it on the host (Python's "data" filter: no absolute paths, `..`, device files or links
-leaving the tree) and then runs a small driver script that copies the source into a fresh build
-root, runs `install` then `build` (each under its own timeout), and copies the module out.
+A submitted folder is packed into a tar.gz archive when it is submitted (`pack_folder`). A build
+unpacks it on the host within caps on entries and bytes written (`lib.unpack`), then runs a
+small driver script that copies the source into a fresh build root, runs `install` then `build`
+(each under its own timeout), and hands the module back through a pipe.
 
-The driver runs inside bubblewrap: as an unprivileged user, with no network, no capabilities,
-its own PID namespace, only `/usr` (read-only) and a few `/etc` files of the host visible, the
-source read-only, a size-capped tmpfs as the build root, a clean environment, and resource
-limits (CPU seconds, address space, file size, process count). The whole process group is
-killed on a wall-clock timeout. Where the sandbox cannot start, builds are refused unless
-`SCORING_ALLOW_UNSANDBOXED_BUILDS` is on (then the same driver runs directly, with the same
-limits where the OS allows, and a warning is logged for every build).
+The driver runs inside bubblewrap, which is itself started with an empty environment (so nothing
+of the scorer's environment is readable from `/proc` inside the sandbox), as an account of its
+own (a uid per concurrent build slot, so one build's processes never count against another's
+process limit), with no network, no capabilities and its own PID namespace. It sees `/usr` and
+a few `/etc` files read-only, the source read-only, and exactly one writable place: a tmpfs of
+`disk_bytes` holding the build root, `$HOME` and `/tmp` (`/` and `/dev` are read-only). The
+module never touches the host's disk: when the build is done, every other process of the build
+is killed, and the driver sends the module down a pipe only if it is a regular file reached
+without symbolic links; the host reads at most `max_module_bytes` of it. Resource limits cap
+CPU seconds, address space, file size and processes; the whole process group is killed on a
+wall-clock timeout. Where the sandbox cannot start, builds are refused unless
+`SCORING_ALLOW_UNSANDBOXED_BUILDS` is on (then the same driver runs directly, as the scorer,
+with the same limits where the OS allows, and a warning is logged for every build).
 """
 
 from __future__ import annotations
 
+import fcntl
 import functools
 import gzip
 import io
 import logging
 import os
-import pwd
+import posixpath
 import resource
+import selectors
 import shutil
 import signal
 import subprocess
@@ -31,34 +39,54 @@ import tempfile
 import threading
 import time
 from collections import deque
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Iterator
+
+from lib.unpack import ArchiveError, ArchiveLimits, extract_tar_bytes
 
 logger = logging.getLogger(__name__)
 
 # Build products and version-control data are not part of a submission's source.
 EXCLUDED_DIRECTORIES = {".git", "target"}
-SANDBOX_USER = "nobody"
+BWRAP = "/usr/bin/bwrap"
 # Host files a toolchain may need; everything else of the host stays invisible.
 HOST_FILES = ("/etc/alternatives", "/etc/ld.so.cache", "/etc/ld.so.conf", "/etc/ld.so.conf.d", "/etc/localtime")
+# The sandbox's one writable place (a size-capped tmpfs) and what lives in it.
+SANDBOX_WORK = "/work"
+SANDBOX_DIRECTORIES = {"BUILD_DIR": "/work/build", "HOME": "/work/home", "TMPDIR": "/work/tmp"}
+STATUS_LIMIT = 256  # bytes of status line the host reads
+PROBE_UID = 65534  # nobody: checking that a sandbox starts needs no slot of its own
 
-# Runs inside the build root. Each step's outcome goes to $OUT_DIR/status as "<step> <code>".
+# Runs inside the build root (in bash: the pipes' descriptors may be numbered above 9). The
+# outcome goes to $STATUS_FD as "<step> <code>", the module to $MODULE_FD; both are moved to 3
+# and 4 first, and neither is open in the build's own commands.
 DRIVER = r"""
 set -u
-status() { echo "$1 $2" > "$OUT_DIR/status"; exit 0; }
+exec {module_copy}>&"$MODULE_FD" {status_copy}>&"$STATUS_FD"
+for fd in "$MODULE_FD" "$STATUS_FD"; do eval "exec $fd>&-"; done
+exec 3>&"$module_copy" 4>&"$status_copy" {module_copy}>&- {status_copy}>&-
+status() { printf '%s %s\n' "$1" "$2" >&4; exit 0; }
+mkdir -p "$HOME" "$TMPDIR" || status copy 1
 cp -R "$SOURCE_DIR/." "$BUILD_DIR/" || status copy $?
 cd "$BUILD_DIR" || status copy 1
 step() {
     [ -n "$2" ] || return 0
     printf '$ %s\n' "$2"
-    timeout --kill-after=5 "$STEP_SECONDS" /bin/sh -c "$2" < /dev/null
+    timeout --kill-after=5 "$STEP_SECONDS" /bin/sh -c "$2" < /dev/null 3>&- 4>&-
     code=$?
     [ "$code" -eq 0 ] || status "$1" "$code"
 }
 step install "$INSTALL_COMMAND"
 step build "$BUILD_COMMAND"
-[ -f "$MODULE_PATH" ] || status module 1
-cp "$MODULE_PATH" "$OUT_DIR/module.wasm" || status module $?
+# In the sandbox's own PID namespace, nothing of the build may keep running (and swap the
+# module for a link) while it is read.
+[ "$SANDBOXED" = 1 ] && kill -KILL -1 2>/dev/null
+[ -e "$MODULE_REAL" ] || [ -L "$MODULE_REAL" ] || status module 1
+[ "$(realpath -e -- "$MODULE_REAL" 2>/dev/null)" = "$MODULE_REAL" ] || status module_link 1
+[ -f "$MODULE_REAL" ] || status module_type 1
+cat -- "$MODULE_REAL" >&3 || status module $?
 status ok 0
 """
 
@@ -73,8 +101,24 @@ class BuildLimits:
     cpu_seconds: int = 900
     memory_bytes: int = 8 << 30  # address space per process (rustc reserves a lot of it)
     file_bytes: int = 512 << 20  # largest file a build may write
-    processes: int = 512  # processes of the build user
-    disk_bytes: int = 2 << 30  # the build root (a tmpfs in the sandbox)
+    processes: int = 512  # processes of the build's account
+    disk_bytes: int = 2 << 30  # everything a build may write (one tmpfs in the sandbox)
+    module_bytes: int = 64 << 20  # the largest module the host accepts from a build
+    unpacked_bytes: int = 256 << 20  # what the source archive may unpack to
+    source_entries: int = 20_000  # files and folders the source archive may hold
+
+
+@dataclass(frozen=True)
+class BuildAccounts:
+    """Accounts for builds run by root: `slots` uids from `uid_base`, one per concurrent build.
+
+    A build takes a free slot (a lock file in `lock_dir`, shared by every scorer on the machine)
+    and runs as that uid, so RLIMIT_NPROC counts only its own processes.
+    """
+
+    uid_base: int = 2_000_000_000
+    slots: int = 32
+    lock_dir: Path = Path("/run/fuelboard-build-slots")
 
 
 @dataclass(frozen=True)
@@ -82,9 +126,10 @@ class BuildResult:
     ok: bool
     module: bytes | None
     log: str
-    message: str  # why the build failed ("" when it succeeded)
+    message: str  # why the build failed ("" when it succeeded); shown to everyone
     seconds: float
     sandboxed: bool = True
+    detail: str = ""  # more about the failure, from the submission's own data: staff only
 
 
 class _TailBuffer:
@@ -145,19 +190,59 @@ def pack_folder(folder: Path, *, max_bytes: int) -> bytes:
     return data
 
 
-# --- the sandbox ----------------------------------------------------------------------------------
+# --- accounts -------------------------------------------------------------------------------------
 
 
-def _sandbox_account() -> tuple[int, int] | None:
-    """(uid, gid) to build as when running as root; None when already unprivileged."""
+def _kill_processes_of(uid: int) -> None:
+    """Anything still running as a slot's uid belongs to no live build: end it."""
+    for entry in os.scandir("/proc"):
+        if not entry.name.isdigit():
+            continue
+        try:
+            with open(f"/proc/{entry.name}/status", "rb") as status:
+                for line in status:
+                    if line.startswith(b"Uid:"):
+                        if int(line.split()[1]) == uid:
+                            os.kill(int(entry.name), signal.SIGKILL)
+                        break
+        except (OSError, ValueError):
+            continue  # gone already, or not ours to read
+
+
+@contextmanager
+def build_account(accounts: BuildAccounts, *, wait_seconds: float) -> Iterator[tuple[int, int] | None]:
+    """(uid, gid) of a free build slot, held until the block ends; None when not root.
+
+    Waits up to `wait_seconds` for a slot when all are busy.
+    """
     if os.geteuid() != 0:
-        return None
-    account = pwd.getpwnam(SANDBOX_USER)
-    return account.pw_uid, account.pw_gid
+        yield None
+        return
+    accounts.lock_dir.mkdir(mode=0o700, parents=True, exist_ok=True)
+    deadline = time.monotonic() + wait_seconds
+    while True:
+        for slot in range(accounts.slots):
+            handle = os.open(accounts.lock_dir / f"slot-{slot}.lock", os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW, 0o600)
+            try:
+                fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            except BlockingIOError:
+                os.close(handle)
+                continue
+            uid = accounts.uid_base + slot
+            try:
+                _kill_processes_of(uid)
+                yield uid, uid
+            finally:
+                _kill_processes_of(uid)
+                os.close(handle)  # releases the lock
+            return
+        if time.monotonic() > deadline:
+            raise SandboxUnavailable(f"all {accounts.slots} build slots stayed busy for {wait_seconds:g} s")
+        time.sleep(0.2)
 
 
 def _limit(limits: BuildLimits, account: tuple[int, int] | None):
-    """preexec_fn: drop to the build user and apply resource limits (in the child only)."""
+    """preexec_fn: drop to the build's account and apply resource limits (in the child only)."""
 
     def apply() -> None:
         if account is not None:
@@ -176,9 +261,12 @@ def _limit(limits: BuildLimits, account: tuple[int, int] | None):
     return apply
 
 
-def _bwrap_command(work: Path, limits: BuildLimits, env: dict[str, str]) -> list[str]:
+# --- the sandbox ----------------------------------------------------------------------------------
+
+
+def _bwrap_command(source: Path, limits: BuildLimits, env: dict[str, str], program: list[str]) -> list[str]:
     command = [
-        "bwrap", "--unshare-all", "--die-with-parent", "--new-session", "--clearenv",
+        BWRAP, "--unshare-all", "--die-with-parent", "--new-session", "--clearenv",
         "--ro-bind", "/usr", "/usr",
         "--symlink", "usr/bin", "/bin", "--symlink", "usr/sbin", "/sbin",
         "--symlink", "usr/lib", "/lib", "--symlink", "usr/lib64", "/lib64",
@@ -186,35 +274,37 @@ def _bwrap_command(work: Path, limits: BuildLimits, env: dict[str, str]) -> list
     for host_file in HOST_FILES:
         command += ["--ro-bind-try", host_file, host_file]
     command += [
-        "--dev", "/dev", "--proc", "/proc", "--tmpfs", "/tmp",
-        "--size", str(limits.disk_bytes), "--tmpfs", "/build",
-        "--ro-bind", str(work / "source"), "/source",
-        "--bind", str(work / "out"), "/out",
-        "--chdir", "/build",
+        "--dev", "/dev", "--proc", "/proc",
+        "--size", str(limits.disk_bytes), "--tmpfs", SANDBOX_WORK,
+        "--symlink", SANDBOX_DIRECTORIES["TMPDIR"], "/tmp",
+        "--ro-bind", str(source), "/source",
+        # The tmpfs above is the only writable place: bwrap's own root and /dev are not.
+        "--remount-ro", "/dev", "--remount-ro", "/",
+        "--chdir", SANDBOX_WORK,
     ]
     for name, value in env.items():
         command += ["--setenv", name, value]
-    return command + ["/bin/sh", "-c", DRIVER]
+    return command + program
 
 
 @functools.lru_cache(maxsize=1)
 def sandbox_problem() -> str | None:
     """None if bubblewrap can start a sandbox here, else what went wrong (checked once)."""
-    if shutil.which("bwrap") is None:
+    if shutil.which("bwrap") is None or not os.path.exists(BWRAP):
         return "bubblewrap (bwrap) is not installed"
+    limits = BuildLimits(timeout=10)
+    # The probe runs as an unprivileged account no build uses, so it can never disturb one.
+    account = (PROBE_UID, PROBE_UID) if os.geteuid() == 0 else None
     with tempfile.TemporaryDirectory(prefix="sandbox-probe-") as temp:
-        work = Path(temp)
-        (work / "source").mkdir()
-        (work / "out").mkdir()
-        account = _sandbox_account()
+        source = Path(temp) / "source"
+        source.mkdir()
         if account:
-            for path in (work, work / "source", work / "out"):
+            for path in (Path(temp), source):
                 os.chown(path, *account)
-        probe = _bwrap_command(work, BuildLimits(timeout=10), {"PATH": "/usr/bin:/bin"})
-        probe[-1] = "true"
+        probe = _bwrap_command(source, limits, {"PATH": "/usr/bin:/bin"}, ["/bin/sh", "-c", "touch /work/probe"])
         try:
-            done = subprocess.run(probe, preexec_fn=_limit(BuildLimits(timeout=10), account),
-                                  capture_output=True, text=True, timeout=30)
+            done = subprocess.run(probe, env={}, preexec_fn=_limit(limits, account), capture_output=True,
+                                  text=True, timeout=30)
         except (OSError, subprocess.SubprocessError) as exc:
             return f"bubblewrap could not start: {exc}"
         if done.returncode != 0:
@@ -225,13 +315,45 @@ def sandbox_problem() -> str | None:
 # --- building -------------------------------------------------------------------------------------
 
 
-def _run(command: list[str], *, env: dict[str, str] | None, cwd: Path, preexec, wall_seconds: float,
-         log: _TailBuffer) -> bool:
-    """Run the driver; False if the wall-clock guard had to kill it."""
-    process = subprocess.Popen(
-        command, cwd=cwd, env=env, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
-        stderr=subprocess.STDOUT, start_new_session=True, preexec_fn=preexec,
-    )
+@dataclass
+class _Collected:
+    finished: bool  # False if the wall-clock guard had to kill the build
+    module: bytes
+    module_too_large: bool
+    status: list[str]
+
+
+class _Pipes:
+    """The two pipes a driver reports through: the module's bytes, and its status line."""
+
+    def __init__(self):
+        self.module_read, self.module_write = os.pipe()
+        self.status_read, self.status_write = os.pipe()
+
+    @property
+    def env(self) -> dict[str, str]:
+        return {"MODULE_FD": str(self.module_write), "STATUS_FD": str(self.status_write)}
+
+    def close_write_ends(self) -> None:
+        os.close(self.module_write)
+        os.close(self.status_write)
+
+
+def _run(command: list[str], *, env: dict[str, str], cwd: Path, preexec, wall_seconds: float,
+         log: _TailBuffer, module_limit: int, pipes: _Pipes) -> _Collected:
+    """Run the driver, collecting its output (the log's tail), the module and the status line.
+
+    `env` is the whole environment of the process started: nothing of this one's is inherited.
+    """
+    module_read, status_read = pipes.module_read, pipes.status_read
+    try:
+        process = subprocess.Popen(
+            command, cwd=cwd, env=env, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
+            stderr=subprocess.STDOUT, start_new_session=True, preexec_fn=preexec,
+            pass_fds=(pipes.module_write, pipes.status_write),
+        )
+    finally:
+        pipes.close_write_ends()
     killed = threading.Event()
 
     def kill_group() -> None:
@@ -243,27 +365,51 @@ def _run(command: list[str], *, env: dict[str, str] | None, cwd: Path, preexec, 
 
     timer = threading.Timer(wall_seconds, kill_group)
     timer.start()
+    module, status = bytearray(), bytearray()
+    too_large = False
+    assert process.stdout is not None
+    selector = selectors.DefaultSelector()
+    selector.register(process.stdout.fileno(), selectors.EVENT_READ, "log")
+    selector.register(module_read, selectors.EVENT_READ, "module")
+    selector.register(status_read, selectors.EVENT_READ, "status")
     try:
-        assert process.stdout is not None
-        for chunk in iter(lambda: process.stdout.read1(65536), b""):
-            log.write(chunk)
+        while selector.get_map():
+            for key, _ in selector.select(timeout=1.0):
+                chunk = os.read(key.fd, 65536)
+                if not chunk:
+                    selector.unregister(key.fd)
+                elif key.data == "log":
+                    log.write(chunk)
+                elif key.data == "module":
+                    # Past the cap the rest is drained and dropped, never kept.
+                    if len(module) + len(chunk) > module_limit:
+                        too_large = True
+                    if not too_large:
+                        module += chunk
+                elif len(status) < STATUS_LIMIT:
+                    status += chunk[: STATUS_LIMIT - len(status)]
         process.wait()
     finally:
         timer.cancel()
+        selector.close()
+        os.close(module_read)
+        os.close(status_read)
+        process.stdout.close()
         # Whatever the build left running in its group goes too.
         try:
             os.killpg(process.pid, signal.SIGKILL)
         except ProcessLookupError:
             pass
-    return not killed.is_set()
+        process.wait()
+    return _Collected(not killed.is_set(), bytes(module) if not too_large else b"", too_large,
+                      status.decode("ascii", "replace").split())
 
 
 def _driver_env(path: str, build: str, install: str, module_path: str, limits: BuildLimits,
-                directories: dict[str, str], home: str) -> dict[str, str]:
+                directories: dict[str, str], sandboxed: bool) -> dict[str, str]:
+    home = directories["HOME"]
     return {
         "PATH": path,
-        "HOME": home,
-        "TMPDIR": "/tmp" if directories["BUILD_DIR"] == "/build" else home,
         "CARGO_HOME": f"{home}/.cargo",
         "CARGO_NET_OFFLINE": "true",
         "CARGO_TERM_COLOR": "never",
@@ -271,14 +417,26 @@ def _driver_env(path: str, build: str, install: str, module_path: str, limits: B
         "LC_ALL": "C.UTF-8",
         "INSTALL_COMMAND": install,
         "BUILD_COMMAND": build,
-        "MODULE_PATH": module_path,
+        # Where the module must be, with no `.`, `..` or doubled slashes: resolving it must give
+        # exactly this, or some part of the path is a link.
+        "MODULE_REAL": posixpath.normpath(posixpath.join(directories["BUILD_DIR"], module_path)),
         "STEP_SECONDS": str(max(1, int(limits.timeout))),
+        "SANDBOXED": "1" if sandboxed else "0",
         **directories,
     }
 
 
+_STEP_MESSAGES = {
+    "copy": "the submission could not be copied into the build root (is it too large?)",
+    "module": "the build did not produce the module {module}",
+    "module_link": "the module {module} is a symbolic link or lies under one; a build must produce a regular file",
+    "module_type": "the module {module} is not a regular file",
+}
+
+
 def build_submission(source: bytes, *, install: str, build: str, module_path: str, limits: BuildLimits,
-                     log_limit: int, path: str, allow_unsandboxed: bool = False) -> BuildResult:
+                     log_limit: int, path: str, allow_unsandboxed: bool = False,
+                     accounts: BuildAccounts = BuildAccounts()) -> BuildResult:
     """Unpack, run `install` then `build`, take out `module_path`.
 
     Never raises for a bad submission (that is a failed BuildResult); raises SandboxUnavailable
@@ -296,55 +454,66 @@ def build_submission(source: bytes, *, install: str, build: str, module_path: st
             )
         logger.warning("building WITHOUT a sandbox (%s): the submission's code runs with this process's rights", problem)
 
-    def failed(message: str) -> BuildResult:
-        log.write(f"\n{message}\n".encode())
-        return BuildResult(False, None, log.text(), message, time.perf_counter() - started, sandboxed)
+    def failed(message: str, detail: str = "") -> BuildResult:
+        log.write(f"\n{detail or message}\n".encode())
+        return BuildResult(False, None, log.text(), message, time.perf_counter() - started, sandboxed, detail)
 
+    wall_seconds = 2 * limits.timeout + 60  # both steps' timeouts, plus a margin for copying
     with tempfile.TemporaryDirectory(prefix="build-") as temp:
         work = Path(temp)
         try:
-            with tarfile.open(fileobj=io.BytesIO(source), mode="r:gz") as archive:
-                # The "data" filter refuses absolute paths, `..`, links leaving the tree and
-                # device files, and drops set-uid bits.
-                archive.extractall(work, filter="data")
-        except (tarfile.TarError, OSError, EOFError) as exc:
-            return failed(f"the submission could not be unpacked: {exc}")
-        if not (work / "source").is_dir():
+            extract_tar_bytes(source, work, ArchiveLimits(
+                max_entries=limits.source_entries, max_total_bytes=limits.unpacked_bytes,
+                max_file_bytes=limits.unpacked_bytes,
+            ), allow_links=True)
+        except ArchiveError as exc:
+            # The reason can quote the submission's own file names: staff see it, the public not.
+            return failed("the submission could not be unpacked", f"the submission could not be unpacked: {exc}")
+        if not (work / "source").is_dir() or (work / "source").is_symlink():
             return failed("the submission archive holds no source folder")
-        (work / "out").mkdir()
-        account = _sandbox_account() if sandboxed else None
-        if account:  # the build user must read the source (whatever its modes) and write out/
-            for directory, _, files in os.walk(work):
-                os.chown(directory, *account, follow_symlinks=False)
-                for name in files:
-                    os.chown(os.path.join(directory, name), *account, follow_symlinks=False)
-        if sandboxed:
-            env = _driver_env(path, build, install, module_path, limits,
-                              {"SOURCE_DIR": "/source", "BUILD_DIR": "/build", "OUT_DIR": "/out"}, "/build")
-            command, run_env, cwd = _bwrap_command(work, limits, env), None, work
-        else:
-            (work / "build").mkdir()
-            env = _driver_env(path, build, install, module_path, limits,
-                              {"SOURCE_DIR": str(work / "source"), "BUILD_DIR": str(work / "build"),
-                               "OUT_DIR": str(work / "out")}, str(work / "build"))
-            command, run_env, cwd = ["/bin/sh", "-c", DRIVER], env, work
-        # Both steps' timeouts, plus a margin for copying: after that the whole group is killed.
-        finished = _run(command, env=run_env, cwd=cwd, preexec=_limit(limits, account),
-                        wall_seconds=2 * limits.timeout + 60, log=log)
-        status_file = work / "out" / "status"
-        status = status_file.read_text().split() if status_file.is_file() else []
-        if not finished or not status:
-            return failed(f"the build was stopped after {2 * limits.timeout + 60:g} s" if not finished
-                          else "the build ended without reporting (killed by a resource limit?)")
-        step, code = status[0], int(status[1]) if len(status) > 1 and status[1].isdigit() else 1
-        if step in ("install", "build"):
-            if code in (124, 137):  # timeout(1): timed out / killed after the grace period
-                return failed(f"{step} command timed out after {max(1, int(limits.timeout))} s")
-            return failed(f"{step} command failed with exit status {code}")
-        if step == "copy":
-            return failed("the submission could not be copied into the build root (is it too large?)")
-        if step == "module" or not (work / "out" / "module.wasm").is_file():
-            return failed(f"the build did not produce the module {module_path}")
-        data = (work / "out" / "module.wasm").read_bytes()
-    log.write(f"built {module_path} ({len(data):,} bytes)\n".encode())
-    return BuildResult(True, data, log.text(), "", time.perf_counter() - started, sandboxed)
+        account_pool = build_account(accounts, wait_seconds=wall_seconds) if sandboxed else _unprivileged()
+        with account_pool as account:
+            if account:  # the build's account must read the source, whatever its modes
+                for directory, _, files in os.walk(work):
+                    os.chown(directory, *account, follow_symlinks=False)
+                    for name in files:
+                        os.chown(os.path.join(directory, name), *account, follow_symlinks=False)
+            pipes = _Pipes()
+            if sandboxed:
+                env = _driver_env(path, build, install, module_path, limits,
+                                  {"SOURCE_DIR": "/source", **SANDBOX_DIRECTORIES, **pipes.env}, sandboxed=True)
+                # bwrap itself starts with an empty environment; the driver's comes by --setenv.
+                command = _bwrap_command(work / "source", limits, env, ["/bin/bash", "-c", DRIVER])
+                run_env: dict[str, str] = {}
+            else:
+                directories = {"SOURCE_DIR": str(work / "source"), "BUILD_DIR": str(work / "sandbox" / "build"),
+                               "HOME": str(work / "sandbox" / "home"), "TMPDIR": str(work / "sandbox" / "tmp")}
+                (work / "sandbox" / "build").mkdir(parents=True)
+                run_env = _driver_env(path, build, install, module_path, limits, {**directories, **pipes.env},
+                                      sandboxed=False)
+                command = ["/bin/bash", "-c", DRIVER]
+            collected = _run(command, env=run_env, cwd=work, preexec=_limit(limits, account),
+                             wall_seconds=wall_seconds, log=log, module_limit=limits.module_bytes, pipes=pipes)
+    status = collected.status
+    if not collected.finished:
+        return failed(f"the build was stopped after {wall_seconds:g} s")
+    if not status:
+        return failed("the build ended without reporting (killed by a resource limit?)")
+    step, code = status[0], int(status[1]) if len(status) > 1 and status[1].isdigit() else 1
+    if step in ("install", "build"):
+        if code in (124, 137):  # timeout(1): timed out / killed after the grace period
+            return failed(f"{step} command timed out after {max(1, int(limits.timeout))} s")
+        return failed(f"{step} command failed with exit status {code}")
+    if step in _STEP_MESSAGES:
+        return failed(_STEP_MESSAGES[step].format(module=module_path))
+    if collected.module_too_large:
+        return failed(f"the module {module_path} is larger than the {limits.module_bytes:,}-byte limit")
+    if step != "ok":
+        return failed("the build ended without reporting (killed by a resource limit?)")
+    log.write(f"built {module_path} ({len(collected.module):,} bytes)\n".encode())
+    return BuildResult(True, collected.module, log.text(), "", time.perf_counter() - started, sandboxed)
+
+
+@contextmanager
+def _unprivileged() -> Iterator[None]:
+    yield None

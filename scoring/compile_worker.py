@@ -19,7 +19,7 @@ def main(source: str, target: str) -> int:
     try:
         module = wasmtime.Module(engine(), Path(source).read_bytes())
     except wasmtime.WasmtimeError as exc:
-        print(str(exc).strip().splitlines()[0] if str(exc).strip() else "compilation failed", file=sys.stderr)
+        print(str(exc).strip()[:4000] or "compilation failed", file=sys.stderr)
         return 2
     Path(target).write_bytes(module.serialize())
     return 0

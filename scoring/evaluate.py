@@ -8,8 +8,9 @@ from __future__ import annotations
 
 from concurrent.futures import ThreadPoolExecutor, as_completed
 from dataclasses import dataclass
-from typing import Any, Callable, Sequence
+from typing import Callable, Sequence
 
+from scoring.judging import Judge
 from scoring.sandbox import Outcome, Solution, Status
 
 SMOKE = "smoke"
@@ -23,8 +24,9 @@ class HeldOut:
     kind: str
     input_path: str
     input_bytes: bytes
-    expected: Any  # the parsed expected answer
+    expected: bytes  # the expected answer, as stored
     ceiling: int
+    answer_limit: int  # the largest answer accepted (scoring.judging.answer_limit)
 
 
 @dataclass(frozen=True)
@@ -65,7 +67,7 @@ class Evaluation:
 Progress = Callable[[int, HeldOut, Outcome], None]
 
 
-def evaluate(solution: Solution, held_out: Sequence[HeldOut], *, fuel_limit: int, output_validator,
+def evaluate(solution: Solution, held_out: Sequence[HeldOut], *, fuel_limit: int, judge: Judge,
              wall_seconds: float, threads: int = 1, progress: Progress | None = None) -> Evaluation:
     """Smoke cases first, all of them; if any fails, every stress case is skipped."""
     held_out = tuple(held_out)
@@ -78,8 +80,11 @@ def evaluate(solution: Solution, held_out: Sequence[HeldOut], *, fuel_limit: int
 
         def run(index: int) -> Outcome:
             item = held_out[index]
-            return solution.run(item.input_bytes, expected=item.expected, output_validator=output_validator,
-                                fuel_limit=fuel_limit, ceiling=item.ceiling, wall_seconds=wall_seconds)
+            return solution.run(
+                item.input_bytes, fuel_limit=fuel_limit, ceiling=item.ceiling, wall_seconds=wall_seconds,
+                answer_limit=item.answer_limit,
+                judge=lambda output, deadline: judge.check(output, item.expected, deadline=deadline),
+            )
 
         if threads <= 1 or len(indexes) == 1:
             for index in indexes:

@@ -18,7 +18,7 @@ _GROUP_ORDER = {RANKED: 0, OVER_LIMIT: 1, UNRANKED: 2}
 # The columns a leaderboard needs from a submission; one query fetches them for all of them.
 FIELDS = (
     "pk", "name", "variant__slug", "status", "passed", "total_fuel", "overshoot", "passed_count",
-    "input_count", "created_at", "wasmtime_version",
+    "input_count", "created_at", "wasmtime_version", "engine_digest",
 )
 
 
@@ -37,6 +37,12 @@ class Entry:
     input_count: int
     submitted_at: datetime
     wasmtime_version: str
+    engine_digest: str = ""
+
+    @property
+    def engine(self) -> str:
+        """The engine that measured it: wasmtime's version and the configuration's digest."""
+        return f"{self.wasmtime_version} ({self.engine_digest or 'configuration not recorded'})"
 
     def as_json(self) -> dict:
         return {
@@ -83,6 +89,6 @@ def rank(rows: list[dict], *, best_per_name: bool = True) -> list[Entry]:
             name=row["name"], variant=row["variant__slug"], status=row["status"], passed=row["passed"],
             total_fuel=row["total_fuel"], overshoot=row["overshoot"], passed_count=row["passed_count"],
             input_count=row["input_count"], submitted_at=row["created_at"],
-            wasmtime_version=row["wasmtime_version"],
+            wasmtime_version=row["wasmtime_version"], engine_digest=row["engine_digest"],
         ))
     return entries

@@ -60,8 +60,12 @@ class Submission(models.Model):
     module_digest = models.CharField(max_length=64, blank=True)
     module_size = models.PositiveBigIntegerField(null=True, blank=True)
     wasmtime_version = models.CharField(max_length=30)
+    # The engine configuration it was scored under (scoring.sandbox.ENGINE_DIGEST).
+    engine_digest = models.CharField(max_length=20, blank=True)
     status = models.CharField(max_length=20, choices=State.choices, default=State.PENDING)
-    message = models.TextField(blank=True)  # why a build failed or a module is invalid
+    message = models.TextField(blank=True)  # why a build failed or a module is invalid (public)
+    # The same with what the submission itself chose (file, import names; the compiler's words): staff only.
+    detail = models.TextField(blank=True)
     build_log = models.TextField(blank=True)
     passed = models.BooleanField(default=False)
     total_fuel = models.BigIntegerField(null=True, blank=True)
@@ -108,7 +112,8 @@ class Result(models.Model):
     fuel_limit = models.BigIntegerField()
     ceiling = models.BigIntegerField()
     overshoot = models.BigIntegerField(default=0)
-    message = models.TextField(blank=True)
+    message = models.TextField(blank=True)  # public: never quotes the answer
+    detail = models.TextField(blank=True)  # the full message (a whole JSON pointer…): staff only
     wall_ms = models.FloatField(default=0)
     output_size = models.PositiveBigIntegerField(null=True, blank=True)
 

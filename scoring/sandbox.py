@@ -3,11 +3,21 @@
 No Django here. `load_solution()` compiles and checks a module once; `Solution.run()` runs it on
 one input in a fresh store and returns an `Outcome`. Engine and Module are shared across threads;
 each run makes its own Store, so one solution may run many inputs in parallel.
+
+The engine's configuration is spelled out in `ENGINE_SETTINGS`, not left to wasmtime's defaults
+(which change between releases): only the proposals a `wasm32-unknown-unknown` module compiled
+from Rust or C uses are on, relaxed SIMD is deterministic and NaNs are canonical, so an answer
+cannot differ between worker machines. `ENGINE_DIGEST` names the configuration; it is recorded
+with every result beside the wasmtime version.
+
+Messages in an `Outcome` or `InvalidModule` are public and never quote what the module chose
+(import names, function names, its answer); `detail` holds the full text, for staff.
 """
 
 from __future__ import annotations
 
 import hashlib
+import json
 import os
 import re
 import subprocess
@@ -20,19 +30,55 @@ from dataclasses import dataclass
 from enum import StrEnum
 from importlib.metadata import version as package_version
 from pathlib import Path
-from typing import Any
+from typing import Any, Callable
 
 import wasmtime
 
-from lib.schemas import first_schema_violation
-from lib.strictjson import JSONDocumentError, first_difference, loads_strict
+from scoring.judging import INVALID_OUTPUT, WRONG_ANSWER, Verdict
 
 WASMTIME_VERSION = package_version("wasmtime")
-WASM_PAGE = 65_536
 U32 = 0xFFFF_FFFF
 U64 = 0xFFFF_FFFF_FFFF_FFFF
-# Table slots one instance may hold (function-pointer tables of real programs are far smaller).
+# Table slots one instance may hold, in its one table (function-pointer tables of real programs
+# are far smaller): at most 8 MiB of host memory.
 TABLE_ELEMENTS_LIMIT = 1 << 20
+MAX_TABLES = 1
+# The wasm stack one call may use (wasmtime's default, written down: deep recursion traps here).
+MAX_WASM_STACK = 512 << 10
+
+# Every wasmtime setting that affects what a module may do or what it computes. Fuel costs are
+# wasmtime's own and are pinned by pinning wasmtime itself (requirements.txt).
+ENGINE_SETTINGS: dict[str, Any] = {
+    "strategy": "cranelift",
+    "cranelift_opt_level": "speed",
+    "consume_fuel": True,
+    "epoch_interruption": True,
+    "max_wasm_stack": MAX_WASM_STACK,
+    # What rustc and clang emit for wasm32-unknown-unknown (mutable globals, sign extension and
+    # saturating conversions are always on in wasmtime).
+    "wasm_bulk_memory": True,
+    "wasm_multi_value": True,
+    "wasm_reference_types": True,
+    "wasm_simd": True,
+    "wasm_relaxed_simd": True,
+    "wasm_relaxed_simd_deterministic": True,
+    "cranelift_nan_canonicalization": True,
+    # Everything else off.
+    "wasm_threads": False,
+    "shared_memory": False,
+    "wasm_tail_call": False,
+    "wasm_multi_memory": False,
+    "wasm_memory64": False,
+    "wasm_custom_page_sizes": False,
+    "wasm_wide_arithmetic": False,
+    "wasm_function_references": False,
+    "wasm_gc": False,
+    "gc_support": False,
+    "wasm_exceptions": False,
+    "wasm_stack_switching": False,
+    "wasm_component_model": False,
+}
+ENGINE_DIGEST = hashlib.sha256(json.dumps(ENGINE_SETTINGS, sort_keys=True).encode()).hexdigest()[:12]
 # How often the engine's epoch advances; the wall-clock guard is counted in these ticks.
 EPOCH_TICK_SECONDS = 0.01
 
@@ -61,9 +107,10 @@ class Outcome:
     fuel_limit: int
     ceiling: int
     overshoot: int = 0
-    message: str = ""
+    message: str = ""  # public: never quotes what the module chose
     wall_ms: float = 0.0
     output_size: int | None = None
+    detail: str = ""  # the full text behind the message, for staff ("" when the message says it all)
 
     @classmethod
     def skipped(cls, fuel_limit: int, ceiling: int) -> "Outcome":
@@ -71,11 +118,16 @@ class Outcome:
 
 
 class InvalidModule(Exception):
-    """The module breaks the solution ABI; nothing is run."""
+    """The module breaks the solution ABI; nothing is run.
 
-    def __init__(self, message: str):
+    `message` is public; `detail` adds what the module itself chose (its import names, the
+    compiler's own words), for staff.
+    """
+
+    def __init__(self, message: str, detail: str = ""):
         super().__init__(message)
         self.message = message
+        self.detail = detail
 
 
 # --- the engine ---------------------------------------------------------------------------------
@@ -91,13 +143,13 @@ def _tick(engine: wasmtime.Engine) -> None:
 
 
 def engine() -> wasmtime.Engine:
-    """The process-wide engine: fuel on, epoch interruption on, default Cranelift settings."""
+    """The process-wide engine, configured by ENGINE_SETTINGS."""
     global _engine
     with _engine_lock:
         if _engine is None:
             config = wasmtime.Config()
-            config.consume_fuel = True
-            config.epoch_interruption = True
+            for name, value in ENGINE_SETTINGS.items():
+                setattr(config, name, value)
             _engine = wasmtime.Engine(config)
             threading.Thread(target=_tick, args=(_engine,), name="wasm-epoch", daemon=True).start()
         return _engine
@@ -119,14 +171,22 @@ def _leb_u32(data: bytes, offset: int) -> tuple[int, int]:
             return result, offset
 
 
-def _section_facts(wasm: bytes) -> tuple[bool, int]:
-    """(has a start section, number of memories the module defines), from the binary itself.
+@dataclass(frozen=True)
+class _SectionFacts:
+    has_start: bool
+    memories: int  # memories the module defines
+    table_sizes: tuple[int, ...]  # the initial size of each table it defines
 
-    wasmtime's API exposes neither; the module has already compiled, so the framing is sound.
+
+def _section_facts(wasm: bytes) -> _SectionFacts:
+    """What wasmtime's API does not expose, read from the binary itself.
+
+    The module has already compiled, so the framing is sound.
     """
     offset = 8  # magic + version
     has_start = False
     memories = 0
+    tables: list[int] = []
     while offset < len(wasm):
         section_id = wasm[offset]
         size, offset = _leb_u32(wasm, offset + 1)
@@ -134,8 +194,16 @@ def _section_facts(wasm: bytes) -> tuple[bool, int]:
             has_start = True
         elif section_id == 5:
             memories, _ = _leb_u32(wasm, offset)
+        elif section_id == 4:
+            count, position = _leb_u32(wasm, offset)
+            for _ in range(count):
+                flags = wasm[position + 1]  # after the element type
+                minimum, position = _leb_u32(wasm, position + 2)
+                if flags & 1:
+                    _, position = _leb_u32(wasm, position)
+                tables.append(minimum)
         offset += size
-    return has_start, memories
+    return _SectionFacts(has_start, memories, tuple(tables))
 
 
 def _describe_func(functype: wasmtime.FuncType) -> str:
@@ -158,15 +226,22 @@ def _check_function(exports: dict, name: str, params: list[str], results: list[s
 def check_module(module: wasmtime.Module, wasm: bytes, entry: str, max_memory_bytes: int) -> None:
     """Raise InvalidModule naming every way the module breaks the ABI of SPEC §4."""
     problems: list[str] = []
+    detail = ""
     imports = [f"{item.module}.{item.name}" for item in module.imports]
     if imports:
-        shown = ", ".join(f"`{name}`" for name in imports[:5]) + (", …" if len(imports) > 5 else "")
-        problems.append(f"module must be import-free but imports {shown}")
-    has_start, memory_count = _section_facts(wasm)
-    if has_start:
+        # The names are the module's own words: staff see them, the public sees how many.
+        problems.append(f"module must be import-free but imports {len(imports)} item{'s' if len(imports) > 1 else ''}")
+        shown = ", ".join(f"`{name[:100]}`" for name in imports[:5]) + (", …" if len(imports) > 5 else "")
+        detail = f"imports: {shown}"
+    facts = _section_facts(wasm)
+    if facts.has_start:
         problems.append("module has a start function (section 8), which is not allowed")
-    if memory_count > 1:
-        problems.append(f"module declares {memory_count} memories; exactly one is allowed")
+    if facts.memories > 1:
+        problems.append(f"module declares {facts.memories} memories; exactly one is allowed")
+    if len(facts.table_sizes) > MAX_TABLES:
+        problems.append(f"module declares {len(facts.table_sizes)} tables; at most {MAX_TABLES} is allowed")
+    if any(size > TABLE_ELEMENTS_LIMIT for size in facts.table_sizes):
+        problems.append(f"a table's initial size exceeds {TABLE_ELEMENTS_LIMIT:,} slots")
     exports = {export.name: export.type for export in module.exports}
     memory = exports.get("memory")
     if memory is None:
@@ -183,7 +258,7 @@ def check_module(module: wasmtime.Module, wasm: bytes, entry: str, max_memory_by
     _check_function(exports, "alloc", ["i32"], ["i32"], problems)
     _check_function(exports, entry, ["i32", "i32"], ["i64"], problems)
     if problems:
-        raise InvalidModule("; ".join(problems))
+        raise InvalidModule("; ".join(problems), detail)
 
 
 # --- compiled modules, cached -------------------------------------------------------------------
@@ -207,7 +282,8 @@ class ModuleCache:
         self.compiles = 0  # how many times this cache had to compile (for tests and benchmarks)
 
     def _path(self, digest: str) -> Path | None:
-        return self.directory / f"{digest}-wasmtime-{WASMTIME_VERSION}.cwasm" if self.directory else None
+        name = f"{digest}-wasmtime-{WASMTIME_VERSION}-{ENGINE_DIGEST}.cwasm"
+        return self.directory / name if self.directory else None
 
     def get(self, wasm: bytes, digest: str | None = None) -> wasmtime.Module:
         """The compiled module; `digest` is `module_digest(wasm)` if the caller already has it."""
@@ -246,8 +322,7 @@ class ModuleCache:
             except subprocess.TimeoutExpired:
                 raise InvalidModule(f"module did not compile within {self.compile_seconds:g} s") from None
             if done.returncode != 0 or not target.is_file():
-                reason = _first_line(done.stderr) or f"the compiler exited with status {done.returncode}"
-                raise InvalidModule(f"module does not compile: {reason}")
+                raise _does_not_compile(done.stderr.strip() or f"the compiler exited with status {done.returncode}")
             return wasmtime.Module.deserialize(engine(), target.read_bytes())
 
     def _compile(self, wasm: bytes, digest: str) -> wasmtime.Module:
@@ -257,7 +332,7 @@ class ModuleCache:
             try:
                 module = wasmtime.Module(engine(), bytes(wasm))
             except wasmtime.WasmtimeError as exc:
-                raise InvalidModule(f"module does not compile: {_first_line(str(exc))}") from None
+                raise _does_not_compile(str(exc)) from None
         self.compiles += 1
         path = self._path(digest)
         if path is not None:
@@ -272,24 +347,46 @@ class ModuleCache:
         return module
 
 
-def _first_line(text: str) -> str:
-    return text.strip().splitlines()[0] if text.strip() else text
+# The compiler's words are shown publicly only when they cannot carry the module's own text:
+# its causes (the first line can name a function), plain words with no quotes or backticks
+# (where wasmparser puts names), and short.
+_PLAIN_REASON = re.compile(r"^[A-Za-z0-9 ,.:;()_/+-]{1,160}$")
+_OFFSET = re.compile(r"\s*\(at offset 0x[0-9a-f]+\)| at offset \d+")
+
+
+def _does_not_compile(text: str) -> InvalidModule:
+    reason = _OFFSET.sub("", trap_message(Exception(text))).strip()
+    public = f"module does not compile: {reason}" if _PLAIN_REASON.match(reason) else "module does not compile"
+    detail = "module does not compile: " + "; ".join(line.strip() for line in text.strip().splitlines() if line.strip())
+    return InvalidModule(public, detail[:4000] if detail != public else "")
 
 
 # --- running ------------------------------------------------------------------------------------
 
 
 def trap_message(trap: Exception) -> str:
-    """wasmtime's trap message without the backtrace."""
+    """wasmtime's trap message without the backtrace.
+
+    The backtrace names the module's own functions (its name section), so nothing of it is kept:
+    only the causes after the last "Caused by:", which are wasmtime's words.
+    """
     text = getattr(trap, "message", None) or str(trap)
     if "Caused by:" in text:
-        text = text.split("Caused by:", 1)[1]
+        text = text.rpartition("Caused by:")[2]
+    elif "wasm backtrace" in text:
+        text = text.partition("wasm backtrace")[0]
     # A chain of causes is numbered ("0: …", "1: …"); keep the words, drop the numbers.
     lines = [_CAUSE_NUMBER.sub("", line.strip()) for line in text.strip().splitlines() if line.strip()]
-    return "; ".join(line for line in lines if not line.startswith("wasm backtrace")) or type(trap).__name__
+    kept = [line for line in lines if not line.startswith("wasm backtrace") and not _FRAME.match(line)]
+    return "; ".join(kept)[:300] or type(trap).__name__
 
 
 _CAUSE_NUMBER = re.compile(r"^\d+:\s*")
+_FRAME = re.compile(r"^0x[0-9a-f]+ - ")
+
+
+def _trap_detail(trap: Exception) -> str:
+    return (getattr(trap, "message", None) or str(trap)).strip()[:4000]
 
 
 class _Stop(Exception):
@@ -297,6 +394,11 @@ class _Stop(Exception):
 
     def __init__(self, outcome: Outcome):
         self.outcome = outcome
+
+
+# judge(output, deadline) -> Verdict: checks a returned answer (scoring/judging.py), by the
+# `time.monotonic()` deadline that ends the input's wall-clock budget.
+JudgeFunction = Callable[[bytes, float], Verdict]
 
 
 @dataclass(frozen=True)
@@ -308,21 +410,31 @@ class Solution:
     max_memory_bytes: int
     digest: str
 
-    def run(self, input_bytes: bytes, *, expected: Any, output_validator, fuel_limit: int, ceiling: int,
-            wall_seconds: float) -> Outcome:
-        """Run one input in a fresh store and judge the answer (SPEC §5, checks in order)."""
+    def run(self, input_bytes: bytes, *, judge: JudgeFunction, fuel_limit: int, ceiling: int,
+            wall_seconds: float, answer_limit: int) -> Outcome:
+        """Run one input in a fresh store and judge the answer (SPEC §5, checks in order).
+
+        The wall-clock budget covers `alloc`, the entry and judging; an answer longer than
+        `answer_limit` bytes is refused before it is read.
+        """
         store = wasmtime.Store(engine())
-        # One instance, one memory, bounded tables: a module cannot make the host allocate
-        # beyond the case's memory cap through anything but its own memory.
+        # One instance, one memory, one bounded table: a module cannot make the host allocate
+        # beyond the case's memory cap (and 8 MiB of table) through anything but its own memory.
         store.set_limits(memory_size=self.max_memory_bytes, table_elements=TABLE_ELEMENTS_LIMIT,
-                         instances=1, tables=100, memories=1)
+                         instances=1, tables=MAX_TABLES, memories=1)
         store.set_fuel(ceiling)
+        # Instantiation can check the epoch too (copying a data segment that lies high in memory
+        # does): it runs under the guard, rather than against the store's default deadline of 0.
+        guard_ticks = max(1, round(wall_seconds / EPOCH_TICK_SECONDS))
+        store.set_epoch_deadline(guard_ticks)
         started = time.perf_counter()
 
-        def finish(status: Status, *, fuel: int | None, message: str = "", output_size: int | None = None) -> Outcome:
+        def finish(status: Status, *, fuel: int | None, message: str = "", output_size: int | None = None,
+                   detail: str = "") -> Outcome:
             overshoot = fuel - fuel_limit if status is Status.OVER_LIMIT and fuel is not None else 0
             wall_ms = round((time.perf_counter() - started) * 1000, 3)
-            return Outcome(status, fuel, fuel_limit, ceiling, overshoot, message, wall_ms, output_size)
+            return Outcome(status, fuel, fuel_limit, ceiling, overshoot, message, wall_ms, output_size,
+                           detail if detail != message else "")
 
         def used() -> int:
             return ceiling - store.get_fuel()
@@ -336,9 +448,11 @@ class Solution:
                 if trap.trap_code == wasmtime.TrapCode.INTERRUPT:
                     raise _Stop(finish(Status.TIMEOUT, fuel=used(),
                                        message=f"wall-clock guard of {wall_seconds:g} s fired")) from None
-                raise _Stop(finish(Status.TRAPPED, fuel=used(), message=trap_message(trap))) from None
+                raise _Stop(finish(Status.TRAPPED, fuel=used(), message=trap_message(trap),
+                                   detail=_trap_detail(trap))) from None
             except wasmtime.WasmtimeError as error:
-                raise _Stop(finish(Status.TRAPPED, fuel=used(), message=trap_message(error))) from None
+                raise _Stop(finish(Status.TRAPPED, fuel=used(), message=trap_message(error),
+                                   detail=_trap_detail(error))) from None
             # Fuel is checked only at function entries and loop back-edges: straight-line code
             # can run past the ceiling, and then the store reads 0.
             if store.get_fuel() == 0:
@@ -349,11 +463,13 @@ class Solution:
             try:
                 instance = wasmtime.Instance(store, self.module, [])
             except (wasmtime.Trap, wasmtime.WasmtimeError) as error:
-                raise _Stop(finish(Status.TRAPPED, fuel=0, message=f"instantiation failed: {trap_message(error)}")) from None
+                raise _Stop(finish(Status.TRAPPED, fuel=0, message=f"instantiation failed: {trap_message(error)}",
+                                   detail=_trap_detail(error))) from None
             # Instantiation (data segments) may cost fuel on some hosts: count from here.
             store.set_fuel(ceiling)
             started = time.perf_counter()
-            store.set_epoch_deadline(max(1, round(wall_seconds / EPOCH_TICK_SECONDS)))
+            deadline = time.monotonic() + wall_seconds
+            store.set_epoch_deadline(guard_ticks)
             exports = instance.exports(store)
             memory = exports["memory"]
 
@@ -372,33 +488,26 @@ class Solution:
                     message=f"output range [{output_address}, {output_address + output_length}) "
                             f"is outside memory ({memory_size:,} bytes)",
                 ))
+            if output_length > answer_limit:
+                raise _Stop(finish(
+                    Status.INVALID_OUTPUT, fuel=fuel_used, output_size=output_length,
+                    message=f"output is {output_length:,} bytes, more than the {answer_limit:,}-byte limit for this input",
+                ))
             output = bytes(memory.read(store, output_address, output_address + output_length))
         except _Stop as stop:
             return stop.outcome
         finally:
             store.close()
 
-        return judge(output, expected=expected, output_validator=output_validator, fuel_used=fuel_used,
-                     finish=finish, fuel_limit=fuel_limit)
-
-
-def judge(output: bytes, *, expected: Any, output_validator, fuel_used: int, finish, fuel_limit: int) -> Outcome:
-    """The checks after a clean return: JSON, schema, equality, then the fuel pass line."""
-    size = len(output)
-    try:
-        answer = loads_strict(output)
-    except JSONDocumentError as exc:
-        return finish(Status.INVALID_OUTPUT, fuel=fuel_used, message=f"output is {exc}" if str(exc).startswith("not") else f"output {exc}", output_size=size)
-    violation = first_schema_violation(output_validator, answer)
-    if violation:
-        return finish(Status.INVALID_OUTPUT, fuel=fuel_used, message=f"output does not match the output schema: {violation}", output_size=size)
-    pointer = first_difference(expected, answer)
-    if pointer is not None:
-        where = f'JSON pointer "{pointer}"' if pointer else 'the document root (JSON pointer "")'
-        return finish(Status.WRONG_ANSWER, fuel=fuel_used, message=f"answer differs from the expected answer at {where}", output_size=size)
-    if fuel_used > fuel_limit:
-        return finish(Status.OVER_LIMIT, fuel=fuel_used, message=f"correct, {fuel_used - fuel_limit:,} fuel over the limit", output_size=size)
-    return finish(Status.PASSED, fuel=fuel_used, output_size=size)
+        verdict = judge(output, deadline)
+        size = len(output)
+        if verdict.status == INVALID_OUTPUT:
+            return finish(Status.INVALID_OUTPUT, fuel=fuel_used, message=verdict.message, detail=verdict.detail, output_size=size)
+        if verdict.status == WRONG_ANSWER:
+            return finish(Status.WRONG_ANSWER, fuel=fuel_used, message=verdict.message, detail=verdict.detail, output_size=size)
+        if fuel_used > fuel_limit:
+            return finish(Status.OVER_LIMIT, fuel=fuel_used, message=f"correct, {fuel_used - fuel_limit:,} fuel over the limit", output_size=size)
+        return finish(Status.PASSED, fuel=fuel_used, output_size=size)
 
 
 def module_digest(wasm: bytes) -> str:

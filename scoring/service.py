@@ -16,12 +16,11 @@ from django.utils import timezone
 
 from catalog.models import CaseVersion, ContentGeneration, HeldOutInput, Variant
 from lib.errors import DomainError
-from lib.schemas import load_validator
-from lib.strictjson import loads_strict
-from scoring.build import BuildLimits, BuildResult, SourceTooLarge, build_submission, pack_folder
+from scoring.build import BuildAccounts, BuildLimits, BuildResult, SourceTooLarge, build_submission, pack_folder
 from scoring.evaluate import Evaluation, HeldOut, evaluate
+from scoring.judging import Judge, answer_limit
 from scoring.models import Result, Submission
-from scoring.sandbox import WASMTIME_VERSION, InvalidModule, ModuleCache, load_solution, module_digest
+from scoring.sandbox import ENGINE_DIGEST, WASMTIME_VERSION, InvalidModule, ModuleCache, load_solution, module_digest
 
 logger = logging.getLogger(__name__)
 
@@ -77,7 +76,7 @@ def submit(version: CaseVersion, variant: Variant, name: str, *, folder: Path | 
     return Submission.objects.create(
         version=version, variant=variant, name=name.strip(), source_kind=kind, source_label=label,
         source=source, source_size=len(source), source_digest=hashlib.sha256(source).hexdigest(),
-        wasmtime_version=WASMTIME_VERSION,
+        wasmtime_version=WASMTIME_VERSION, engine_digest=ENGINE_DIGEST,
         input_count=version.smoke_count + version.stress_count,
     )
 
@@ -87,7 +86,9 @@ ProgressCallback = Callable[[str, dict], None]
 
 def _held_out(version: CaseVersion) -> list[HeldOut]:
     return [
-        HeldOut(row.kind, row.input_path, bytes(row.input_bytes), loads_strict(bytes(row.expected_bytes)), row.ceiling)
+        HeldOut(row.kind, row.input_path, bytes(row.input_bytes), bytes(row.expected_bytes), row.ceiling,
+                answer_limit(row.expected_size, minimum=settings.SCORING_ANSWER_MIN_BYTES,
+                             factor=settings.SCORING_ANSWER_SIZE_FACTOR))
         for row in HeldOutInput.objects.filter(version=version).order_by("position")
     ]
 
@@ -101,8 +102,14 @@ def build_limits(version: CaseVersion) -> BuildLimits:
         timeout=min(settings.SCORING_BUILD_TIMEOUT, version.max_runtime_seconds),
         cpu_seconds=settings.SCORING_BUILD_CPU_SECONDS, memory_bytes=settings.SCORING_BUILD_MEMORY_BYTES,
         file_bytes=settings.SCORING_BUILD_FILE_BYTES, processes=settings.SCORING_BUILD_PROCESSES,
-        disk_bytes=settings.SCORING_BUILD_DISK_BYTES,
+        disk_bytes=settings.SCORING_BUILD_DISK_BYTES, module_bytes=settings.SCORING_MAX_MODULE_BYTES,
+        unpacked_bytes=settings.SCORING_MAX_UNPACKED_BYTES, source_entries=settings.SCORING_MAX_SOURCE_ENTRIES,
     )
+
+
+def build_accounts() -> BuildAccounts:
+    return BuildAccounts(uid_base=settings.SCORING_BUILD_UID_BASE, slots=settings.SCORING_BUILD_SLOTS,
+                         lock_dir=Path(settings.SCORING_BUILD_SLOT_DIR))
 
 
 def build_source(source: bytes, version: CaseVersion) -> BuildResult:
@@ -110,7 +117,7 @@ def build_source(source: bytes, version: CaseVersion) -> BuildResult:
     return build_submission(
         source, install=version.build_install, build=version.build_command, module_path=version.build_module,
         limits=build_limits(version), log_limit=settings.SCORING_BUILD_LOG_BYTES, path=settings.SCORING_BUILD_PATH,
-        allow_unsandboxed=settings.SCORING_ALLOW_UNSANDBOXED_BUILDS,
+        allow_unsandboxed=settings.SCORING_ALLOW_UNSANDBOXED_BUILDS, accounts=build_accounts(),
     )
 
 
@@ -202,7 +209,7 @@ def _score(submission: Submission, progress: ProgressCallback | None) -> Submiss
         built = _build(submission, progress)
         submission.build_log = built.log
         if not built.ok:
-            return _finish(submission, Submission.State.BUILD_FAILED, message=built.message)
+            return _finish(submission, Submission.State.BUILD_FAILED, message=built.message, detail=built.detail)
         wasm = built.module
     else:
         wasm = bytes(submission.source)
@@ -216,20 +223,20 @@ def _score(submission: Submission, progress: ProgressCallback | None) -> Submiss
             digest=submission.module_digest,
         )
     except InvalidModule as invalid:
-        return _finish(submission, Submission.State.INVALID_MODULE, message=invalid.message)
+        return _finish(submission, Submission.State.INVALID_MODULE, message=invalid.message, detail=invalid.detail)
 
     held_out = _held_out(version)
-    validator = load_validator(version.file_bytes(version.contract_output))
+    judge = Judge(version.file_bytes(version.contract_output), memory_bytes=settings.SCORING_JUDGE_MEMORY_BYTES)
     if progress:
         progress("run", {"inputs": len(held_out)})
     evaluation = evaluate(
-        solution, held_out, fuel_limit=version.fuel_limit, output_validator=validator,
+        solution, held_out, fuel_limit=version.fuel_limit, judge=judge,
         wall_seconds=settings.SCORING_WALL_SECONDS, threads=_threads(),
         progress=(lambda index, item, outcome: progress("input", {"index": index, "held_out": item, "outcome": outcome}))
         if progress else None,
     )
     return _finish(
-        submission, Submission.State.SCORED, results=_result_rows(submission, evaluation), message="",
+        submission, Submission.State.SCORED, results=_result_rows(submission, evaluation), message="", detail="",
         passed=evaluation.passed, total_fuel=evaluation.total_fuel, overshoot=evaluation.overshoot,
         passed_count=evaluation.passed_count,
     )
@@ -241,7 +248,7 @@ def _result_rows(submission: Submission, evaluation: Evaluation) -> list[Result]
             submission=submission, position=position, kind=item.kind, input_path=item.input_path,
             status=outcome.status.value, fuel=outcome.fuel, fuel_limit=outcome.fuel_limit,
             ceiling=outcome.ceiling, overshoot=outcome.overshoot, message=outcome.message,
-            wall_ms=outcome.wall_ms, output_size=outcome.output_size,
+            detail=outcome.detail, wall_ms=outcome.wall_ms, output_size=outcome.output_size,
         )
         for position, (item, outcome) in enumerate(zip(evaluation.held_out, evaluation.outcomes))
     ]

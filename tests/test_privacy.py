@@ -78,3 +78,28 @@ def test_the_catalog_folder_is_not_a_static_route(client, secret_catalog):
                 "/test-cases/performance/easy/adder/v10/cases/small.out"):
         response = client.get(url)
         assert response.status_code == 404, url
+
+
+# --- what a submission chose is never echoed on a public page ----------------------------------------
+
+CHOSEN = "CHOSENBYTHEMODULE"
+
+
+def test_names_and_keys_a_module_chose_reach_staff_only(client, admin_client, imported, adder_v1, tmp_path):
+    importing = tmp_path / "importing.wasm"
+    importing.write_bytes(wat.module(imports=f'(import "env" "{CHOSEN}" (func))'))
+    extra_key = tmp_path / "extra.wasm"  # every answer right, plus a key of its own
+    answers = {length: answer[:-1] + f', "{CHOSEN}": 2}}'.encode() for length, answer in adder_answers(imported).items()}
+    extra_key.write_bytes(wat.lookup(answers))
+    made = [score(submit(adder_v1, adder_v1.default_variant(), name, wasm_file=path))
+            for name, path in (("importer", importing), ("extra", extra_key))]
+    assert [submission.status for submission in made] == ["invalid_module", "scored"]
+    for submission in made:
+        for url in (f"/submissions/{submission.pk}/", f"/api/submissions/{submission.pk}/",
+                    "/cases/adder/leaderboard/?version=v1&all=1"):
+            assert CHOSEN.encode() not in client.get(url).content, url
+    # The import's name is there for staff (the answer's key is named nowhere: the schema check
+    # reports the keyword, never the key).
+    importer = made[0]
+    assert CHOSEN.encode() in admin_client.get(f"/submissions/{importer.pk}/").content
+    assert CHOSEN.encode() in admin_client.get(f"/admin/scoring/submission/{importer.pk}/change/").content

@@ -3,21 +3,26 @@
 from __future__ import annotations
 
 import io
+import json
 import logging
 import os
 import shutil
 import socket
 import subprocess
+import sys
 import tarfile
+import tempfile
 import threading
 import time
 import uuid
+from pathlib import Path
 
 import pytest
 
 from scoring import build as build_module
 from scoring.build import BuildLimits, SandboxUnavailable, SourceTooLarge, build_submission, pack_folder
 
+ROOT = Path(__file__).resolve().parents[2]
 LIMITS = BuildLimits(timeout=20, cpu_seconds=60, memory_bytes=2 << 30, file_bytes=64 << 20, processes=64,
                      disk_bytes=64 << 20)
 
@@ -205,7 +210,7 @@ def test_hostile_build_filling_the_disk(tmp_path):
 
 
 def test_hostile_build_writing_one_huge_file(tmp_path):
-    result = build(empty_source(tmp_path), "dd if=/dev/zero of=/out/module.wasm bs=1M count=200",
+    result = build(empty_source(tmp_path), "dd if=/dev/zero of=out.wasm bs=1M count=200",
                    limits=BuildLimits(**{**LIMITS.__dict__, "file_bytes": 8 << 20}))
     assert not result.ok
     assert "File size limit exceeded" in result.log or "failed" in result.message
@@ -225,7 +230,162 @@ def test_hostile_build_exhausting_memory(tmp_path):
     assert "MemoryError" in result.log
 
 
+# --- what a build can read of the scorer, and where it can write --------------------------------------
+
+SCORER_SCRIPT = """
+import json, sys
+sys.path.insert(0, sys.argv[1])
+from scoring.build import BuildLimits, build_submission
+source = open(sys.argv[2], "rb").read()
+result = build_submission(source, install="", build=sys.argv[3], module_path="out.wasm",
+                          limits=BuildLimits(timeout=20, processes=64, disk_bytes=64 << 20), log_limit=1 << 20,
+                          path="/usr/bin:/bin")
+print(json.dumps({"ok": result.ok, "message": result.message, "log": result.log,
+                  "module": (result.module or b"").decode("latin-1")}))
+"""
+
+# Everything of every process the build can see, and its own environment, made into its module.
+SNOOP = ("for f in /proc/[0-9]*/environ /proc/[0-9]*/cmdline; do echo \"== $f\"; tr '\\0' ' ' < $f; echo; done > out.wasm; "
+         "env >> out.wasm; cat out.wasm")
+
+
+def test_nothing_of_the_scorers_environment_or_command_line_is_readable_in_a_build(tmp_path):
+    """Run as a scorer would be, with a secret in its environment and on its command line."""
+    marker = f"secret-{uuid.uuid4().hex}"
+    source = tmp_path / "source.tar.gz"
+    source.write_bytes(empty_source(tmp_path))
+    environment = {**os.environ, "SECRET_KEY": marker, "DATABASE_URL": f"postgres://fuel:{marker}@db/fuel"}
+    done = subprocess.run([sys.executable, "-c", SCORER_SCRIPT, str(ROOT), str(source), SNOOP, f"--token={marker}"],
+                          env=environment, capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+    result = json.loads(done.stdout)
+    assert result["ok"], result
+    assert "== /proc/1/environ" in result["module"]  # the build did look: bwrap is pid 1 in there
+    assert marker not in result["module"] and marker not in result["log"]
+    assert "SECRET_KEY" not in result["module"] and "DATABASE_URL" not in result["module"]
+
+
+def test_every_writable_place_of_a_build_shares_one_capped_tmpfs(tmp_path):
+    """/tmp, $HOME, the build root, / and /dev: 4 MiB files until nothing more fits anywhere."""
+    script = ("n=0; for d in /tmp \"$HOME\" . / /dev /dev/shm /source; do i=0; "
+              "while dd if=/dev/zero of=\"$d/fill$i\" bs=1M count=4 2>/dev/null; do i=$((i+1)); n=$((n+1)); done; done; "
+              "echo \"written: $n\"; exit 1")
+    limits = BuildLimits(**{**LIMITS.__dict__, "disk_bytes": 32 << 20})
+    before = shutil.disk_usage(tmp_path).free
+    result = build(empty_source(tmp_path), script, limits=limits)
+    written = int(result.log.split("\nwritten: ")[1].split()[0]) * (4 << 20)
+    assert written <= 32 << 20
+    assert written >= 16 << 20  # the build root itself is usable
+    assert shutil.disk_usage(tmp_path).free > before - (16 << 20)
+
+
+def tar_gz(members: list[tuple[str, bytes]]) -> bytes:
+    buffer = io.BytesIO()
+    with tarfile.open(fileobj=buffer, mode="w:gz") as archive:
+        for name, data in members:
+            info = tarfile.TarInfo(name)
+            info.size = len(data)
+            archive.addfile(info, io.BytesIO(data))
+    return buffer.getvalue()
+
+
+def test_a_source_that_unpacks_past_the_cap_is_build_failed_before_anything_runs(tmp_path, monkeypatch):
+    bomb = tar_gz([("source/zeros.bin", bytes(40 << 20))])
+    assert len(bomb) < 100_000
+    limits = BuildLimits(**{**LIMITS.__dict__, "unpacked_bytes": 8 << 20})
+    monkeypatch.setattr(tempfile, "tempdir", str(tmp_path))  # where the host unpacks
+    result = build(bomb, "touch ran; exit 1", limits=limits)
+    assert (result.ok, result.message) == (False, "the submission could not be unpacked")
+    assert "unpacks to more than 8,388,608 bytes" in result.detail
+    assert "$ touch ran" not in result.log
+    assert list(tmp_path.iterdir()) == []  # nothing of it is left on the host
+
+
+def test_a_source_with_too_many_entries_is_build_failed(tmp_path):
+    many = tar_gz([(f"source/{index}.txt", b"") for index in range(300)])
+    result = build(many, "true", limits=BuildLimits(**{**LIMITS.__dict__, "source_entries": 100}))
+    assert result.message == "the submission could not be unpacked"
+    assert "more than 100 entries" in result.detail
+
+
+@pytest.mark.parametrize("script, message", [
+    ("ln -s /proc/1/environ out.wasm", "is a symbolic link or lies under one"),
+    ("mkdir real; printf '\\0asm' > real/out.wasm; ln -s real target; ln -s target/out.wasm out.wasm",
+     "is a symbolic link or lies under one"),
+    ("mkfifo out.wasm", "is not a regular file"),
+    ("mkdir out.wasm", "is not a regular file"),
+], ids=["link-to-proc", "link-chain", "fifo", "directory"])
+def test_a_module_that_is_not_a_regular_file_reached_without_links_is_refused(tmp_path, script, message):
+    result = build(empty_source(tmp_path), script)
+    assert not result.ok
+    assert message in result.message
+
+
+def test_a_module_under_a_linked_folder_is_refused(tmp_path):
+    result = build(empty_source(tmp_path), "mkdir real; printf '\\0asm' > real/m.wasm; ln -s real target",
+                   module_path="target/m.wasm")
+    assert "is a symbolic link or lies under one" in result.message
+
+
+def test_a_process_left_behind_cannot_swap_the_module_for_a_link(tmp_path):
+    script = "printf '\\0asm' > out.wasm; (sleep 0.3; rm -f out.wasm; ln -s /proc/1/environ out.wasm) & sleep 0.1"
+    result = build(empty_source(tmp_path), script)
+    assert result.ok and result.module == b"\0asm"
+
+
+def test_a_module_over_the_size_cap_is_refused_without_being_kept(tmp_path):
+    result = build(empty_source(tmp_path), "head -c 3000000 /dev/zero > out.wasm",
+                   limits=BuildLimits(**{**LIMITS.__dict__, "module_bytes": 1 << 20}))
+    assert (result.ok, result.module) == (False, None)
+    assert result.message == "the module out.wasm is larger than the 1,048,576-byte limit"
+
+
+@pytest.mark.skipif(os.geteuid() != 0, reason="build accounts per slot are for scorers run as root")
+def test_one_build_holding_processes_cannot_make_a_concurrent_build_fail(tmp_path):
+    """RLIMIT_NPROC counts a uid's processes machine-wide: each build has a uid of its own."""
+    limits = BuildLimits(**{**LIMITS.__dict__, "processes": 40, "timeout": 20})
+    hog = "i=0; while [ $i -lt 200 ]; do sleep 8 & i=$((i+1)); done 2>/dev/null; sleep 8; exit 1"
+    innocent = "sleep 2; for i in $(seq 20); do sleep 1 & done; wait; printf '\\0asm' > out.wasm"
+    results = {}
+    accounts = build_module.BuildAccounts(lock_dir=tmp_path / "slots", slots=4)
+
+    def run(name, script):
+        results[name] = build(empty_source(tmp_path), script, limits=limits, accounts=accounts)
+
+    threads = [threading.Thread(target=run, args=item) for item in (("hog", hog), ("innocent", innocent))]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert results["innocent"].ok, results["innocent"].log
+    assert results["innocent"].module == b"\0asm"
+
+
+@pytest.mark.skipif(os.geteuid() != 0, reason="build accounts per slot are for scorers run as root")
+def test_each_concurrent_build_runs_as_its_own_uid_and_waits_for_a_free_slot(tmp_path):
+    accounts = build_module.BuildAccounts(lock_dir=tmp_path / "slots", slots=2)
+    uids = []
+
+    def run():
+        result = build(empty_source(tmp_path), "id -u; sleep 1; printf '\\0asm' > out.wasm", accounts=accounts)
+        assert result.ok
+        uids.append(int(result.log.split("\n")[1]))
+
+    threads = [threading.Thread(target=run) for _ in range(3)]
+    started = time.monotonic()
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert sorted(set(uids)) == [accounts.uid_base, accounts.uid_base + 1]
+    assert time.monotonic() - started >= 2  # the third build waited for a slot
+
+
 HOSTILE_BUILDS = [
     "reads outside its directory", "writes outside its directory", "opens a socket", "fork-bombs",
     "fills the disk", "writes one huge file", "runs forever", "exhausts memory",
+    "reads the scorer's environment and command line", "writes to /tmp, $HOME, /, /dev",
+    "unpacks to more than the cap", "holds too many entries", "links its module to /proc",
+    "links its module through a folder", "makes its module a FIFO", "makes its module a folder",
+    "swaps its module after the build", "builds an oversized module", "holds every process it may",
 ]

@@ -4,17 +4,17 @@ from __future__ import annotations
 
 import json
 
-from lib.schemas import load_validator
 from scoring.evaluate import SMOKE, STRESS, HeldOut, evaluate
+from scoring.judging import Judge
 from scoring.sandbox import ModuleCache, Status, load_solution
 from scoring.tests import wat
 
-ANY = load_validator(b"true")
+ANY = Judge(b"true", memory_bytes=1 << 30)
 
 
 def held_out(kind: str, document: dict, *, expected: dict | None = None, ceiling: int = 10**9) -> HeldOut:
     return HeldOut(kind, f"{kind}/{len(json.dumps(document))}.json", json.dumps(document).encode(),
-                   document if expected is None else expected, ceiling)
+                   json.dumps(document if expected is None else expected).encode(), ceiling, 1 << 20)
 
 
 def echo_solution():
@@ -22,7 +22,7 @@ def echo_solution():
 
 
 def run(items, *, threads: int = 1, fuel_limit: int = 10**9, solution=None):
-    return evaluate(solution or echo_solution(), items, fuel_limit=fuel_limit, output_validator=ANY,
+    return evaluate(solution or echo_solution(), items, fuel_limit=fuel_limit, judge=ANY,
                     wall_seconds=10, threads=threads)
 
 
@@ -84,6 +84,6 @@ def test_parallel_evaluation_equals_serial_evaluation():
 def test_progress_reports_every_input():
     seen = []
     items = [held_out(SMOKE, {"a": 1}, expected={"a": 0}), held_out(STRESS, {"b": 1})]
-    evaluate(echo_solution(), items, fuel_limit=10**9, output_validator=ANY, wall_seconds=10,
+    evaluate(echo_solution(), items, fuel_limit=10**9, judge=ANY, wall_seconds=10,
              progress=lambda index, item, outcome: seen.append((index, outcome.status)))
     assert sorted(seen) == [(0, Status.WRONG_ANSWER), (1, Status.SKIPPED)]

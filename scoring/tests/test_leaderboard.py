@@ -23,7 +23,7 @@ def row(pk: int, name: str, *, passed: bool, total: int | None, passed_count: in
     return {
         "pk": pk, "name": name, "variant__slug": "base", "status": status, "passed": passed, "total_fuel": total,
         "overshoot": overshoot, "passed_count": passed_count, "input_count": 3,
-        "created_at": START + timedelta(minutes=minutes), "wasmtime_version": "50.0.1",
+        "created_at": START + timedelta(minutes=minutes), "wasmtime_version": "50.0.1", "engine_digest": "abc",
     }
 
 
@@ -144,6 +144,17 @@ def test_entries_from_another_wasmtime_version_are_flagged(client, board):
     Submission.objects.filter(pk=board["bob"].pk).update(wasmtime_version="49.0.0")
     html = client.get("/cases/adder/leaderboard/", {"version": "v1"}).content.decode()
     assert "measured with wasmtime 49.0.0" in html and "†" in html
+
+
+def test_entries_scored_under_another_engine_configuration_are_flagged(client, board):
+    from scoring.sandbox import ENGINE_DIGEST, WASMTIME_VERSION
+
+    assert board["bob"].engine_digest == ENGINE_DIGEST  # recorded with every submission
+    html = client.get("/cases/adder/leaderboard/", {"version": "v1"}).content.decode()
+    assert "†" not in html
+    Submission.objects.filter(pk=board["bob"].pk).update(engine_digest="0123456789ab")
+    html = client.get("/cases/adder/leaderboard/", {"version": "v1"}).content.decode()
+    assert f"measured with wasmtime {WASMTIME_VERSION} (0123456789ab)" in html and html.count("†") >= 2
 
 
 def test_the_case_page_shows_the_top_of_the_leaderboard(client, board):

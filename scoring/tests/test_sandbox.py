@@ -7,8 +7,9 @@ import json
 import pytest
 import wasmtime
 
-from lib.schemas import load_validator
+from scoring.judging import Judge
 from scoring.sandbox import (
+    ENGINE_DIGEST,
     InvalidModule,
     ModuleCache,
     Status,
@@ -17,8 +18,9 @@ from scoring.sandbox import (
 )
 from scoring.tests import wat
 
-ANY_OBJECT = load_validator(b'{"type": "object"}')
-SUM_SCHEMA = load_validator(b'{"type": "object", "required": ["sum"], "properties": {"sum": {"type": "integer"}}}')
+ANY_OBJECT = b'{"type": "object"}'
+SUM_SCHEMA = b'{"type": "object", "required": ["sum"], "properties": {"sum": {"type": "integer"}}}'
+ANSWER_LIMIT = 1 << 20
 PAGE = 65_536
 
 
@@ -27,11 +29,14 @@ def solution(wasm: bytes, *, entry: str = "solve", max_memory_bytes: int = 4 * P
 
 
 def run(wasm: bytes, input_bytes: bytes = b"{}", *, expected=None, fuel_limit: int = 1_000_000,
-        ceiling: int | None = None, validator=ANY_OBJECT, wall_seconds: float = 10.0, max_memory_bytes: int = 4 * PAGE):
-    expected = json.loads(input_bytes) if expected is None else expected
-    return solution(wasm, max_memory_bytes=max_memory_bytes).run(
-        input_bytes, expected=expected, output_validator=validator, fuel_limit=fuel_limit,
-        ceiling=ceiling if ceiling is not None else fuel_limit, wall_seconds=wall_seconds,
+        ceiling: int | None = None, validator: bytes = ANY_OBJECT, wall_seconds: float = 10.0,
+        max_memory_bytes: int = 4 * PAGE, answer_limit: int = ANSWER_LIMIT, cache: ModuleCache | None = None):
+    expected_bytes = input_bytes if expected is None else json.dumps(expected).encode()
+    judge = Judge(validator, memory_bytes=1 << 30)
+    return solution(wasm, max_memory_bytes=max_memory_bytes, cache=cache).run(
+        input_bytes, fuel_limit=fuel_limit, ceiling=ceiling if ceiling is not None else fuel_limit,
+        wall_seconds=wall_seconds, answer_limit=answer_limit,
+        judge=lambda output, deadline: judge.check(output, expected_bytes, deadline=deadline),
     )
 
 
@@ -64,6 +69,18 @@ def test_instantiation_costs_no_fuel():
     big_segment = wat.module("i64.const 2", extra=f'(data (i32.const 4096) "{wat.wat_bytes(bytes(60_000))}")')
     big = run(big_segment)
     assert big.fuel == small.fuel
+
+
+def test_a_data_segment_high_in_memory_instantiates_under_the_guard():
+    """Copying it checks the epoch: against the store's default deadline (0) that was a trap."""
+    import time
+
+    time.sleep(0.05)  # the epoch has moved on since the engine started
+    address = 36_000_000
+    wasm = wat.module(f"i64.const {(address << 32) | 2}", memory='(memory (export "memory") 1024)',
+                      extra=f'(data (i32.const {address}) "{{}}")')
+    outcome = run(wasm, max_memory_bytes=1024 * PAGE)
+    assert outcome.status is Status.PASSED, outcome.message
 
 
 def test_fuel_is_deterministic_across_runs():
@@ -243,20 +260,25 @@ def test_a_wrong_answer_names_the_first_differing_pointer_but_never_the_values()
 
 
 def test_a_wrong_answer_at_the_root():
-    outcome = run(wat.constant(b"[]"), expected={}, validator=load_validator(b"true"))
+    outcome = run(wat.constant(b"[]"), expected={}, validator=b"true")
     assert outcome.message == 'answer differs from the expected answer at the document root (JSON pointer "")'
 
 
 # --- invalid modules -------------------------------------------------------------------------------
 
 INVALID_MODULES = [
-    ("import", wat.module(imports='(import "env" "clock" (func))'), "module must be import-free but imports `env.clock`"),
+    ("import", wat.module(imports='(import "env" "clock" (func))'), "module must be import-free but imports 1 item"),
+    ("two-tables", wat.module(extra="(table 1 funcref) (table 1 funcref)"), "module declares 2 tables; at most 1 is allowed"),
+    ("huge-table", wat.module(extra="(table 2000000 funcref)"), "a table's initial size exceeds 1,048,576 slots"),
+    ("threads", wat.module(memory='(memory (export "memory") 1 1 shared)'), "threads must be enabled"),
+    ("tail-calls", wat.module(extra="(func $t (return_call $t))"), "tail calls support is not enabled"),
+    ("exceptions", wat.module(extra="(tag $e) (func (throw $e))"), "exceptions proposal not enabled"),
     ("start", wat.module(extra="(func $init) (start $init)"), "module has a start function"),
     ("no-memory", wat.module(memory="(memory 1)"), "missing export `memory`"),
     ("memory-not-memory", wat.module(memory='(memory 1) (global (export "memory") i32 (i32.const 0))'), "export `memory` must be a memory"),
-    ("two-memories", wat.module(memory=wat.MEMORY + " (memory 1)"), "declares 2 memories"),
+    ("two-memories", wat.module(memory=wat.MEMORY + " (memory 1)"), "module does not compile: multiple memories"),
     ("initial-memory-too-big", wat.module(memory='(memory (export "memory") 5)'), "initial memory of 327,680 bytes exceeds max_memory_bytes (262,144)"),
-    ("memory64", wat.module(memory='(memory (export "memory") i64 1)', alloc='(func (export "alloc") (param i32) (result i32) i32.const 0)', body="i64.const 0"), "must be a 32-bit memory"),
+    ("memory64", wat.module(memory='(memory (export "memory") i64 1)', alloc='(func (export "alloc") (param i32) (result i32) i32.const 0)', body="i64.const 0"), "memory64 must be enabled for 64-bit memories"),
     ("no-alloc", wat.module(alloc=""), "missing export `alloc` (i32) -> (i32)"),
     ("alloc-signature", wat.module(alloc='(func (export "alloc") (param i64) (result i32) i32.const 0)'), "export `alloc` has type (i64) -> (i32), expected (i32) -> (i32)"),
     ("no-entry", wat.module(entry="other"), "missing export `solve` (i32, i32) -> (i64)"),
@@ -301,10 +323,10 @@ def test_a_module_is_compiled_once_and_then_served_from_the_cache(tmp_path):
     second = solution(wasm, cache=cache)
     assert cache.compiles == 1
     assert first.module is second.module
-    assert [path.name for path in tmp_path.iterdir()] == [f"{first.digest}-wasmtime-{wasmtime_version()}.cwasm"]
+    assert [path.name for path in tmp_path.iterdir()] == [f"{first.digest}-wasmtime-{wasmtime_version()}-{ENGINE_DIGEST}.cwasm"]
     # A new process (a new cache object) finds it on disk.
     fresh = ModuleCache(tmp_path)
-    outcome = solution(wasm, cache=fresh).run(b"{}", expected={}, output_validator=ANY_OBJECT, fuel_limit=100, ceiling=100, wall_seconds=5)
+    outcome = run(wasm, fuel_limit=100, ceiling=100, wall_seconds=5, cache=fresh)
     assert fresh.compiles == 0
     assert outcome.status is Status.PASSED
 
@@ -378,15 +400,138 @@ def test_compiling_in_a_child_gives_the_same_module_and_fuel(tmp_path):
     wasm = wat.constant(b"{}", iterations=500)
     in_child = load_solution(wasm, entry="solve", max_memory_bytes=4 * PAGE, cache=ModuleCache(tmp_path, compile_seconds=30))
     in_process = solution(wasm)
-    arguments = dict(expected={}, output_validator=ANY_OBJECT, fuel_limit=10**6, ceiling=10**6, wall_seconds=5)
+    judge = Judge(ANY_OBJECT, memory_bytes=1 << 30)
+    arguments = dict(fuel_limit=10**6, ceiling=10**6, wall_seconds=5, answer_limit=ANSWER_LIMIT,
+                     judge=lambda output, deadline: judge.check(output, b"{}", deadline=deadline))
     assert in_child.run(b"{}", **arguments).fuel == in_process.run(b"{}", **arguments).fuel
     with pytest.raises(InvalidModule, match="module does not compile"):
         load_solution(b"\0asm\x01\x00\x00\x00\xff\xff", entry="solve", max_memory_bytes=4 * PAGE,
                       cache=ModuleCache(tmp_path, compile_seconds=30))
 
 
+# --- what a module chooses is never shown to the public -------------------------------------------
+
+MARKER = "SECRETNAME"
+
+
+def test_import_names_are_shown_to_staff_only():
+    with pytest.raises(InvalidModule) as refused:
+        solution(wat.module(imports=f'(import "env" "{MARKER}" (func)) (import "{MARKER}2" "x" (func))'))
+    assert refused.value.message == "module must be import-free but imports 2 items"
+    assert MARKER not in refused.value.message
+    assert f"`env.{MARKER}`" in refused.value.detail
+
+
+def test_a_trap_never_shows_the_modules_function_names():
+    """wasmtime's backtrace names functions from the module's name section: only staff see it."""
+    text = f"""(module {wat.MEMORY} {wat.ALLOC}
+      (func ${MARKER} (result i64) unreachable)
+      (func (export "solve") (param i32 i32) (result i64) (call ${MARKER})))"""
+    outcome = run(wasmtime.wat2wasm(text))
+    assert outcome.status is Status.TRAPPED
+    assert outcome.message == "wasm trap: wasm `unreachable` instruction executed"
+    assert MARKER in outcome.detail
+
+
+def test_a_compiler_message_that_quotes_the_module_is_cut_to_a_plain_form():
+    duplicated = wat.module(extra=f'(func (export "{MARKER}")) (func (export "{MARKER}"))')
+    with pytest.raises(InvalidModule) as refused:
+        solution(bytes(duplicated))
+    assert refused.value.message == "module does not compile"
+    assert MARKER in refused.value.detail
+
+
+def test_a_schema_violation_under_a_key_of_the_answers_own_hides_the_key():
+    schema = b'{"type": "object", "additionalProperties": {"type": "integer"}}'
+    outcome = run(wat.constant(f'{{"sum": 6, "{MARKER}": "x"}}'.encode()), expected={"sum": 6}, validator=schema)
+    assert outcome.status is Status.INVALID_OUTPUT
+    assert outcome.message == "output does not match the output schema: at /…: fails `type` (schema path /additionalProperties/type)"
+    assert f"/{MARKER}" in outcome.detail
+
+
+def test_a_wrong_answer_with_an_extra_key_names_its_place_but_not_the_key():
+    outcome = run(wat.constant(f'{{"sum": 6, "nested": {{"{MARKER}": 1}}}}'.encode()),
+                  expected={"sum": 6, "nested": {}}, validator=b"true")
+    assert outcome.message == 'answer differs from the expected answer at JSON pointer "/nested/…"'
+    assert f"/nested/{MARKER}" in outcome.detail
+
+
+def test_keys_and_indexes_the_expected_answer_has_are_shown_in_full():
+    outcome = run(wat.constant(b'{"rows": [1, {"x": 2}]}'), expected={"rows": [1, {"x": 3}]}, validator=b"true")
+    assert outcome.message == 'answer differs from the expected answer at JSON pointer "/rows/1/x"'
+    assert outcome.detail == ""
+
+
+# --- judging is bounded like running ----------------------------------------------------------------
+
+
+def test_an_answer_over_the_size_cap_is_invalid_output_before_it_is_read():
+    outcome = run(wat.filled(b"[", b"0", 2_000_000, b"0]", pages=64), answer_limit=1_000_000,
+                  max_memory_bytes=64 * PAGE, fuel_limit=10**9)
+    assert outcome.status is Status.INVALID_OUTPUT
+    assert outcome.message == "output is 4,000,003 bytes, more than the 1,000,000-byte limit for this input"
+    assert outcome.output_size == 4_000_003 and outcome.fuel > 0
+
+
+def test_an_answer_that_takes_too_long_to_judge_is_invalid_output_within_the_budget():
+    """A catastrophic `pattern` cannot be interrupted in Python: the judge process is killed."""
+    import time
+
+    schema = b'{"type": "array", "items": {"type": "string", "pattern": "^(a+)+$"}}'
+    started = time.monotonic()
+    outcome = run(wat.constant(b'["' + b"a" * 40 + b'!"]'), expected=["a"], validator=schema, wall_seconds=1.0)
+    assert outcome.status is Status.INVALID_OUTPUT
+    assert outcome.message == "judging the answer did not finish within the input's wall-clock budget"
+    assert time.monotonic() - started < 10
+
+
+def test_an_answer_that_needs_too_much_memory_to_judge_is_invalid_output():
+    from scoring.judging import Judge
+
+    wasm = wat.filled(b"[", b"{}", 5_000_000, b"0]", pages=256)  # 15 MB of empty objects: gigabytes as dicts
+    judge = Judge(b'{"type": "array"}', memory_bytes=256 << 20)
+    outcome = solution(wasm, max_memory_bytes=256 * PAGE).run(
+        b"{}", fuel_limit=10**10, ceiling=10**10, wall_seconds=60, answer_limit=1 << 30,
+        judge=lambda output, deadline: judge.check(output, b"[]", deadline=deadline),
+    )
+    assert outcome.status is Status.INVALID_OUTPUT
+    assert "bytes of memory" in outcome.message
+
+
+def test_a_judge_process_that_was_killed_is_replaced():
+    from scoring.judging import POOL
+
+    POOL.close()  # no idle judge left: the next request starts one, and it is killed
+    started = POOL.started
+    test_an_answer_that_takes_too_long_to_judge_is_invalid_output_within_the_budget()
+    assert POOL.started == started + 1
+    assert run(wat.constant(b'{"sum": 6}'), expected={"sum": 6}).status is Status.PASSED
+    assert POOL.started == started + 2  # a fresh one replaced it
+
+
+# --- the engine's configuration ----------------------------------------------------------------------
+
+
+def test_nans_are_canonical_whatever_the_hardware_gives():
+    """0/0 is a NaN whose sign bit x86 sets; canonicalised, it reads 0x7ff8000000000000."""
+    outcome = run(wat.module("f64.const 0 f64.const 0 f64.div i64.reinterpret_f64"))
+    assert outcome.status is Status.INVALID_OUTPUT
+    assert "output range [2146959360, 2146959360)" in outcome.message
+
+
+def test_the_engine_configuration_is_spelled_out_and_named_by_a_digest():
+    from scoring.sandbox import ENGINE_DIGEST, ENGINE_SETTINGS
+
+    assert ENGINE_SETTINGS["cranelift_nan_canonicalization"] and ENGINE_SETTINGS["wasm_relaxed_simd_deterministic"]
+    assert not any(ENGINE_SETTINGS[name] for name in ("wasm_threads", "wasm_gc", "wasm_exceptions", "wasm_memory64",
+                                                      "wasm_component_model", "wasm_stack_switching", "wasm_multi_memory"))
+    assert len(ENGINE_DIGEST) == 12
+
+
 HOSTILE_MODULES = [
     "recurses until the stack overflows", "grows memory in a loop", "returns a 4 GiB output length",
     "is larger than the size cap", "takes very long to compile", "spins forever (wall-clock guard)",
-    "imports host functions", "has a start function",
+    "imports host functions", "has a start function", "names itself in imports", "names itself in a backtrace",
+    "names itself in a compiler error", "hides a key in a schema violation", "hides a key in a wrong answer",
+    "answers beyond the size cap", "answers a catastrophic pattern", "answers gigabytes of objects",
 ]

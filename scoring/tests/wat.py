@@ -70,3 +70,22 @@ def lookup(answers: dict[int, bytes], *, iterations: int = 0) -> bytes:
     segments.append(f'(data (i32.const {fallback_address}) "{{}}")')
     body = f"{burn(iterations)} {' '.join(branches)} i64.const {(fallback_address << 32) | 2}"
     return module(body, extra=" ".join(segments))
+
+
+def filled(prefix: bytes, element: bytes, count: int, suffix: bytes, *, pages: int) -> bytes:
+    """Answer `prefix element,element,…,element, suffix`: a loop writes the elements, so a huge
+    answer costs little fuel (for the judging bounds). The answer starts at address 0."""
+    step = len(element) + 1
+    stores = " ".join(
+        f"(i32.store8 (i32.add (local.get $i) (i32.const {offset})) (i32.const {byte}))"
+        for offset, byte in enumerate(element + b",")
+    )
+    start, end = len(prefix), len(prefix) + count * step
+    body = f"""(local.set $i (i32.const {start}))
+      (loop $fill {stores}
+        (local.set $i (i32.add (local.get $i) (i32.const {step})))
+        (br_if $fill (i32.lt_u (local.get $i) (i32.const {end}))))
+      i64.const {end + len(suffix)}"""
+    segments = f'(data (i32.const 0) "{wat_bytes(prefix)}") (data (i32.const {end}) "{wat_bytes(suffix)}")'
+    alloc = f'(func (export "alloc") (param i32) (result i32) i32.const {pages * 65_536 - 4096})'
+    return module(body, memory=f'(memory (export "memory") {pages})', alloc=alloc, extra=segments)

@@ -110,12 +110,15 @@ class Command(CaseVersionCommand):
 
     def print_summary(self, submission) -> None:
         write = self.stdout.write
+        # The operator sees everything, `detail` included (the public pages show `message` only).
         if submission.status == "build_failed":
             write(submission.build_log.rstrip())
             write(f"\nbuild failed: {submission.message}")
             return
         if submission.status == "invalid_module":
             write(f"invalid module: {submission.message}")
+            if submission.detail:
+                write(f"  ({submission.detail})")
             return
         results = list(submission.results.order_by("position"))
         width = max([len(result.input_path) for result in results] + [5])
@@ -127,7 +130,7 @@ class Command(CaseVersionCommand):
                 f"{result.fuel_limit:>16,}  {result.overshoot:>14,}  {result.wall_ms:>9.1f}"
             )
             if result.message and result.status not in ("passed",):
-                write(f"{'':<6}  {'':<{width}}  ↳ {result.message}")
+                write(f"{'':<6}  {'':<{width}}  ↳ {result.detail or result.message}")
         verdict = "PASSED" if submission.passed else "not passed"
         write(f"\nsubmission #{submission.pk}: {verdict}; total fuel {_fuel(submission.total_fuel)}"
               + (f", overshoot {submission.overshoot:,}" if submission.overshoot else ""))
