@@ -12,6 +12,7 @@ Key paths in errors are dotted, with 0-based indexes for arrays of tables: `case
 from __future__ import annotations
 
 import difflib
+import functools
 import hashlib
 import os
 import posixpath
@@ -26,6 +27,7 @@ from typing import Any, Callable
 from lib.schemas import SchemaError, first_schema_violation, load_validator
 from lib.strictjson import JSONDocumentError, loads_strict
 from lib.templates import TemplateError, compile_template, render_template
+from lib.unpack import shown_name
 
 MANIFEST_NAME = "test-case.toml"
 IMPORTABLE_TYPES = ("performance",)
@@ -43,6 +45,17 @@ WASM32_MAX_MEMORY = 65_536 * WASM_PAGE
 INT64_MAX = 2**63 - 1
 # The rendered prompt is written here in a seeded run root, so no spec may claim the name.
 PROMPT_DEST = "PROMPT.md"
+# The longest values the database stores (its column sizes): longer ones are errors here, never
+# a failed insert at import.
+MAX_SLUG_LENGTH = 100
+MAX_VERSION_LENGTH = 100
+MAX_NAME_LENGTH = 200
+MAX_TAG_LENGTH = 100
+MAX_ENTRY_LENGTH = 200
+MAX_PATH_LENGTH = 300  # a path a manifest or variant file names
+MAX_FILE_PATH_LENGTH = 500  # any file's path inside a version folder
+MAX_FOLDER_LENGTH = 300  # "<type>/<difficulty>/<folder>"
+MAX_DECIMAL_LENGTH = 50  # the text of a decimal literal (max_runtime_hours, fuel_runway)
 
 ROOT_KEYS = (
     "slug", "name", "type", "difficulty", "experimental", "tags", "summary", "description",
@@ -284,13 +297,25 @@ def read_version_files(version_dir: Path, limits: FileLimits = FileLimits()) -> 
         return False
 
     for directory, dirnames, filenames in os.walk(version_dir, followlinks=False):
-        dirnames.sort()
         base = Path(directory)
-        for name in dirnames:
-            leaves(base / name)
+        for name in list(dirnames):
+            problem = name_problem(name)
+            if problem:  # nothing below a folder with an unusable name is read
+                problems.append((shown_path(base / name, version_dir), f"folder name {problem}"))
+                dirnames.remove(name)
+            else:
+                leaves(base / name)
+        dirnames.sort()
         for name in sorted(filenames):
             entry = base / name
             rel = entry.relative_to(version_dir).as_posix()
+            problem = name_problem(name)
+            if problem:
+                problems.append((shown_path(entry, version_dir), f"file name {problem}"))
+                continue
+            if len(rel) > MAX_FILE_PATH_LENGTH:
+                problems.append((rel[:60] + "…", f"the path is longer than {MAX_FILE_PATH_LENGTH} characters"))
+                continue
             if leaves(entry):
                 continue
             try:
@@ -322,6 +347,26 @@ def read_version_files(version_dir: Path, limits: FileLimits = FileLimits()) -> 
                 problems.append((rel, f"cannot be read: {exc.strerror}"))
     files.sort(key=lambda item: item[0])
     return files, problems
+
+
+def name_problem(name: str) -> str | None:
+    """Why a file or folder name cannot be stored and shown, or None.
+
+    The database stores names as text: they must be UTF-8 (a name that is not decodes to lone
+    surrogates here) and carry no control characters.
+    """
+    try:
+        name.encode("utf-8")
+    except UnicodeEncodeError:
+        return "is not valid UTF-8"
+    if any(not character.isprintable() for character in name):
+        return "contains control characters"
+    return None
+
+
+def shown_path(path: Path, root: Path) -> str:
+    """A path relative to `root` that can be printed whatever bytes its name holds."""
+    return shown_name(path.relative_to(root).as_posix())
 
 
 def digest_files(files: list[tuple[str, bytes]] | tuple[tuple[str, bytes], ...]) -> str:
@@ -392,6 +437,40 @@ def _join(prefix: str, key: str | int) -> str:
     return f"{prefix}.{key}" if prefix else key
 
 
+@dataclass(frozen=True)
+class _FileIdentity:
+    """What a path really is: where it resolves, its inode, its size and its content digest."""
+
+    resolved: Path
+    inode: tuple[int, int]
+    size: int
+
+    @classmethod
+    def of(cls, path: Path) -> "_FileIdentity | None":
+        try:
+            resolved = path.resolve()
+            info = resolved.stat()
+        except (OSError, RuntimeError):
+            return None
+        if not stat.S_ISREG(info.st_mode):
+            return None
+        return cls(resolved, (info.st_dev, info.st_ino), info.st_size)
+
+    @functools.cached_property
+    def digest(self) -> str:
+        return hashlib.sha256(self.resolved.read_bytes()).hexdigest()
+
+    def relation_to(self, other: "_FileIdentity") -> str | None:
+        """How this file shares the other's bytes: as a link, a hard link, or a copy."""
+        if self.resolved == other.resolved:
+            return "is a link to it"
+        if self.inode == other.inode:
+            return "is a hard link to it"
+        if self.size == other.size and self.digest == other.digest:
+            return "has the same bytes"
+        return None
+
+
 _TOML_POSITION = re.compile(r"\s*\((?:at line (\d+), column (\d+)|at end of document)\)\s*$")
 
 
@@ -415,7 +494,7 @@ class _VersionChecker:
     # typed getters: each returns None (and records an error) when the value is unusable ------
 
     def get_str(self, table: dict, key: str, path: str, *, required: bool, file: str | None = None,
-                non_empty: bool = False) -> str | None:
+                non_empty: bool = False, max_length: int | None = None) -> str | None:
         if key not in table:
             if required:
                 self.error(path, "required key is missing", file)
@@ -426,6 +505,9 @@ class _VersionChecker:
             return None
         if non_empty and not value.strip():
             self.error(path, "must not be empty", file)
+            return None
+        if max_length is not None and len(value) > max_length:
+            self.error(path, f"must be at most {max_length} characters, not {len(value)}", file)
             return None
         return value
 
@@ -440,6 +522,9 @@ class _VersionChecker:
     def check_path(self, value: str, path: str, *, kind: str | None, file: str | None = None) -> bool:
         if "\0" in value:
             self.error(path, "path contains a NUL character", file)
+            return False
+        if len(value) > MAX_PATH_LENGTH:
+            self.error(path, f"a path must be at most {MAX_PATH_LENGTH} characters, not {len(value)}", file)
             return False
         if "\\" in value:
             self.error(path, f"`{value}`: use `/` as the path separator", file)
@@ -482,6 +567,9 @@ class _VersionChecker:
         number = Decimal(value)
         if not number.is_finite():
             self.error(path, f"must be a finite number, not {value}")
+            return None
+        if len(str(number)) > MAX_DECIMAL_LENGTH:
+            self.error(path, f"must be written in at most {MAX_DECIMAL_LENGTH} characters")
             return None
         if number < minimum or (not inclusive and number == minimum):
             relation = "at least" if inclusive else "greater than"
@@ -624,11 +712,11 @@ class _VersionChecker:
             elif key not in known:
                 self.error(key, f"unknown key{_suggest(key, known)}")
 
-        slug = self.get_str(data, "slug", "slug", required=True)
+        slug = self.get_str(data, "slug", "slug", required=True, max_length=MAX_SLUG_LENGTH)
         if slug is not None and not SLUG_PATTERN.match(slug):
             self.error("slug", f"`{slug}` must match {SLUG_PATTERN.pattern} (lower-case letters, digits and hyphens)")
             slug = None
-        name = self.get_str(data, "name", "name", required=True, non_empty=True)
+        name = self.get_str(data, "name", "name", required=True, non_empty=True, max_length=MAX_NAME_LENGTH)
         difficulty = self.get_str(data, "difficulty", "difficulty", required=True)
         if difficulty is not None:
             if difficulty not in DIFFICULTIES:
@@ -723,9 +811,14 @@ class _VersionChecker:
 
     def check_held_out_stays_private(self, cases: list[HeldOutCase], published: dict[str, str | None],
                                      workspace: str | None) -> None:
-        """A held-out file may not also be seeded into a run or shown on the site."""
+        """A held-out file may not also be seeded into a run or shown on the site.
+
+        Compared by path, by what a path resolves to (a symlink), by inode (a hard link) and by
+        content (a copy): any of them would put the held-out bytes on a page or in a run.
+        """
         by_path = {posixpath.normpath(path): key for key, path in published.items() if path}
         workspace_dir = posixpath.normpath(workspace) if workspace else None
+        held_out: list[tuple[str, str]] = []  # (key path, rel)
         for index, case in enumerate(cases):
             for key in ("input", "expected"):
                 rel = posixpath.normpath(getattr(case, key))
@@ -733,6 +826,33 @@ class _VersionChecker:
                     self.error(f"case[{index}].{key}", f"`{rel}` is held out, so it cannot also be {by_path[rel]}")
                 elif workspace_dir and (workspace_dir == "." or rel.startswith(workspace_dir + "/")):
                     self.error(f"case[{index}].{key}", f"`{rel}` is held out, so it cannot lie inside the seeded workspace `{workspace}`")
+                else:
+                    held_out.append((f"case[{index}].{key}", rel))
+        shown = [(rel, by_path[rel]) for rel in by_path]
+        if workspace_dir:
+            shown += [(rel, f"in the seeded workspace `{workspace}`") for rel in self._files_under(workspace_dir)]
+        held = [(key, rel, _FileIdentity.of(self.version_dir / rel)) for key, rel in held_out]
+        reported: set[tuple[str, str]] = set()
+        for shown_rel, what in shown:
+            identity = _FileIdentity.of(self.version_dir / shown_rel)
+            if identity is None:
+                continue
+            for key, held_rel, held_identity in held:
+                if held_identity is None or (key, shown_rel) in reported or shown_rel == held_rel:
+                    continue
+                relation = identity.relation_to(held_identity)
+                if relation:
+                    reported.add((key, shown_rel))
+                    self.error(key, f"`{held_rel}` is held out, but `{shown_rel}` ({what}) {relation}")
+
+    def _files_under(self, folder: str) -> list[str]:
+        """Relative paths of the files below `folder` (symlinked folders are not entered)."""
+        found = []
+        for directory, dirnames, filenames in os.walk(self.version_dir / folder, followlinks=False):
+            dirnames.sort()
+            base = Path(directory)
+            found += [(base / name).relative_to(self.version_dir).as_posix() for name in sorted(filenames)]
+        return found
 
     def check_tags(self, data: dict) -> list[str] | None:
         if "tags" not in data:
@@ -753,6 +873,9 @@ class _VersionChecker:
                 ok = False
             elif not tag.strip():
                 self.error(f"tags[{index}]", "must not be empty")
+                ok = False
+            elif len(tag) > MAX_TAG_LENGTH:
+                self.error(f"tags[{index}]", f"must be at most {MAX_TAG_LENGTH} characters, not {len(tag)}")
                 ok = False
             elif tag in seen:
                 self.error(f"tags[{index}]", f"duplicate tag `{tag}`")
@@ -791,7 +914,7 @@ class _VersionChecker:
         if table is None:
             return None, None, None
         self.check_unknown_keys(table, CONTRACT_KEYS, "contract")
-        entry = self.get_str(table, "entry", "contract.entry", required=True, non_empty=True)
+        entry = self.get_str(table, "entry", "contract.entry", required=True, non_empty=True, max_length=MAX_ENTRY_LENGTH)
         if entry in ABI_EXPORTS:
             self.error("contract.entry", f"`{entry}` is reserved by the solution ABI (it exports `memory` and `alloc`)")
             entry = None
@@ -965,10 +1088,10 @@ class _VersionChecker:
             return None
         self.check_no_nul(data, "", file)
         self.check_unknown_keys(data, VARIANT_KEYS, "", file)
-        slug = self.get_str(data, "slug", "slug", required=True, file=file)
+        slug = self.get_str(data, "slug", "slug", required=True, file=file, max_length=MAX_SLUG_LENGTH)
         if slug is not None and not SLUG_PATTERN.match(slug):
             self.error("slug", f"`{slug}` must match {SLUG_PATTERN.pattern} (lower-case letters, digits and hyphens)", file)
-        name = self.get_str(data, "name", "name", required=False, file=file, non_empty=True)
+        name = self.get_str(data, "name", "name", required=False, file=file, non_empty=True, max_length=MAX_NAME_LENGTH)
         specs: list[SpecFile] = []
         if "spec" in data:
             raw_specs = data["spec"]
@@ -1005,13 +1128,25 @@ def check_version_folder(version_dir: Path, rel_dir: str, type_folder: str, diff
     )
 
 
-def _subdirectories(path: Path) -> list[Path]:
-    """Child folders, sorted; hidden entries (`.git`, `.DS_Store`) and plain files are skipped."""
+def _subdirectories(path: Path, root: Path, errors: list[ManifestError]) -> list[Path]:
+    """Child folders, sorted; hidden entries (`.git`, `.DS_Store`) and plain files are skipped.
+
+    A folder whose name cannot be stored (not UTF-8, control characters) is an error, not a child.
+    """
     try:
         children = sorted(path.iterdir())
     except OSError:
         return []
-    return [child for child in children if not child.name.startswith(".") and child.is_dir()]
+    usable = []
+    for child in children:
+        if child.name.startswith(".") or not child.is_dir():
+            continue
+        problem = name_problem(child.name)
+        if problem:
+            errors.append(ManifestError(shown_path(child, root), "", f"folder name {problem}"))
+        else:
+            usable.append(child)
+    return usable
 
 
 def scan_catalog(root: Path, *, is_unchanged: Callable[[str, str], bool] | None = None,
@@ -1035,16 +1170,19 @@ def scan_catalog(root: Path, *, is_unchanged: Callable[[str, str], bool] | None 
     unchanged: list[str] = []
     slug_folders: dict[str, str] = {}
     refused: set[str] = set()  # labels of versions refused by a rule that spans versions
-    for type_dir in _subdirectories(root):
-        for difficulty_dir in _subdirectories(type_dir):
+    for type_dir in _subdirectories(root, root, errors):
+        for difficulty_dir in _subdirectories(type_dir, root, errors):
             rel_difficulty = f"{type_dir.name}/{difficulty_dir.name}"
             if difficulty_dir.name not in DIFFICULTIES:
                 errors.append(ManifestError(rel_difficulty, "", f"`{difficulty_dir.name}` is not a difficulty folder: use one of {', '.join(DIFFICULTIES)}"))
                 continue
-            for case_dir in _subdirectories(difficulty_dir):
+            for case_dir in _subdirectories(difficulty_dir, root, errors):
                 folder = f"{rel_difficulty}/{case_dir.name}"
+                if len(folder) > MAX_FOLDER_LENGTH:
+                    errors.append(ManifestError(folder[:80] + "…", "", f"the case folder's path is longer than {MAX_FOLDER_LENGTH} characters"))
+                    continue
                 folder_versions: list[VersionSource] = []
-                version_dirs = _subdirectories(case_dir)
+                version_dirs = _subdirectories(case_dir, root, errors)
                 if not version_dirs:
                     errors.append(ManifestError(folder, "", "case folder has no version folders"))
                 for version_dir in version_dirs:
@@ -1052,6 +1190,9 @@ def scan_catalog(root: Path, *, is_unchanged: Callable[[str, str], bool] | None 
                     labels.append(rel_dir)
                     if not VERSION_PATTERN.match(version_dir.name):
                         errors.append(ManifestError(rel_dir, "", f"version folder name must match {VERSION_PATTERN.pattern}"))
+                        continue
+                    if len(version_dir.name) > MAX_VERSION_LENGTH:
+                        errors.append(ManifestError(rel_dir, "", f"version folder name must be at most {MAX_VERSION_LENGTH} characters"))
                         continue
                     if version_dir.name.lower() in RESERVED_VERSIONS:
                         errors.append(ManifestError(rel_dir, "", f"`{version_dir.name}` is reserved and cannot name a version"))

@@ -265,3 +265,60 @@ def test_rescan_reports_refusals(admin_client, published, settings):
     response = admin_client.post("/admin/catalog/caseversion/rescan/", follow=True)
     messages = [str(message) for message in response.context["messages"]]
     assert any(message.startswith(f"Refused {ADDER_V1}") and "immutable" in message for message in messages)
+
+
+# --- names that cannot be stored: a validation error with the file and reason, never a 500 ---------
+
+
+def _with_slug(published, tmp_path, slug_line: str) -> bytes:
+    folder = new_version_folder(published, tmp_path, "v40")
+    manifest = folder / "test-case.toml"
+    manifest.write_text(manifest.read_text().replace('slug = "adder"', slug_line))
+    return zip_folder(folder, "v40")
+
+
+def _with_latin1_member(published, tmp_path) -> bytes:
+    """A tar whose member name is Latin-1 bytes (tarfile reads them as lone surrogates)."""
+    folder = new_version_folder(published, tmp_path, "v40")
+    with tarfile.open(fileobj=io.BytesIO(tar_folder(folder, "v40")), mode="r:gz") as original:
+        members = [(info, original.extractfile(info).read() if info.isfile() else None) for info in original]
+    buffer = io.BytesIO()
+    with tarfile.open(fileobj=buffer, mode="w:gz", encoding="utf-8", errors="surrogateescape") as archive:
+        for info, payload in members:
+            archive.addfile(info, io.BytesIO(payload) if payload is not None else None)
+        member = _tar_member("v40/specs/caf\udce9.md")
+        member.size = 3
+        archive.addfile(member, io.BytesIO(b"abc"))
+    return buffer.getvalue()
+
+
+def _zip_lying_about_utf8(published, tmp_path) -> bytes:
+    data = _zip_with([("v40/abc.txt", b"x")]).replace(b"v40/abc.txt", b"v40/a\xffc.txt")
+    return data.replace(b"\x14\x00\x00\x00", b"\x14\x00\x00\x08", 2)  # set the UTF-8 name flag (bit 11)
+
+
+UNSTORABLE_ARCHIVES = [
+    ("slug-nul", lambda p, t: _with_slug(p, t, 'slug = "add\\u0000er"'), "slug: must not contain NUL characters"),
+    ("slug-300", lambda p, t: _with_slug(p, t, f'slug = "{"a" * 300}"'), "slug: must be at most 100 characters, not 300"),
+    ("slug-traversal", lambda p, t: _with_slug(p, t, 'slug = "../../etc"'), "must match"),
+    ("tar-latin1-name", _with_latin1_member, "caf\\xe9.md`: the name is not valid UTF-8"),
+    ("zip-false-utf8-flag", _zip_lying_about_utf8, "name is not valid UTF-8"),
+]
+
+
+@pytest.mark.parametrize("name, build, message", UNSTORABLE_ARCHIVES, ids=[item[0] for item in UNSTORABLE_ARCHIVES])
+def test_an_archive_with_names_that_cannot_be_stored_is_refused_with_the_reason(admin_client, published, tmp_path,
+                                                                                name, build, message):
+    response = upload(admin_client, build(published, tmp_path), f"{name}.bin")
+    assert response.status_code == 400
+    assert message in response.content.decode()
+    assert not CaseVersion.objects.filter(version="v40").exists()
+
+
+def test_a_catalog_folder_with_an_unstorable_file_name_is_refused_at_import_not_a_traceback(catalog, db):
+    with open(os.fsencode(catalog.path("specs")) + b"/caf\xe9.md", "wb") as stream:
+        stream.write(b"x")
+    outcome = import_catalog(catalog.root)
+    refused = next(result for result in outcome.results if result.label == ADDER_V1)
+    assert refused.action == "refused"
+    assert any("file name is not valid UTF-8" in reason for reason in refused.reasons)

@@ -151,6 +151,19 @@ RULES = [
     ("case-expected-schema", lambda c: c.write("smoke/one.out", '{"total": 7}'), "case[0].expected", "does not validate against the contract's output schema"),
     ("case-held-out-seeded-as-spec", lambda c: c.append('\n[[spec]]\nsource = "cases/small.out"\n'), "case[1].expected", "is held out, so it cannot also be spec[2].source"),
     ("case-held-out-in-workspace", lambda c: (c.write("workspaces/base/answer.out", '{"sum": 6}'), c.edit('expected = "cases/small.out"', 'expected = "workspaces/base/answer.out"')), "case[1].expected", "cannot lie inside the seeded workspace"),
+    # held-out privacy by identity and content: links, hard links and copies
+    ("case-held-out-description-symlink", lambda c: (c.remove("description.md"), os.symlink("cases/small.out", c.path("description.md"))), "case[1].expected", "`cases/small.out` is held out, but `description.md` (description) is a link to it"),
+    ("case-held-out-spec-symlink", lambda c: (c.remove("specs/rules.md"), os.symlink("../smoke/one.out", c.path("specs/rules.md"))), "case[0].expected", "`smoke/one.out` is held out, but `specs/rules.md` (spec[0].source) is a link to it"),
+    ("case-held-out-workspace-hard-link", lambda c: os.link(c.path("cases/small.json"), c.path("workspaces/base/data.json")), "case[1].input", "`cases/small.json` is held out, but `workspaces/base/data.json` (in the seeded workspace `workspaces/base`) is a hard link to it"),
+    ("case-held-out-workspace-copy", lambda c: c.write("workspaces/base/expected.json", c.read("cases/large.out")), "case[2].expected", "`cases/large.out` is held out, but `workspaces/base/expected.json` (in the seeded workspace `workspaces/base`) has the same bytes"),
+    ("case-held-out-changelog-copy", lambda c: c.write("changelog.md", c.read("cases/small.out")), "case[1].expected", "`changelog.md` (changelog) has the same bytes"),
+    # what the database can store
+    ("slug-too-long", lambda c: c.edit('slug = "adder"', f'slug = "{"a" * 101}"'), "slug", "must be at most 100 characters, not 101"),
+    ("name-too-long", lambda c: c.edit('name = "Adder"', f'name = "{"N" * 201}"'), "name", "must be at most 200 characters, not 201"),
+    ("tag-too-long", lambda c: c.edit('tags = ["arithmetic", "wasm"]', f'tags = ["{"t" * 101}"]'), "tags[0]", "must be at most 100 characters, not 101"),
+    ("entry-too-long", lambda c: c.edit('entry = "solve"', f'entry = "{"e" * 201}"'), "contract.entry", "must be at most 200 characters"),
+    ("path-too-long", lambda c: c.edit('description = "description.md"', f'description = "{"d/" * 150}x.md"'), "description", "a path must be at most 300 characters"),
+    ("runway-literal-too-long", lambda c: c.edit("fuel_runway = 1.15", "fuel_runway = 1.1500000000000000000000000000000000000000000000000000001"), "case[1].fuel_runway", "must be written in at most 50 characters"),
     # sandbox
     ("sandbox-missing", lambda c: c.edit("[sandbox]\nfuel_limit = 1_000_000\nmax_memory_bytes = 1_048_576\n", ""), "sandbox", "required table [sandbox] is missing"),
     ("sandbox-fuel-limit-missing", lambda c: c.edit("fuel_limit = 1_000_000\n", ""), "sandbox.fuel_limit", "required key is missing"),
@@ -443,3 +456,36 @@ def test_digest_covers_paths_and_bytes(catalog):
     catalog.edit('spec = ["specs/long-lists.md"]', 'spec = ["specs/long.md"]', rel="variants/long-lists.toml")
     renamed = {source.label: source.digest for source in catalog.scan().versions}
     assert renamed[ADDER_V1] not in (before[ADDER_V1], after[ADDER_V1])
+
+
+# --- names that cannot be stored are errors, never a failed import -------------------------------
+
+
+def test_a_file_name_that_is_not_utf8_is_an_error_naming_the_file(catalog):
+    bad = os.fsencode(catalog.path("specs")) + b"/caf\xe9.md"
+    with open(bad, "wb") as stream:
+        stream.write(b"# notes\n")
+    error = assert_error(catalog, "", "file name is not valid UTF-8", file=f"{ADDER_V1}/specs/caf\\xe9.md")
+    assert str(error) == f"{ADDER_V1}/specs/caf\\xe9.md: file name is not valid UTF-8"
+
+
+def test_a_file_name_with_control_characters_is_an_error(catalog):
+    catalog.write("specs/line\nbreak.md", "# notes\n")
+    assert_error(catalog, "", "file name contains control characters", file=f"{ADDER_V1}/specs/line\\x0abreak.md")
+
+
+def test_a_case_folder_name_that_is_not_utf8_is_an_error(catalog):
+    import shutil
+
+    target = os.fsencode(catalog.root / "performance/easy") + b"/add\xff"
+    shutil.copytree(os.fsencode(catalog.root / ADDER_V1), target + b"/v1")
+    scan = catalog.scan()
+    assert "performance/easy/add\\xff: folder name is not valid UTF-8" in [str(error) for error in scan.errors]
+
+
+def test_a_version_folder_name_longer_than_the_database_stores_is_an_error(catalog):
+    import shutil
+
+    long_name = "v" + "1" * 120
+    shutil.copytree(catalog.root / ADDER_V1, catalog.root / f"performance/easy/adder/{long_name}")
+    assert f"performance/easy/adder/{long_name}: version folder name must be at most 100 characters" in catalog.errors()
