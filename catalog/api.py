@@ -7,9 +7,11 @@ from django.urls import reverse
 
 from catalog.forms import CaseFilterForm
 from catalog.models import CaseVersion
-from catalog.views import filtered_cases, public_version_or_404
-from lib.api import json_view
-from lib.pagecache import cached_page
+from catalog.views import CASE_LIST_PARAMETERS, filtered_cases, public_version_or_404
+from lib.api import json_view, paginate
+from lib.pagecache import cached_page, text
+
+CASES_PER_PAGE = 50
 
 
 def case_summary(version: CaseVersion) -> dict:
@@ -27,16 +29,18 @@ def case_summary(version: CaseVersion) -> dict:
     }
 
 
-@cached_page
+@cached_page(*CASE_LIST_PARAMETERS)
 @json_view
 def case_list(request: HttpRequest):
     form = CaseFilterForm(request.GET)
     if not form.is_valid():
         return {"error": "invalid filter", "fields": form.errors.get_json_data()}, 400
-    return {"cases": [case_summary(version) for version in filtered_cases(form)]}
+    versions, pagination = paginate(request, filtered_cases(form), per_page=CASES_PER_PAGE,
+                                    parameters=CASE_LIST_PARAMETERS)
+    return {**pagination, "cases": [case_summary(version) for version in versions]}
 
 
-@cached_page
+@cached_page(text("version"))
 @json_view
 def case_detail(request: HttpRequest, slug: str):
     version = public_version_or_404(slug, request.GET.get("version") or None)

@@ -10,10 +10,13 @@ from django.shortcuts import render
 from catalog.forms import CaseFilterForm
 from catalog.models import CaseVersion, Tag
 from scoring.models import Submission
-from lib.pagecache import cached_page
+from lib.pagecache import cached_page, page, query_without, text
+from lib.paging import BadPage, page_of
 
 CASES_PER_PAGE = 24
 LEADERBOARD_PREVIEW = 10
+# The query parameters the case list reads (and so its cache key holds).
+CASE_LIST_PARAMETERS = (text("q"), text("tag"), text("difficulty"), page())
 
 
 def _best_fuel() -> Subquery:
@@ -36,15 +39,26 @@ def filtered_cases(form: CaseFilterForm) -> QuerySet[CaseVersion]:
     return versions.annotate(best_fuel=_best_fuel()).order_by("name", "case__slug")
 
 
-@cached_page
+def bad_request(request: HttpRequest, reason: str) -> HttpResponse:
+    return render(request, "400.html", {"reason": reason}, status=400)
+
+
+@cached_page(*CASE_LIST_PARAMETERS)
 def case_list(request: HttpRequest) -> HttpResponse:
     form = CaseFilterForm(request.GET)
     if not form.is_valid():
         return render(request, "catalog/case_list.html", {"form": form, "page": None, "tags": []}, status=400)
-    page = Paginator(filtered_cases(form), CASES_PER_PAGE).get_page(request.GET.get("page"))
+    try:
+        shown = page_of(Paginator(filtered_cases(form), CASES_PER_PAGE), request.GET.get("page"))
+    except BadPage as bad:
+        return bad_request(request, str(bad))
     latest = CaseVersion.objects.public().latest_per_case()
     tags = Tag.objects.filter(versions__in=latest).distinct().values_list("name", flat=True)
-    return render(request, "catalog/case_list.html", {"form": form, "page": page, "tags": list(tags)})
+    filtered = any(form.cleaned_data.values())
+    return render(request, "catalog/case_list.html", {
+        "form": form, "page": shown, "tags": list(tags), "filtered": filtered,
+        "page_query": query_without(request, CASE_LIST_PARAMETERS),
+    })
 
 
 def public_version_or_404(slug: str, version: str | None = None) -> CaseVersion:
@@ -54,7 +68,7 @@ def public_version_or_404(slug: str, version: str | None = None) -> CaseVersion:
     return case_version
 
 
-@cached_page
+@cached_page()
 def case_detail(request: HttpRequest, slug: str, version: str | None = None) -> HttpResponse:
     case_version = public_version_or_404(slug, version)
     versions = list(

@@ -4,7 +4,11 @@ from __future__ import annotations
 
 import functools
 
+from django.core.paginator import Paginator
 from django.http import Http404, JsonResponse
+
+from lib.pagecache import Parameter, query_without
+from lib.paging import BadPage, page_of
 
 
 def json_view(view):
@@ -16,9 +20,33 @@ def json_view(view):
             result = view(request, *args, **kwargs)
         except Http404 as missing:
             return JsonResponse({"error": str(missing) or "not found"}, status=404)
+        except BadPage as bad:
+            return JsonResponse({"error": str(bad)}, status=400)
         if isinstance(result, tuple):
             document, status = result
             return JsonResponse(document, status=status)
         return JsonResponse(result)
 
     return wrapper
+
+
+def paginate(request, items, *, per_page: int, parameters: tuple[Parameter, ...]) -> tuple[list, dict]:
+    """One page of `items` and the fields that describe it: count, page, pages, next, previous.
+
+    Raises BadPage for a `?page=` that is not a page number, Http404 past the last page; the links
+    keep only the parameters the endpoint reads.
+    """
+    paginator = Paginator(items, per_page)
+    shown = page_of(paginator, request.GET.get("page"))
+    base = f"{request.path}?{query_without(request, parameters)}"
+
+    def link(number: int) -> str:
+        return request.build_absolute_uri(f"{base}page={number}")
+
+    return list(shown), {
+        "count": paginator.count,
+        "page": shown.number,
+        "pages": paginator.num_pages,
+        "next": link(shown.next_page_number()) if shown.has_next() else None,
+        "previous": link(shown.previous_page_number()) if shown.has_previous() else None,
+    }

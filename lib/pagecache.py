@@ -1,37 +1,120 @@
-"""Caching whole public pages, keyed by the content generation (catalog.ContentGeneration).
+"""Caching whole public pages, keyed by what they show and by a content generation.
 
 A cached page is served only while the generation it was rendered at is current; any import,
-scoring result, rescore or hide bumps the generation, so nothing stale is ever served and no
-cross-process invalidation is needed. Only anonymous GETs are cached (staff see an admin link),
-and the experimental setting is part of the key.
+scoring result, rescore, hide or delete bumps the generation, so nothing stale is ever served
+and no cross-process invalidation is needed. Only anonymous GETs are cached (staff see an admin
+link), and the experimental setting is part of the key.
+
+The key holds the path and only the query parameters the page reads, each normalised by its
+reader (`flag`, `page`, `text`): `?junk=<random>` or `?all=0` hits the same entry as the bare
+page, so a client cannot miss the cache on purpose. Only 200 responses are stored, so a
+parameter value a page refuses (a 400 or 404) never takes a place in the cache.
+
+The generation comes from a callable given once at start-up (`use_generation`), so this module
+names no app.
 """
 
 from __future__ import annotations
 
 import functools
 import hashlib
+from dataclasses import dataclass
+from typing import Callable
+from urllib.parse import urlencode
 
 from django.conf import settings
 from django.core.cache import cache
 from django.http import HttpResponse
 
+from lib.paging import BadPage, parse_page
 
-def cached_page(view):
-    @functools.wraps(view)
-    def wrapper(request, *args, **kwargs):
-        if not settings.PAGE_CACHE_SECONDS or request.method != "GET" or request.user.is_authenticated:
-            return view(request, *args, **kwargs)
-        from catalog.models import ContentGeneration
+_generation: Callable[[], int] = lambda: 0  # noqa: E731 (replaced at start-up)
 
-        path = hashlib.sha256(request.get_full_path().encode("utf-8", "surrogatepass")).hexdigest()
-        key = f"page:{ContentGeneration.current()}:{int(settings.CATALOG_SHOW_EXPERIMENTAL)}:{path}"
-        hit = cache.get(key)
-        if hit is not None:
-            content, content_type = hit
-            return HttpResponse(content, content_type=content_type)
-        response = view(request, *args, **kwargs)
-        if response.status_code == 200 and not response.streaming:
-            cache.set(key, (response.content, response["Content-Type"]), settings.PAGE_CACHE_SECONDS)
-        return response
 
-    return wrapper
+def use_generation(current: Callable[[], int]) -> None:
+    """Key cached pages by `current()`, the content generation (catalog.ContentGeneration)."""
+    global _generation
+    _generation = current
+
+
+@dataclass(frozen=True)
+class Parameter:
+    """A query parameter a cached page reads, and how its values are normalised for the key."""
+
+    name: str
+    normalise: Callable[[str], str | None]  # the raw value → its canonical form (None: as if absent)
+
+
+def text(name: str) -> Parameter:
+    """A free value: absent and empty are the same."""
+    return Parameter(name, lambda value: value or None)
+
+
+def flag(name: str) -> Parameter:
+    """`?name=1` turns it on; any other value is the same as leaving it out."""
+    return Parameter(name, lambda value: "1" if value == "1" else None)
+
+
+def page(name: str = "page") -> Parameter:
+    """A page number (lib.paging): `1` is the same as absent. A value that is not a page number
+    is refused by the page (a 400, never cached), so it can be kept as given."""
+
+    def normalise(value: str) -> str | None:
+        try:
+            number = parse_page(value)
+        except BadPage:
+            return value
+        return None if number == 1 else str(number)
+
+    return Parameter(name, normalise)
+
+
+def canonical_parameters(request, parameters: tuple[Parameter, ...]) -> list[tuple[str, str]]:
+    """The (name, value) pairs of `parameters` the request holds, normalised, in a fixed order."""
+    canonical = []
+    for parameter in parameters:
+        if parameter.name in request.GET:
+            value = parameter.normalise(request.GET[parameter.name])
+            if value is not None:
+                canonical.append((parameter.name, value))
+    return sorted(canonical)
+
+
+def query_without(request, parameters: tuple[Parameter, ...], name: str = "page") -> str:
+    """The canonical query string without `name`, ready for `?{this}page=N` in a link.
+
+    Links on a cached page are built from this, never from the raw query string: the page is
+    served to everyone whose request normalises the same way.
+    """
+    return "".join(f"{urlencode({key: value})}&" for key, value in canonical_parameters(request, parameters) if key != name)
+
+
+def cache_key(request, parameters: tuple[Parameter, ...]) -> str:
+    canonical = "&".join(f"{name}={value}" for name, value in canonical_parameters(request, parameters))
+    # The host too: API documents carry absolute links.
+    identity = request.get_host() + request.path + "?" + canonical
+    digest = hashlib.sha256(identity.encode("utf-8", "surrogatepass")).hexdigest()
+    return f"page:{_generation()}:{int(settings.CATALOG_SHOW_EXPERIMENTAL)}:{digest}"
+
+
+def cached_page(*parameters: Parameter):
+    """Cache a view's anonymous GET responses, keyed by the path and `parameters`."""
+
+    def decorate(view):
+        @functools.wraps(view)
+        def wrapper(request, *args, **kwargs):
+            if not settings.PAGE_CACHE_SECONDS or request.method != "GET" or request.user.is_authenticated:
+                return view(request, *args, **kwargs)
+            key = cache_key(request, parameters)
+            hit = cache.get(key)
+            if hit is not None:
+                content, content_type = hit
+                return HttpResponse(content, content_type=content_type)
+            response = view(request, *args, **kwargs)
+            if response.status_code == 200 and not response.streaming:
+                cache.set(key, (response.content, response["Content-Type"]), settings.PAGE_CACHE_SECONDS)
+            return response
+
+        return wrapper
+
+    return decorate

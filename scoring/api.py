@@ -5,24 +5,26 @@ from __future__ import annotations
 from django.http import HttpRequest
 from django.urls import reverse
 
-from lib.api import json_view
+from lib.api import json_view, paginate
+from lib.pagecache import cached_page
 from scoring.models import Submission
 from scoring.service import as_json
-from scoring.views import leaderboard_selection, public_submission_or_404
-from lib.pagecache import cached_page
+from scoring.views import ENTRIES_PER_PAGE, LEADERBOARD_PARAMETERS, leaderboard_selection, public_submission_or_404
 
 
-@cached_page
+@cached_page(*LEADERBOARD_PARAMETERS)
 @json_view
 def leaderboard(request: HttpRequest, slug: str):
     version, variant, include_all = leaderboard_selection(request, slug)
     entries = Submission.objects.leaderboard(version, variant=variant, include_all=include_all)
+    shown, pagination = paginate(request, entries, per_page=ENTRIES_PER_PAGE, parameters=LEADERBOARD_PARAMETERS)
     return {
         "case": version.case.slug,
         "version": version.version,
         "variant": variant.slug if variant else None,
         "all": include_all,
-        "entries": [entry.as_json() for entry in entries],
+        **pagination,
+        "entries": [entry.as_json() for entry in shown],
     }
 
 

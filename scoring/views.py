@@ -11,16 +11,21 @@ from django.shortcuts import get_object_or_404, render
 
 from catalog.manifest import SLUG_PATTERN
 from catalog.models import CaseVersion, HeldOutInput, Variant
-from catalog.views import public_version_or_404
+from catalog.views import bad_request, public_version_or_404
 from scoring.leaderboard import Entry
 from scoring.models import Result, Submission
-from scoring.sandbox import WASMTIME_VERSION
-from lib.pagecache import cached_page
+from scoring.sandbox import ENGINE_DIGEST, WASMTIME_VERSION
+from lib.pagecache import cached_page, flag, page, query_without, text
+from lib.paging import BadPage, page_of
 
 ENTRIES_PER_PAGE = 50
+# How the leaderboard names the engine that measures today (wasmtime version, configuration).
+CURRENT_ENGINE = f"{WASMTIME_VERSION} ({ENGINE_DIGEST})"
 CHART_ENTRIES = 20
 CHART_BAR_WIDTH = 380  # SVG units of the longest bar
 CHART_ROW_HEIGHT = 22
+# The query parameters a leaderboard reads (and so its cache key holds).
+LEADERBOARD_PARAMETERS = (text("version"), text("variant"), flag("all"), page())
 
 
 @dataclass(frozen=True)
@@ -56,11 +61,14 @@ def chart_bars(entries: list[Entry]) -> list[Bar]:
     ]
 
 
-@cached_page
+@cached_page(*LEADERBOARD_PARAMETERS)
 def leaderboard(request: HttpRequest, slug: str) -> HttpResponse:
     version, variant, include_all = leaderboard_selection(request, slug)
     entries = Submission.objects.leaderboard(version, variant=variant, include_all=include_all)
-    page = Paginator(entries, ENTRIES_PER_PAGE).get_page(request.GET.get("page"))
+    try:
+        page = page_of(Paginator(entries, ENTRIES_PER_PAGE), request.GET.get("page"))
+    except BadPage as bad:
+        return bad_request(request, str(bad))
     stress_inputs = list(
         HeldOutInput.objects.filter(version=version, kind=HeldOutInput.Kind.STRESS)
         .order_by("position").values_list("position", "input_path")
@@ -93,8 +101,10 @@ def leaderboard(request: HttpRequest, slug: str) -> HttpResponse:
         "stress_inputs": [path for _, path in stress_inputs],
         "bars": bars,
         "chart_height": len(bars) * CHART_ROW_HEIGHT,
-        "mixed_engines": sorted({entry.wasmtime_version for entry in entries} - {WASMTIME_VERSION}),
+        "mixed_engines": sorted({entry.engine for entry in entries} - {CURRENT_ENGINE}),
+        "current_engine": CURRENT_ENGINE,
         "wasmtime_version": WASMTIME_VERSION,
+        "page_query": query_without(request, LEADERBOARD_PARAMETERS),
     }
     return render(request, "scoring/leaderboard.html", context)
 
@@ -120,7 +130,8 @@ def submission_detail(request: HttpRequest, pk: int) -> HttpResponse:
         "version": submission.version,
         "case": submission.version.case,
         "rows": rows,
-        "show_build_log": request.user.is_staff,
+        # The build log and `detail` texts come from the submission itself: staff only.
+        "show_staff": request.user.is_staff,
         "stress_total": sum(1 for result in results if result.kind == "stress"),
     }
     return render(request, "scoring/submission_detail.html", context)

@@ -46,3 +46,21 @@ def test_unknown_things_are_json_404s(client, imported):
         response = client.get(url)
         assert response.status_code == 404 and response["Content-Type"] == "application/json"
         assert "error" in response.json()
+
+
+def test_lists_are_paginated_so_no_response_grows_without_bound(client, db):
+    from tests.factories import make_cases, make_submissions
+
+    versions = make_cases(60)
+    make_submissions(versions[0], 120)
+    first = client.get("/api/cases/").json()
+    assert (first["count"], first["page"], first["pages"], len(first["cases"])) == (60, 1, 2, 50)
+    assert first["next"] == "http://testserver/api/cases/?page=2" and first["previous"] is None
+    second = client.get(first["next"]).json()
+    assert len(second["cases"]) == 10 and second["next"] is None
+    board_url = f"/api/cases/{versions[0].case.slug}/leaderboard/"
+    for query in ({}, {"all": "1"}):
+        board = client.get(board_url, query).json()
+        assert len(board["entries"]) == 50 and board["count"] == 120 and board["pages"] == 3
+    assert client.get(board_url, {"page": "x"}).status_code == 400
+    assert client.get(board_url, {"page": "9"}).status_code == 404

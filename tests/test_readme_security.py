@@ -6,6 +6,7 @@ from pathlib import Path
 
 from catalog.manifest import FORBIDDEN_TABLES
 from catalog.tests.test_admin import HOSTILE as HOSTILE_ARCHIVES
+from catalog.tests.test_admin import UNSTORABLE_ARCHIVES
 from catalog.tests.test_manifest_fuzz import FUZZ_SETTINGS
 from catalog.tests.test_manifest_rules import RULES, VARIANT_RULES
 from catalog.tests.test_pages import XSS_PAYLOADS
@@ -13,6 +14,7 @@ from scoring.tests.test_build import HOSTILE_BUILDS
 from scoring.tests.test_sandbox import HOSTILE_MODULES, INVALID_MODULES
 from tests.test_crash_safety import IMPORT_KILLS, SCORE_KILLS
 from tests.test_hostile_requests import NASTY_URLS, RANDOM_REQUESTS
+from tests.test_page_cache import CACHE_BYPASS_URLS
 
 README = (Path(__file__).resolve().parent.parent / "README.md").read_text()
 PROPERTY_TESTS_IN_FUZZ_FILE = 4
@@ -30,11 +32,13 @@ def test_the_security_table_counts_match_the_tests():
         "broken manifests": len(RULES) + len(VARIANT_RULES) + len(FORBIDDEN_TABLES),
         "fuzzed manifests": FUZZ_SETTINGS.max_examples * PROPERTY_TESTS_IN_FUZZ_FILE,
         "hostile archives": len(HOSTILE_ARCHIVES),
+        "archives with names the database cannot store": len(UNSTORABLE_ARCHIVES),
         "hostile builds": len(HOSTILE_BUILDS),
         "modules breaking the ABI": len(INVALID_MODULES),
         "hostile modules at run time": len(HOSTILE_MODULES),
         "script, event-handler": len(XSS_PAYLOADS),
         "random and malformed URLs": RANDOM_REQUESTS + len(NASTY_URLS),
+        "query strings made to miss the page cache": len(CACHE_BYPASS_URLS),
         "SIGKILL of": IMPORT_KILLS + SCORE_KILLS + 1,
     }
     for label, count in expected.items():

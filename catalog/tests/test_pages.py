@@ -47,7 +47,11 @@ def test_the_list_paginates(client, db):
     assert b"Page 1 of 2" in first.content
     second = client.get("/cases/", {"page": 2})
     assert second.content.count(b'class="card"') == 6
-    assert client.get("/cases/", {"page": "banana"}).status_code == 200  # falls back to page 1
+    # One spelling per page (so every page has one cache entry): anything else is refused.
+    for bad in ("banana", "0", "-1", "01", " 2", "\u0662"):
+        refused = client.get("/cases/", {"page": bad})
+        assert refused.status_code == 400 and b"page must be a whole number" in refused.content, bad
+    assert client.get("/cases/", {"page": 3}).status_code == 404
 
 
 def test_a_case_page_shows_everything_spec_8_lists(client, imported):
