@@ -14,6 +14,7 @@ from __future__ import annotations
 import difflib
 import functools
 import hashlib
+import json
 import os
 import posixpath
 import re
@@ -200,6 +201,10 @@ class VersionSource:
     digest: str
     # Every file of the folder as (relative POSIX path, bytes), sorted by path.
     files: tuple[tuple[str, bytes], ...] = field(repr=False, default=())
+    # content_digests of its held-out files, and of every file it shows or seeds as
+    # (path, manifest key, what it is, digests): for the privacy checks across versions.
+    held_out_digests: frozenset[str] = field(repr=False, default=frozenset())
+    published_digests: tuple[tuple[str, str, str, frozenset[str]], ...] = field(repr=False, default=())
 
     @property
     def label(self) -> str:
@@ -290,8 +295,15 @@ def read_version_files(version_dir: Path, limits: FileLimits = FileLimits()) -> 
     total = count = 0
 
     def leaves(entry: Path) -> bool:
-        """A symlink whose target is outside the folder (recorded as a problem)."""
-        if entry.is_symlink() and not _is_within(entry.resolve(), root):
+        """A symlink whose target is outside the folder, or that loops (recorded as a problem)."""
+        if not entry.is_symlink():
+            return False
+        try:
+            resolved = entry.resolve()
+        except (RuntimeError, OSError):
+            problems.append((entry.relative_to(version_dir).as_posix(), "symlink loops or cannot be resolved"))
+            return True
+        if not _is_within(resolved, root):
             problems.append((entry.relative_to(version_dir).as_posix(), "symlink points outside the version folder"))
             return True
         return False
@@ -437,13 +449,30 @@ def _join(prefix: str, key: str | int) -> str:
     return f"{prefix}.{key}" if prefix else key
 
 
+def content_digests(data: bytes) -> frozenset[str]:
+    """Digests that name a file's content: its bytes, and, when it is JSON, the document
+    itself (whitespace and key order aside), so a reformatted copy has a digest in common."""
+    digests = {hashlib.sha256(data).hexdigest()}
+    try:
+        document = loads_strict(data)
+    except JSONDocumentError:
+        return frozenset(digests)
+    canonical = json.dumps(document, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+    digests.add("json:" + hashlib.sha256(canonical.encode("utf-8", "surrogatepass")).hexdigest())
+    return frozenset(digests)
+
+
+# A held-out file this long (without surrounding white space) may not appear inside a shown
+# file either; shorter ones ("0", "[]") would match everywhere.
+MIN_EMBEDDED_BYTES = 16
+
+
 @dataclass(frozen=True)
 class _FileIdentity:
-    """What a path really is: where it resolves, its inode, its size and its content digest."""
+    """What a path really is: where it resolves, its inode, and its content."""
 
     resolved: Path
     inode: tuple[int, int]
-    size: int
 
     @classmethod
     def of(cls, path: Path) -> "_FileIdentity | None":
@@ -454,20 +483,27 @@ class _FileIdentity:
             return None
         if not stat.S_ISREG(info.st_mode):
             return None
-        return cls(resolved, (info.st_dev, info.st_ino), info.st_size)
+        return cls(resolved, (info.st_dev, info.st_ino))
 
     @functools.cached_property
-    def digest(self) -> str:
-        return hashlib.sha256(self.resolved.read_bytes()).hexdigest()
+    def content(self) -> bytes:
+        return self.resolved.read_bytes()
+
+    @functools.cached_property
+    def digests(self) -> frozenset[str]:
+        return content_digests(self.content)
 
     def relation_to(self, other: "_FileIdentity") -> str | None:
-        """How this file shares the other's bytes: as a link, a hard link, or a copy."""
+        """How this file shares the other's content: as a link, a hard link, a copy, or inside."""
         if self.resolved == other.resolved:
             return "is a link to it"
         if self.inode == other.inode:
             return "is a hard link to it"
-        if self.size == other.size and self.digest == other.digest:
-            return "has the same bytes"
+        if self.digests & other.digests:
+            return "has the same content"
+        needle = other.content.strip()
+        if len(needle) >= MIN_EMBEDDED_BYTES and needle in self.content:
+            return "contains it"
         return None
 
 
@@ -485,6 +521,9 @@ class _VersionChecker:
         self.difficulty_folder = difficulty_folder
         self.manifest_file = f"{rel_dir}/{MANIFEST_NAME}"
         self.errors: list[ManifestError] = []
+        # Filled by the held-out check, for the checks that span versions.
+        self.held_out_digests: frozenset[str] = frozenset()
+        self.published_digests: list[tuple[str, str, str, frozenset[str]]] = []
 
     # errors ---------------------------------------------------------------------------------
 
@@ -541,8 +580,19 @@ class _VersionChecker:
                 return False
         if kind is None:
             return True
+        # The files of a linked folder are not read (a folder is walked without following
+        # links), so a path may not go through one, nor name one.
+        parts = [part for part in pure.parts if part != "."]
+        for end in range(1, len(parts) + (kind == "dir")):
+            if (self.version_dir / PurePosixPath(*parts[:end])).is_symlink():
+                self.error(path, f"`{value}` goes through the linked folder `{'/'.join(parts[:end])}`; name the folder itself", file)
+                return False
         # Resolving follows every symlink along the path, wherever it is.
-        resolved = (self.version_dir / value).resolve()
+        try:
+            resolved = (self.version_dir / value).resolve()
+        except (RuntimeError, OSError):
+            self.error(path, f"`{value}`: a symlink on this path loops or cannot be resolved", file)
+            return False
         if not _is_within(resolved, self.root):
             self.error(path, f"`{value}`: a symlink on this path points outside the version folder", file)
             return False
@@ -814,7 +864,8 @@ class _VersionChecker:
         """A held-out file may not also be seeded into a run or shown on the site.
 
         Compared by path, by what a path resolves to (a symlink), by inode (a hard link) and by
-        content (a copy): any of them would put the held-out bytes on a page or in a run.
+        content: the same bytes, the same JSON document, or its bytes inside a shown file. The
+        digests are kept (`held_out_digests`, `published_digests`) for the checks across versions.
         """
         by_path = {posixpath.normpath(path): key for key, path in published.items() if path}
         workspace_dir = posixpath.normpath(workspace) if workspace else None
@@ -828,15 +879,17 @@ class _VersionChecker:
                     self.error(f"case[{index}].{key}", f"`{rel}` is held out, so it cannot lie inside the seeded workspace `{workspace}`")
                 else:
                     held_out.append((f"case[{index}].{key}", rel))
-        shown = [(rel, by_path[rel]) for rel in by_path]
+        shown = [(rel, key, key) for rel, key in by_path.items()]
         if workspace_dir:
-            shown += [(rel, f"in the seeded workspace `{workspace}`") for rel in self._files_under(workspace_dir)]
+            shown += [(rel, "workspace", f"in the seeded workspace `{workspace}`") for rel in self._files_under(workspace_dir)]
         held = [(key, rel, _FileIdentity.of(self.version_dir / rel)) for key, rel in held_out]
+        self.held_out_digests = frozenset(digest for _, _, identity in held if identity for digest in identity.digests)
         reported: set[tuple[str, str]] = set()
-        for shown_rel, what in shown:
+        for shown_rel, shown_key, what in shown:
             identity = _FileIdentity.of(self.version_dir / shown_rel)
             if identity is None:
                 continue
+            self.published_digests.append((shown_rel, shown_key, what, identity.digests))
             for key, held_rel, held_identity in held:
                 if held_identity is None or (key, shown_rel) in reported or shown_rel == held_rel:
                     continue
@@ -1123,6 +1176,7 @@ def check_version_folder(version_dir: Path, rel_dir: str, type_folder: str, diff
         VersionSource(
             path=version_dir, folder=folder, version=version, manifest=manifest,
             manifest_text=manifest_text, digest=digest_files(files), files=tuple(files),
+            held_out_digests=checker.held_out_digests, published_digests=tuple(checker.published_digests),
         ),
         [],
     )
@@ -1150,7 +1204,7 @@ def _subdirectories(path: Path, root: Path, errors: list[ManifestError]) -> list
 
 
 def scan_catalog(root: Path, *, is_unchanged: Callable[[str, str], bool] | None = None,
-                 limits: FileLimits = FileLimits()) -> CatalogScan:
+                 limits: FileLimits = FileLimits(), held_out_elsewhere: dict[str, str] | None = None) -> CatalogScan:
     """Walk `<root>/<type>/<difficulty>/<folder>/<version>/` and validate every version.
 
     Besides each version's own rules this checks the rules that span versions: a folder's
@@ -1159,6 +1213,10 @@ def scan_catalog(root: Path, *, is_unchanged: Callable[[str, str], bool] | None 
     `is_unchanged(label, digest)` lets an importer skip validating a folder whose bytes are
     exactly those of a version it already holds (it was validated when it was imported); such
     folders are listed in `scan.unchanged` instead of `scan.versions`.
+
+    No version may show or seed the content of another version's held-out file: those of the
+    versions scanned, and `held_out_elsewhere` (content digest → the version that holds it, for
+    versions already imported).
     """
     root = Path(root)
     errors: list[ManifestError] = []
@@ -1226,9 +1284,29 @@ def scan_catalog(root: Path, *, is_unchanged: Callable[[str, str], bool] | None 
                             f"`{source.manifest.slug}` is already the slug of folder `{other}`; slugs are unique across folders",
                         ))
                 versions.extend(folder_versions)
+    for source, error in _held_out_of_other_versions(versions, held_out_elsewhere or {}):
+        refused.add(source.label)
+        errors.append(error)
     if not errors and not versions and not unchanged:
         errors.append(ManifestError(str(root), "", "no case versions found (expected <type>/<difficulty>/<folder>/<version>/test-case.toml)"))
     return CatalogScan([source for source in versions if source.label not in refused], errors, labels, unchanged)
+
+
+def _held_out_of_other_versions(versions: list[VersionSource], elsewhere: dict[str, str]):
+    """(version, error) for each file a version shows or seeds whose content another version holds out."""
+    holders = dict(elsewhere)
+    for source in versions:
+        for digest in source.held_out_digests:
+            holders.setdefault(digest, source.label)
+    for source in versions:
+        for rel, key, what, digests in source.published_digests:
+            other = next((holders[digest] for digest in sorted(digests) if holders.get(digest, source.label) != source.label), None)
+            if other is not None:
+                yield source, ManifestError(
+                    f"{source.label}/{MANIFEST_NAME}", key,
+                    f"`{rel}` ({what}) has the content of a held-out file of `{other}`",
+                )
+                break
 
 
 def _slug_unstable(folder_versions: list[VersionSource]) -> list[VersionSource]:

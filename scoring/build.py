@@ -34,6 +34,7 @@ import selectors
 import shutil
 import signal
 import subprocess
+import sys
 import tarfile
 import tempfile
 import threading
@@ -59,36 +60,47 @@ SANDBOX_DIRECTORIES = {"BUILD_DIR": "/work/build", "HOME": "/work/home", "TMPDIR
 STATUS_LIMIT = 256  # bytes of status line the host reads
 PROBE_UID = 65534  # nobody: checking that a sandbox starts needs no slot of its own
 
-# Runs inside the build root (in bash: the pipes' descriptors may be numbered above 9). The
-# outcome goes to $STATUS_FD as "<step> <code>", the module to $MODULE_FD; both are moved to 3
-# and 4 first, and neither is open in the build's own commands.
-DRIVER = r"""
-set -u
-exec {module_copy}>&"$MODULE_FD" {status_copy}>&"$STATUS_FD"
-for fd in "$MODULE_FD" "$STATUS_FD"; do eval "exec $fd>&-"; done
-exec 3>&"$module_copy" 4>&"$status_copy" {module_copy}>&- {status_copy}>&-
-status() { printf '%s %s\n' "$1" "$2" >&4; exit 0; }
-mkdir -p "$HOME" "$TMPDIR" || status copy 1
-cp -R "$SOURCE_DIR/." "$BUILD_DIR/" || status copy $?
-cd "$BUILD_DIR" || status copy 1
-step() {
-    [ -n "$2" ] || return 0
-    printf '$ %s\n' "$2"
-    timeout --kill-after=5 "$STEP_SECONDS" /bin/sh -c "$2" < /dev/null 3>&- 4>&-
-    code=$?
-    [ "$code" -eq 0 ] || status "$1" "$code"
+# The driver (scoring/build_driver.py) runs under the system's python3, outside the project's
+# environment: standard library only.
+DRIVER = (Path(__file__).resolve().parent / "build_driver.py").read_text()
+SYSTEM_PYTHON = "/usr/bin/python3"
+
+# System calls a build has no use for and that would let it hold memory outside its caps
+# (memfd, System V shared memory and message queues) or reach into another process of its own
+# account (ptrace and friends): they fail with EPERM. Numbers per architecture.
+DENIED_SYSCALLS = {
+    "x86_64": {"memfd_create": 319, "memfd_secret": 447, "shmget": 29, "msgget": 68, "ptrace": 101,
+               "process_vm_readv": 310, "process_vm_writev": 311, "pidfd_getfd": 438},
+    "aarch64": {"memfd_create": 279, "memfd_secret": 447, "shmget": 194, "msgget": 186, "ptrace": 117,
+                "process_vm_readv": 270, "process_vm_writev": 271, "pidfd_getfd": 438},
 }
-step install "$INSTALL_COMMAND"
-step build "$BUILD_COMMAND"
-# In the sandbox's own PID namespace, nothing of the build may keep running (and swap the
-# module for a link) while it is read.
-[ "$SANDBOXED" = 1 ] && kill -KILL -1 2>/dev/null
-[ -e "$MODULE_REAL" ] || [ -L "$MODULE_REAL" ] || status module 1
-[ "$(realpath -e -- "$MODULE_REAL" 2>/dev/null)" = "$MODULE_REAL" ] || status module_link 1
-[ -f "$MODULE_REAL" ] || status module_type 1
-cat -- "$MODULE_REAL" >&3 || status module $?
-status ok 0
-"""
+_AUDIT_ARCH = {"x86_64": 0xC000003E, "aarch64": 0xC00000B7}
+
+
+def seccomp_filter(machine: str | None = None) -> bytes | None:
+    """A classic-BPF seccomp program (as bwrap's --seccomp reads it), or None on an
+    architecture this does not know (then builds run without it)."""
+    import platform
+    import struct
+
+    machine = machine or platform.machine()
+    if machine not in DENIED_SYSCALLS:
+        return None
+    load, jump_eq, jump_ge, ret = 0x20, 0x15, 0x35, 0x06
+    allow, deny, kill = 0x7FFF0000, 0x00050000 | 1, 0x80000000  # EPERM; a foreign ABI is killed
+    numbers = sorted(DENIED_SYSCALLS[machine].values())
+    program = [(load, 0, 0, 4)]  # seccomp_data.arch
+    # After the syscall checks: [allow, deny, kill].
+    checks = len(numbers) + (1 if machine == "x86_64" else 0)
+    program.append((jump_eq, 0, 1 + checks + 2, _AUDIT_ARCH[machine]))  # another ABI: kill
+    program.append((load, 0, 0, 0))  # seccomp_data.nr
+    if machine == "x86_64":  # the x32 ABI (nr | 0x40000000): denied outright
+        program.append((jump_ge, checks, 0, 0x40000000))
+    for index, number in enumerate(numbers):
+        remaining = len(numbers) - index - 1
+        program.append((jump_eq, remaining + 1, 0, number))
+    program += [(ret, 0, 0, allow), (ret, 0, 0, deny), (ret, 0, 0, kill)]
+    return b"".join(struct.pack("<HBBI", *instruction) for instruction in program)
 
 
 class SandboxUnavailable(RuntimeError):
@@ -164,9 +176,28 @@ class SourceTooLarge(ValueError):
     pass
 
 
-def pack_folder(folder: Path, *, max_bytes: int) -> bytes:
-    """The folder as a tar.gz (symlinks kept as links), without build products or `.git`."""
+def _unpacked_size(folder: Path) -> int:
+    """What the folder's files add up to (links not followed; build products left out)."""
+    total = 0
+    for directory, dirnames, filenames in os.walk(folder):
+        dirnames[:] = [name for name in dirnames if name not in EXCLUDED_DIRECTORIES]
+        for name in filenames:
+            try:
+                total += os.lstat(os.path.join(directory, name)).st_size
+            except OSError:
+                pass
+    return total
+
+
+def pack_folder(folder: Path, *, max_bytes: int, max_unpacked_bytes: int | None = None) -> bytes:
+    """The folder as a tar.gz (symlinks kept as links), without build products or `.git`.
+
+    With `max_unpacked_bytes`, a folder whose files add up to more is refused before anything
+    is compressed (a sparse file of gigabytes packs small, and slowly).
+    """
     folder = Path(folder)
+    if max_unpacked_bytes is not None and (size := _unpacked_size(folder)) > max_unpacked_bytes:
+        raise SourceTooLarge(f"the submission's files add up to {size:,} bytes, more than {max_unpacked_bytes:,}")
     buffer = io.BytesIO()
 
     def exclude(info: tarfile.TarInfo) -> tarfile.TarInfo | None:
@@ -264,9 +295,12 @@ def _limit(limits: BuildLimits, account: tuple[int, int] | None):
 # --- the sandbox ----------------------------------------------------------------------------------
 
 
-def _bwrap_command(source: Path, limits: BuildLimits, env: dict[str, str], program: list[str]) -> list[str]:
+def _bwrap_command(source: Path, limits: BuildLimits, env: dict[str, str], program: list[str],
+                   seccomp_fd: int | None = None) -> list[str]:
     command = [
-        BWRAP, "--unshare-all", "--die-with-parent", "--new-session", "--clearenv",
+        # --as-pid-1: the driver itself is pid 1, so no process of bwrap's own, dumpable and
+        # holding the driver's pipes, sits in the sandbox beside the build.
+        BWRAP, "--unshare-all", "--as-pid-1", "--die-with-parent", "--new-session", "--clearenv",
         "--ro-bind", "/usr", "/usr",
         "--symlink", "usr/bin", "/bin", "--symlink", "usr/sbin", "/sbin",
         "--symlink", "usr/lib", "/lib", "--symlink", "usr/lib64", "/lib64",
@@ -282,6 +316,8 @@ def _bwrap_command(source: Path, limits: BuildLimits, env: dict[str, str], progr
         "--remount-ro", "/dev", "--remount-ro", "/",
         "--chdir", SANDBOX_WORK,
     ]
+    if seccomp_fd is not None:
+        command += ["--seccomp", str(seccomp_fd)]
     for name, value in env.items():
         command += ["--setenv", name, value]
     return command + program
@@ -324,19 +360,30 @@ class _Collected:
 
 
 class _Pipes:
-    """The two pipes a driver reports through: the module's bytes, and its status line."""
+    """The two pipes a driver reports through (the module's bytes, its status line), and the
+    one bwrap reads the seccomp program from."""
 
-    def __init__(self):
+    def __init__(self, seccomp: bytes | None = None):
         self.module_read, self.module_write = os.pipe()
         self.status_read, self.status_write = os.pipe()
+        self.seccomp_read = None
+        if seccomp is not None:
+            self.seccomp_read, seccomp_write = os.pipe()
+            os.write(seccomp_write, seccomp)  # a few hundred bytes: the pipe holds them
+            os.close(seccomp_write)
 
     @property
     def env(self) -> dict[str, str]:
         return {"MODULE_FD": str(self.module_write), "STATUS_FD": str(self.status_write)}
 
+    @property
+    def passed(self) -> tuple[int, ...]:
+        extra = (self.seccomp_read,) if self.seccomp_read is not None else ()
+        return (self.module_write, self.status_write, *extra)
+
     def close_write_ends(self) -> None:
-        os.close(self.module_write)
-        os.close(self.status_write)
+        for descriptor in self.passed:
+            os.close(descriptor)
 
 
 def _run(command: list[str], *, env: dict[str, str], cwd: Path, preexec, wall_seconds: float,
@@ -350,7 +397,7 @@ def _run(command: list[str], *, env: dict[str, str], cwd: Path, preexec, wall_se
         process = subprocess.Popen(
             command, cwd=cwd, env=env, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
             stderr=subprocess.STDOUT, start_new_session=True, preexec_fn=preexec,
-            pass_fds=(pipes.module_write, pipes.status_write),
+            pass_fds=pipes.passed,
         )
     finally:
         pipes.close_write_ends()
@@ -420,6 +467,7 @@ def _driver_env(path: str, build: str, install: str, module_path: str, limits: B
         # Where the module must be, with no `.`, `..` or doubled slashes: resolving it must give
         # exactly this, or some part of the path is a link.
         "MODULE_REAL": posixpath.normpath(posixpath.join(directories["BUILD_DIR"], module_path)),
+        "MODULE_LIMIT": str(limits.module_bytes),
         "STEP_SECONDS": str(max(1, int(limits.timeout))),
         "SANDBOXED": "1" if sandboxed else "0",
         **directories,
@@ -431,6 +479,7 @@ _STEP_MESSAGES = {
     "module": "the build did not produce the module {module}",
     "module_link": "the module {module} is a symbolic link or lies under one; a build must produce a regular file",
     "module_type": "the module {module} is not a regular file",
+    "module_size": "the module {module} is larger than the {limit:,}-byte limit",
 }
 
 
@@ -478,12 +527,13 @@ def build_submission(source: bytes, *, install: str, build: str, module_path: st
                     os.chown(directory, *account, follow_symlinks=False)
                     for name in files:
                         os.chown(os.path.join(directory, name), *account, follow_symlinks=False)
-            pipes = _Pipes()
+            pipes = _Pipes(seccomp_filter() if sandboxed else None)
             if sandboxed:
                 env = _driver_env(path, build, install, module_path, limits,
                                   {"SOURCE_DIR": "/source", **SANDBOX_DIRECTORIES, **pipes.env}, sandboxed=True)
                 # bwrap itself starts with an empty environment; the driver's comes by --setenv.
-                command = _bwrap_command(work / "source", limits, env, ["/bin/bash", "-c", DRIVER])
+                command = _bwrap_command(work / "source", limits, env, [SYSTEM_PYTHON, "-I", "-S", "-c", DRIVER],
+                                         pipes.seccomp_read)
                 run_env: dict[str, str] = {}
             else:
                 directories = {"SOURCE_DIR": str(work / "source"), "BUILD_DIR": str(work / "sandbox" / "build"),
@@ -491,7 +541,8 @@ def build_submission(source: bytes, *, install: str, build: str, module_path: st
                 (work / "sandbox" / "build").mkdir(parents=True)
                 run_env = _driver_env(path, build, install, module_path, limits, {**directories, **pipes.env},
                                       sandboxed=False)
-                command = ["/bin/bash", "-c", DRIVER]
+                python = SYSTEM_PYTHON if os.path.exists(SYSTEM_PYTHON) else sys.executable
+                command = [python, "-I", "-S", "-c", DRIVER]
             collected = _run(command, env=run_env, cwd=work, preexec=_limit(limits, account),
                              wall_seconds=wall_seconds, log=log, module_limit=limits.module_bytes, pipes=pipes)
     status = collected.status
@@ -505,7 +556,7 @@ def build_submission(source: bytes, *, install: str, build: str, module_path: st
             return failed(f"{step} command timed out after {max(1, int(limits.timeout))} s")
         return failed(f"{step} command failed with exit status {code}")
     if step in _STEP_MESSAGES:
-        return failed(_STEP_MESSAGES[step].format(module=module_path))
+        return failed(_STEP_MESSAGES[step].format(module=module_path, limit=limits.module_bytes))
     if collected.module_too_large:
         return failed(f"the module {module_path} is larger than the {limits.module_bytes:,}-byte limit")
     if step != "ok":

@@ -1,7 +1,8 @@
 #!/bin/sh
 # Install the Debian packages the project needs, if they are missing.
 #
-#   scripts/system-packages.sh toolchain   rustc, cargo, the wasm32 standard library, bubblewrap (builds)
+#   scripts/system-packages.sh toolchain   rustc, cargo, the wasm32 standard library, bubblewrap and
+#                                          Debian's python3 (builds)
 #   scripts/system-packages.sh browser     chromium (browser tests)
 #   scripts/system-packages.sh bench       wrk (the page-throughput benchmark)
 #
@@ -22,6 +23,7 @@ for group in "$@"; do
             need libstd-rust-dev-wasm32 /usr/lib/rustlib/wasm32-unknown-unknown
             need lld-14 /usr/bin/lld-14
             need bubblewrap /usr/bin/bwrap
+            need python3-minimal /usr/bin/python3  # runs the build driver inside the sandbox
             ;;
         browser)
             need chromium /usr/bin/chromium

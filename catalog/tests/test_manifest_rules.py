@@ -155,8 +155,11 @@ RULES = [
     ("case-held-out-description-symlink", lambda c: (c.remove("description.md"), os.symlink("cases/small.out", c.path("description.md"))), "case[1].expected", "`cases/small.out` is held out, but `description.md` (description) is a link to it"),
     ("case-held-out-spec-symlink", lambda c: (c.remove("specs/rules.md"), os.symlink("../smoke/one.out", c.path("specs/rules.md"))), "case[0].expected", "`smoke/one.out` is held out, but `specs/rules.md` (spec[0].source) is a link to it"),
     ("case-held-out-workspace-hard-link", lambda c: os.link(c.path("cases/small.json"), c.path("workspaces/base/data.json")), "case[1].input", "`cases/small.json` is held out, but `workspaces/base/data.json` (in the seeded workspace `workspaces/base`) is a hard link to it"),
-    ("case-held-out-workspace-copy", lambda c: c.write("workspaces/base/expected.json", c.read("cases/large.out")), "case[2].expected", "`cases/large.out` is held out, but `workspaces/base/expected.json` (in the seeded workspace `workspaces/base`) has the same bytes"),
-    ("case-held-out-changelog-copy", lambda c: c.write("changelog.md", c.read("cases/small.out")), "case[1].expected", "`changelog.md` (changelog) has the same bytes"),
+    ("case-held-out-workspace-copy", lambda c: c.write("workspaces/base/expected.json", c.read("cases/large.out")), "case[2].expected", "`cases/large.out` is held out, but `workspaces/base/expected.json` (in the seeded workspace `workspaces/base`) has the same content"),
+    ("case-held-out-reformatted-copy", lambda c: c.write("workspaces/base/answer.json", '{\n  "sum" :  ' + c.read("cases/small.out").split(":")[1].strip()[:-1] + "\n}\n"), "case[1].expected", "`workspaces/base/answer.json` (in the seeded workspace `workspaces/base`) has the same content"),
+    ("case-held-out-embedded", lambda c: c.write("specs/rules.md", "# Rules\n\nFor example " + c.read("cases/large.json").strip() + " is an input.\n"), "case[2].input", "`specs/rules.md` (spec[0].source) contains it"),
+    ("case-held-out-through-linked-folder", lambda c: (os.symlink("cases", c.path("alias")), c.edit('input = "cases/small.json"', 'input = "alias/small.json"')), "case[1].input", "goes through the linked folder `alias`"),
+    ("case-held-out-changelog-copy", lambda c: c.write("changelog.md", c.read("cases/small.out")), "case[1].expected", "`changelog.md` (changelog) has the same content"),
     # what the database can store
     ("slug-too-long", lambda c: c.edit('slug = "adder"', f'slug = "{"a" * 101}"'), "slug", "must be at most 100 characters, not 101"),
     ("name-too-long", lambda c: c.edit('name = "Adder"', f'name = "{"N" * 201}"'), "name", "must be at most 200 characters, not 201"),
@@ -489,3 +492,38 @@ def test_a_version_folder_name_longer_than_the_database_stores_is_an_error(catal
     long_name = "v" + "1" * 120
     shutil.copytree(catalog.root / ADDER_V1, catalog.root / f"performance/easy/adder/{long_name}")
     assert f"performance/easy/adder/{long_name}: version folder name must be at most 100 characters" in catalog.errors()
+
+
+def test_a_symlink_loop_is_an_error_not_a_traceback(catalog):
+    os.symlink("b", catalog.path("a"))
+    os.symlink("a", catalog.path("b"))
+    assert_error(catalog, "", "symlink loops or cannot be resolved", file=f"{ADDER_V1}/a")
+
+
+DISTINCT_INPUT = '{"numbers": [48151623, 42, 7, 99]}\n'
+
+
+def test_no_version_may_seed_what_another_version_holds_out(catalog):
+    catalog.write("cases/large.json", DISTINCT_INPUT)  # v1's own held-out input
+    catalog.write("workspaces/base/sample.json", DISTINCT_INPUT, label="performance/easy/adder/v10")
+    error = assert_error(catalog, "workspace", "has the content of a held-out file of `performance/easy/adder/v1`",
+                         file="performance/easy/adder/v10/test-case.toml", label="performance/easy/adder/v10")
+    assert "`workspaces/base/sample.json`" in error.message
+    assert ADDER_V1 in {source.label for source in catalog.scan().versions}  # v1 itself is fine
+
+
+def test_no_new_version_may_seed_what_an_imported_version_holds_out(catalog, db):
+    import shutil
+
+    from catalog.importer import import_catalog
+
+    catalog.write("cases/large.json", DISTINCT_INPUT)
+    assert import_catalog(catalog.root).ok
+    new = "performance/easy/adder/v11"
+    shutil.copytree(catalog.root / "performance/easy/adder/v10", catalog.root / new)
+    catalog.write("workspaces/base/sample.json", DISTINCT_INPUT, label=new)
+    shutil.rmtree(catalog.root / ADDER_V1)  # gone from the folder, still published
+    outcome = import_catalog(catalog.root)
+    refused = next(result for result in outcome.results if result.label == new)
+    assert refused.action == "refused"
+    assert any(f"has the content of a held-out file of `{ADDER_V1}`" in reason for reason in refused.reasons)

@@ -388,4 +388,109 @@ HOSTILE_BUILDS = [
     "unpacks to more than the cap", "holds too many entries", "links its module to /proc",
     "links its module through a folder", "makes its module a FIFO", "makes its module a folder",
     "swaps its module after the build", "builds an oversized module", "holds every process it may",
+    "reaches into the driver (/proc/<pid>/mem, pidfd_getfd, ptrace), holds memfd and shared memory",
+    "chains links to the host's /", "hard-links a host file", "writes under its own link", "nests 100 folders deep",
+    "claims a 16 MiB header", "packs a 4 GiB sparse file",
 ]
+
+
+def test_a_sparse_giant_is_refused_before_it_is_compressed(tmp_path):
+    folder = tmp_path / "sub"
+    folder.mkdir()
+    with open(folder / "sparse.bin", "wb") as stream:
+        stream.truncate(4 << 30)
+    started = time.monotonic()
+    with pytest.raises(SourceTooLarge, match="add up to 4,294,967,296 bytes"):
+        pack_folder(folder, max_bytes=1 << 20, max_unpacked_bytes=64 << 20)
+    assert time.monotonic() - started < 2
+
+
+def test_a_build_cannot_reach_into_the_driver_or_hold_memory_outside_its_caps(tmp_path):
+    """The driver is not dumpable (no /proc/<pid>/mem, ptrace or pidfd_getfd into it) and the
+    calls that hold memory outside the tmpfs are refused."""
+    folder = tmp_path / "sub"
+    folder.mkdir()
+    (folder / "reach.py").write_text(
+        "import ctypes, os\n"
+        "libc = ctypes.CDLL(None, use_errno=True)\n"
+        "for pid in [p for p in os.listdir('/proc') if p.isdigit()]:\n"
+        "    try:\n"
+        "        for fd in os.listdir(f'/proc/{pid}/fd'):\n"
+        "            if int(fd) > 2 and os.readlink(f'/proc/{pid}/fd/{fd}').startswith('pipe:'): print('pipe held by', pid)\n"
+        "    except OSError: pass\n"
+        "for pid in ['1']:  # the driver\n"
+        "    for name in ('mem', 'fd/3', 'fd/4'):\n"
+        "        try:\n"
+        "            open(f'/proc/{pid}/{name}', 'r+b'); print('opened', pid, name)\n"
+        "        except OSError as error: pass\n"
+        "    try:\n"
+        "        pidfd = os.pidfd_open(int(pid))\n"
+        "        for target in range(3, 12):\n"
+        "            if libc.syscall(438, pidfd, target, 0) >= 0: print('took', pid, target)\n"
+        "    except OSError: pass\n"
+        "    if libc.ptrace(16, int(pid), 0, 0) == 0: print('attached', pid)\n"
+        "for call in ('memfd', 'shm'):\n"
+        "    try:\n"
+        "        os.memfd_create('x') if call == 'memfd' else None\n"
+        "        if call == 'shm' and libc.shmget(0, 1 << 20, 0o1600) >= 0: print('shm allowed')\n"
+        "        if call == 'memfd': print('memfd allowed')\n"
+        "    except OSError as error: print(call, 'refused:', error.strerror)\n"
+    )
+    result = build(pack_folder(folder, max_bytes=10**6), "python3 reach.py; ln -s /proc/1/environ out.wasm")
+    assert "opened" not in result.log and "took" not in result.log and "attached" not in result.log
+    assert "pipe held" not in result.log
+    assert "memfd refused: Operation not permitted" in result.log and "shm allowed" not in result.log
+    assert not result.ok and "symbolic link" in result.message
+
+
+def tar_members(members: list[tarfile.TarInfo], data: dict[str, bytes] | None = None, *, pax: dict | None = None) -> bytes:
+    buffer = io.BytesIO()
+    with tarfile.open(fileobj=buffer, mode="w:gz", format=tarfile.PAX_FORMAT) as archive:
+        for member in members:
+            payload = (data or {}).get(member.name)
+            if pax:
+                member.pax_headers = pax
+            if payload is not None:
+                member.size = len(payload)
+                archive.addfile(member, io.BytesIO(payload))
+            else:
+                archive.addfile(member)
+    return buffer.getvalue()
+
+
+def member(name: str, kind: bytes = tarfile.REGTYPE, link: str = "") -> tarfile.TarInfo:
+    info = tarfile.TarInfo(name)
+    info.type, info.linkname = kind, link
+    if kind == tarfile.DIRTYPE:
+        info.mode = 0o755
+    return info
+
+
+@pytest.mark.parametrize("members, fragment", [
+    # up -> .. and r -> up/../.. look inside as text, and resolve to the host's /.
+    ([member("source", tarfile.DIRTYPE), member("source/up", tarfile.SYMTYPE, ".."),
+      member("source/r", tarfile.SYMTYPE, "up/../.."), member("source/shadow", tarfile.LNKTYPE, "source/r/etc/shadow")],
+     "a link must be relative and point below its own folder"),
+    ([member("source", tarfile.DIRTYPE), member("source/copy", tarfile.LNKTYPE, "etc/hostname")],
+     "a hard link must name a file earlier in the archive"),
+    ([member("source", tarfile.DIRTYPE), member("source/dir", tarfile.SYMTYPE, "sub"), member("source/dir/x")],
+     "lies under a file or a link"),
+], ids=["link-chain-to-root", "hard-link-to-host", "file-under-link"])
+def test_links_in_a_source_never_reach_outside_it(tmp_path, members, fragment):
+    result = build(tar_members(members, {"source/dir/x": b"x"}), "cat shadow copy > out.wasm")
+    assert result.message == "the submission could not be unpacked"
+    assert fragment in result.detail
+
+
+def test_a_deep_source_is_refused_quickly():
+    path = "source/" + "/".join(["d"] * 100)
+    started = time.monotonic()
+    result = build(tar_members([member(path + "/x")], {path + "/x": b"x"}), "true")
+    assert "longer or deeper than an archive may hold" in result.detail
+    assert time.monotonic() - started < 5
+
+
+def test_a_header_that_claims_a_gigabyte_stops_at_the_cap():
+    bomb = tar_members([member("source/x")], {"source/x": b"x"}, pax={"comment": "z" * (16 << 20)})
+    result = build(bomb, "true", limits=BuildLimits(**{**LIMITS.__dict__, "unpacked_bytes": 1 << 20, "source_entries": 100}))
+    assert "unpacks to more than" in result.detail
