@@ -7,9 +7,10 @@ from django.urls import reverse
 
 from catalog.forms import CaseFilterForm
 from catalog.models import CaseVersion
-from catalog.views import CASE_LIST_PARAMETERS, filtered_cases, public_version_or_404
+from catalog.views import CASE_LIST_PARAMETERS, counted_cases, list_scope, public_version_or_404
 from lib.api import json_view, paginate
-from lib.pagecache import cached_page, text
+from sitecache.models import CATALOG
+from sitecache.pages import cached_page, query_without, text
 
 CASES_PER_PAGE = 50
 
@@ -23,24 +24,24 @@ def case_summary(version: CaseVersion) -> dict:
         "tags": version.tag_names,
         "experimental": version.experimental,
         "latest_version": version.version,
-        "best_fuel": getattr(version, "best_fuel", None),
+        "best_fuel": version.best_fuel,
         "url": reverse("case-detail", args=[version.case.slug]),
         "api_url": reverse("api-case-detail", args=[version.case.slug]),
     }
 
 
-@cached_page(*CASE_LIST_PARAMETERS)
+@cached_page(*CASE_LIST_PARAMETERS, scope=list_scope)
 @json_view
 def case_list(request: HttpRequest):
     form = CaseFilterForm(request.GET)
     if not form.is_valid():
         return {"error": "invalid filter", "fields": form.errors.get_json_data()}, 400
-    versions, pagination = paginate(request, filtered_cases(form), per_page=CASES_PER_PAGE,
-                                    parameters=CASE_LIST_PARAMETERS)
+    versions, pagination = paginate(request, counted_cases(request, form), per_page=CASES_PER_PAGE,
+                                    query=query_without(request, CASE_LIST_PARAMETERS))
     return {**pagination, "cases": [case_summary(version) for version in versions]}
 
 
-@cached_page(text("version"))
+@cached_page(text("version"), scope=lambda request, slug: [CATALOG])
 @json_view
 def case_detail(request: HttpRequest, slug: str):
     version = public_version_or_404(slug, request.GET.get("version") or None)

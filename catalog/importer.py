@@ -7,6 +7,7 @@ refused, because results measured against it would silently stop meaning what th
 
 from __future__ import annotations
 
+import hashlib
 import posixpath
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -26,13 +27,13 @@ from catalog.manifest import (
 from catalog.models import (
     Case,
     CaseVersion,
-    ContentGeneration,
     HeldOutInput,
     Tag,
     Variant,
     VersionFile,
 )
 from lib.errors import DomainError
+from sitecache.models import CATALOG, Generation
 
 IMPORTED = "imported"
 UNCHANGED = "unchanged"
@@ -80,6 +81,15 @@ def file_limits() -> FileLimits:
     )
 
 
+def held_out_elsewhere() -> dict[str, str]:
+    """Content digest of every imported held-out file → the version that holds it out."""
+    return {
+        digest: f"{folder}/{version}"
+        for folder, version, digests in CaseVersion.objects.values_list("case__folder", "version", "held_out_digests")
+        for digest in digests
+    }
+
+
 def _stored_digests() -> dict[str, str]:
     """label → digest of every imported version, in one query."""
     return {
@@ -96,7 +106,8 @@ def import_catalog(root: Path, *, dry_run: bool = False,
     validated again. With `dry_run`, nothing is written: the result says what would happen.
     """
     digests = _stored_digests()
-    scan = scan_catalog(root, is_unchanged=lambda label, digest: digests.get(label) == digest, limits=file_limits())
+    scan = scan_catalog(root, is_unchanged=lambda label, digest: digests.get(label) == digest, limits=file_limits(),
+                        held_out_elsewhere=held_out_elsewhere())
     outcome = CatalogImport()
     valid = {source.label: source for source in scan.versions}
     claimed: set[str] = set()
@@ -178,6 +189,8 @@ def _write_version(source: VersionSource) -> CaseVersion:
     case = Case.objects.select_for_update().get(pk=case.pk)
     files = dict(source.files)
     held_out_paths = {posixpath.normpath(path) for case_ in manifest.cases for path in (case_.input, case_.expected)}
+    # By content too: the file a held-out symlink points to is no ordinary file of the version.
+    held_out_bytes = {hashlib.sha256(files[path]).hexdigest() for path in held_out_paths}
     version = CaseVersion.objects.create(
         case=case,
         version=source.version,
@@ -208,6 +221,7 @@ def _write_version(source: VersionSource) -> CaseVersion:
         specs=[{"source": spec.source, "dest": spec.dest} for spec in manifest.specs],
         domains=list(manifest.domains),
         review_items=list(manifest.review_items),
+        held_out_digests=sorted(source.held_out_digests),
         smoke_count=len(manifest.smoke_cases),
         stress_count=len(manifest.stress_cases),
     )
@@ -238,10 +252,10 @@ def _write_version(source: VersionSource) -> CaseVersion:
     VersionFile.objects.bulk_create(
         VersionFile(version=version, path=path, content=content, size=len(content))
         for path, content in source.files
-        if path not in held_out_paths
+        if path not in held_out_paths and hashlib.sha256(content).hexdigest() not in held_out_bytes
     )
-    _renumber_versions(case)
-    ContentGeneration.bump()
+    renumber_versions(case)
+    Generation.bump(CATALOG)
     return version
 
 
@@ -253,13 +267,18 @@ def _text(files: dict[str, bytes], rel: str) -> str:
     return _file(files, rel).decode("utf-8", errors="replace")
 
 
-def _renumber_versions(case: Case) -> None:
-    """Give the case's versions ordinals in natural order, so "latest" is a plain max()."""
-    versions = sorted(case.versions.only("pk", "version", "ordinal"), key=lambda row: version_sort_key(row.version))
+def renumber_versions(case: Case) -> None:
+    """Give the case's versions ordinals in natural order, so "latest" is a plain max(), and
+    mark its latest version overall and its latest version that is not experimental."""
+    versions = sorted(case.versions.only("pk", "version", "ordinal", "experimental", "latest_any", "latest_public"),
+                      key=lambda row: version_sort_key(row.version))
+    public = [row for row in versions if not row.experimental]
     changed = []
     for ordinal, row in enumerate(versions):
-        if row.ordinal != ordinal:
-            row.ordinal = ordinal
+        marks = (ordinal, row is versions[-1], bool(public) and row is public[-1])
+        if (row.ordinal, row.latest_any, row.latest_public) != marks:
+            row.ordinal, row.latest_any, row.latest_public = marks
             changed.append(row)
-    CaseVersion.objects.bulk_update(changed, ["ordinal"])
+    CaseVersion.objects.bulk_update(changed, ["ordinal", "latest_any", "latest_public"])
+    Tag.recount(CaseVersion.tags.through.objects.filter(caseversion__case=case).values_list("tag_id", flat=True))
 

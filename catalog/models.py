@@ -6,37 +6,10 @@ from decimal import Decimal
 from typing import Any
 
 from django.conf import settings
-from django.db import connection, models
+from django.db import models
 
 from catalog import manifest as manifest_rules
 from lib.errors import DomainError
-
-
-class ContentGeneration(models.Model):
-    """A counter bumped by every write that changes what public pages show.
-
-    Cached pages are keyed by it, so a cache never serves a page older than the data, in any
-    process, without having to reach into other processes' caches to invalidate them.
-    """
-
-    name = models.CharField(max_length=50, primary_key=True)
-    value = models.BigIntegerField(default=0)
-
-    SITE = "site"
-
-    @classmethod
-    def current(cls) -> int:
-        # Read on every cached page view: plain SQL skips building an ORM query each time.
-        with connection.cursor() as cursor:
-            cursor.execute(f"SELECT value FROM {cls._meta.db_table} WHERE name = %s", [cls.SITE])
-            row = cursor.fetchone()
-        return row[0] if row else 0
-
-    @classmethod
-    def bump(cls) -> None:
-        """Call inside the transaction that changes the data, so both commit together."""
-        if not cls.objects.filter(name=cls.SITE).update(value=models.F("value") + 1):
-            cls.objects.get_or_create(name=cls.SITE, defaults={"value": 1})
 
 
 class Case(models.Model):
@@ -54,14 +27,36 @@ class Case(models.Model):
         return self.slug
 
 
+class TagQuerySet(models.QuerySet):
+    def shown(self) -> "TagQuerySet":
+        """Tags of the cases the list shows: counts kept at import, not a join over every case."""
+        if settings.CATALOG_SHOW_EXPERIMENTAL:
+            return self.filter(latest_any_count__gt=0)
+        return self.filter(latest_public_count__gt=0)
+
+
 class Tag(models.Model):
     name = models.CharField(max_length=100, unique=True)
+    # How many cases' latest version carries the tag (CaseVersion.latest_any / latest_public).
+    latest_any_count = models.PositiveIntegerField(default=0)
+    latest_public_count = models.PositiveIntegerField(default=0)
+
+    objects = TagQuerySet.as_manager()
 
     class Meta:
         ordering = ["name"]
 
     def __str__(self) -> str:
         return self.name
+
+    @classmethod
+    def recount(cls, tag_ids) -> None:
+        """Recount these tags' latest versions (after versions were imported or deleted)."""
+        for tag in cls.objects.filter(pk__in=list(tag_ids)):
+            versions = tag.versions.all()
+            tag.latest_any_count = versions.filter(latest_any=True).count()
+            tag.latest_public_count = versions.filter(latest_public=True).count()
+            tag.save(update_fields=["latest_any_count", "latest_public_count"])
 
 
 class CaseVersionQuerySet(models.QuerySet):
@@ -71,10 +66,12 @@ class CaseVersionQuerySet(models.QuerySet):
             return self
         return self.filter(experimental=False)
 
-    def latest_per_case(self) -> "CaseVersionQuerySet":
-        """The highest version (natural order) of each case among the versions in this set."""
-        higher = self.filter(case=models.OuterRef("case"), ordinal__gt=models.OuterRef("ordinal"))
-        return self.exclude(models.Exists(higher))
+    def latest_shown(self) -> "CaseVersionQuerySet":
+        """The highest shown version (natural order) of each case: a flag kept at import, so the
+        case list is an indexed filter however many cases there are."""
+        if settings.CATALOG_SHOW_EXPERIMENTAL:
+            return self.filter(latest_any=True)
+        return self.filter(latest_public=True)
 
     def public_versions_of(self, case: "Case") -> "CaseVersionQuerySet":
         """The shown versions of a case, newest (natural order) first."""
@@ -102,6 +99,15 @@ class CaseVersion(models.Model):
     ordinal = models.PositiveIntegerField(default=0)
     digest = models.CharField(max_length=64)
     imported_at = models.DateTimeField(auto_now_add=True)
+    # The case's highest version overall, and its highest version that is not experimental
+    # (which the site shows as the case depends on CATALOG_SHOW_EXPERIMENTAL); kept by the importer.
+    latest_any = models.BooleanField(default=False)
+    latest_public = models.BooleanField(default=False)
+    # The lowest total fuel of a ranked entry on this version's board: kept by scoring's
+    # standings as scores land, so the case list shows it without reading any submission.
+    best_fuel = models.BigIntegerField(null=True, blank=True)
+    # manifest.content_digests of its held-out files: no later version may show or seed them.
+    held_out_digests = models.JSONField(default=list)
     manifest_text = models.TextField()
 
     name = models.CharField(max_length=200)
@@ -139,6 +145,17 @@ class CaseVersion(models.Model):
     class Meta:
         constraints = [models.UniqueConstraint(fields=["case", "version"], name="unique_case_version")]
         ordering = ["case__slug", "-ordinal"]
+        indexes = [
+            # The case list: the latest versions, by name, optionally of one difficulty. Partial
+            # indexes: SQLite reads `WHERE latest_public` (how Django writes a true flag) through
+            # them, where it would not use an index led by the flag.
+            models.Index(fields=["name", "id"], name="list_public", condition=models.Q(latest_public=True)),
+            models.Index(fields=["name", "id"], name="list_any", condition=models.Q(latest_any=True)),
+            models.Index(fields=["difficulty", "name", "id"], name="list_public_difficulty",
+                         condition=models.Q(latest_public=True)),
+            models.Index(fields=["difficulty", "name", "id"], name="list_any_difficulty",
+                         condition=models.Q(latest_any=True)),
+        ]
         permissions = [("import_caseversion", "Can import case versions (archive upload, catalog re-scan)")]
 
     def __str__(self) -> str:

@@ -2,16 +2,19 @@
 
 from __future__ import annotations
 
+from urllib.parse import urlencode
+
 from django.core.paginator import Paginator
-from django.db.models import OuterRef, QuerySet, Subquery
+from django.db.models import Exists, OuterRef, QuerySet
 from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import render
 
 from catalog.forms import CaseFilterForm
 from catalog.models import CaseVersion, Tag
-from scoring.models import Submission
-from lib.pagecache import cached_page, page, query_without, text
 from lib.paging import BadPage, page_of
+from scoring.models import Submission
+from sitecache.models import BEST_FUEL, CATALOG, version_generation
+from sitecache.pages import CountedByGeneration, cached_page, canonical_parameters, page, query_without, text
 
 CASES_PER_PAGE = 24
 LEADERBOARD_PREVIEW = 10
@@ -19,41 +22,53 @@ LEADERBOARD_PREVIEW = 10
 CASE_LIST_PARAMETERS = (text("q"), text("tag"), text("difficulty"), page())
 
 
-def _best_fuel() -> Subquery:
-    best = Submission.objects.filter(
-        version=OuterRef("pk"), passed=True, hidden=False, status=Submission.State.SCORED
-    ).order_by("total_fuel")
-    return Subquery(best.values("total_fuel")[:1])
+def list_scope(request: HttpRequest) -> list[str]:
+    """What the case list shows: the catalog, and each latest version's best fuel."""
+    return [CATALOG, BEST_FUEL]
+
+
+def version_scope(request: HttpRequest, slug: str, version: str | None = None) -> list[str]:
+    """What a version's pages show: the catalog, and that version's results (`?version=` or
+    the URL names it; neither: the latest)."""
+    return [CATALOG, version_generation(slug, version or request.GET.get("version") or None)]
+
+
+def counted_cases(request: HttpRequest, form: CaseFilterForm) -> CountedByGeneration:
+    """`filtered_cases`, its count remembered until the catalog changes."""
+    identity = urlencode(canonical_parameters(request, CASE_LIST_PARAMETERS[:-1]))
+    return CountedByGeneration(filtered_cases(form), generation=CATALOG, identity=identity)
 
 
 def filtered_cases(form: CaseFilterForm) -> QuerySet[CaseVersion]:
     """The latest shown version of every case, narrowed by a valid filter form."""
-    versions = CaseVersion.objects.public().latest_per_case().select_related("case")
+    versions = CaseVersion.objects.latest_shown().select_related("case")
     if form.is_valid():
         if form.cleaned_data["q"]:
             versions = versions.filter(name__icontains=form.cleaned_data["q"])
         if form.cleaned_data["tag"]:
-            versions = versions.filter(tags__name=form.cleaned_data["tag"])
+            # EXISTS, not a join: the list's index keeps the order, and a page stops early.
+            tagged = CaseVersion.tags.through.objects.filter(caseversion=OuterRef("pk"), tag__name=form.cleaned_data["tag"])
+            versions = versions.filter(Exists(tagged))
         if form.cleaned_data["difficulty"]:
             versions = versions.filter(difficulty=form.cleaned_data["difficulty"])
-    return versions.annotate(best_fuel=_best_fuel()).order_by("name", "case__slug")
+    # Ties by the version's id: (latest flag, name, id) is one index, so a page needs no sort.
+    return versions.order_by("name", "pk")
 
 
 def bad_request(request: HttpRequest, reason: str) -> HttpResponse:
     return render(request, "400.html", {"reason": reason}, status=400)
 
 
-@cached_page(*CASE_LIST_PARAMETERS)
+@cached_page(*CASE_LIST_PARAMETERS, scope=list_scope)
 def case_list(request: HttpRequest) -> HttpResponse:
     form = CaseFilterForm(request.GET)
     if not form.is_valid():
         return render(request, "catalog/case_list.html", {"form": form, "page": None, "tags": []}, status=400)
     try:
-        shown = page_of(Paginator(filtered_cases(form), CASES_PER_PAGE), request.GET.get("page"))
+        shown = page_of(Paginator(counted_cases(request, form), CASES_PER_PAGE), request.GET.get("page"))
     except BadPage as bad:
         return bad_request(request, str(bad))
-    latest = CaseVersion.objects.public().latest_per_case()
-    tags = Tag.objects.filter(versions__in=latest).distinct().values_list("name", flat=True)
+    tags = Tag.objects.shown().values_list("name", flat=True)
     filtered = any(form.cleaned_data.values())
     return render(request, "catalog/case_list.html", {
         "form": form, "page": shown, "tags": list(tags), "filtered": filtered,
@@ -68,7 +83,7 @@ def public_version_or_404(slug: str, version: str | None = None) -> CaseVersion:
     return case_version
 
 
-@cached_page()
+@cached_page(scope=version_scope)
 def case_detail(request: HttpRequest, slug: str, version: str | None = None) -> HttpResponse:
     case_version = public_version_or_404(slug, version)
     versions = list(

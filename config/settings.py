@@ -42,6 +42,7 @@ INSTALLED_APPS = [
     "django.contrib.staticfiles",
     "django_tasks",
     "django_tasks_db",
+    "sitecache",
     "catalog",
     "scoring",
 ]
@@ -141,6 +142,8 @@ SCORING_WALL_SECONDS = envfloat("SCORING_WALL_SECONDS", 60.0, minimum=0.001)
 SCORING_THREADS = envint("SCORING_THREADS", 0, minimum=0)
 # Compiled modules are cached here, keyed by module digest and wasmtime version.
 SCORING_CACHE_DIR = Path(envstr("SCORING_CACHE_DIR", str(VAR_DIR / "module-cache")))
+# …at most this many bytes of them; the least recently used go first.
+SCORING_CACHE_MAX_BYTES = envint("SCORING_CACHE_MAX_BYTES", 2 << 30, minimum=1 << 20)
 # The PATH a build runs with. Debian's rustc/cargo live in /usr/bin and carry the
 # wasm32-unknown-unknown standard library; a rustup shim earlier on the user's PATH does not.
 SCORING_BUILD_PATH = envstr("SCORING_BUILD_PATH", "/usr/bin:/bin:/usr/sbin:/sbin")

@@ -7,7 +7,6 @@ import functools
 from django.core.paginator import Paginator
 from django.http import Http404, JsonResponse
 
-from lib.pagecache import Parameter, query_without
 from lib.paging import BadPage, page_of
 
 
@@ -30,15 +29,15 @@ def json_view(view):
     return wrapper
 
 
-def paginate(request, items, *, per_page: int, parameters: tuple[Parameter, ...]) -> tuple[list, dict]:
+def paginate(request, items, *, per_page: int, query: str) -> tuple[list, dict]:
     """One page of `items` and the fields that describe it: count, page, pages, next, previous.
 
-    Raises BadPage for a `?page=` that is not a page number, Http404 past the last page; the links
-    keep only the parameters the endpoint reads.
+    Raises BadPage for a `?page=` that is not a page number, Http404 past the last page. `query`
+    is the rest of the links' query string (`a=1&b=2&`: only the parameters the endpoint reads).
     """
     paginator = Paginator(items, per_page)
     shown = page_of(paginator, request.GET.get("page"))
-    base = f"{request.path}?{query_without(request, parameters)}"
+    base = f"{request.path}?{query}"
 
     def link(number: int) -> str:
         return request.build_absolute_uri(f"{base}page={number}")

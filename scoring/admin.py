@@ -6,8 +6,8 @@ from django.contrib import admin, messages
 
 from django.db import transaction
 
-from catalog.models import ContentGeneration
 from scoring.jobs import new_attempt
+from scoring import standings
 from scoring.models import Result, Submission
 
 
@@ -47,7 +47,7 @@ class SubmissionAdmin(admin.ModelAdmin):
     def save_model(self, request, obj, form, change):
         with transaction.atomic():
             super().save_model(request, obj, form, change)
-            ContentGeneration.bump()
+            standings.update_boards([obj.pk])  # hidden or shown: its boards follow
 
     @admin.action(description="Hide from leaderboards")
     def hide_from_leaderboards(self, request, queryset):

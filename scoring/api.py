@@ -5,19 +5,21 @@ from __future__ import annotations
 from django.http import HttpRequest
 from django.urls import reverse
 
+from catalog.views import version_scope
 from lib.api import json_view, paginate
-from lib.pagecache import cached_page
+from sitecache.pages import cached_page, query_without
 from scoring.models import Submission
 from scoring.service import as_json
 from scoring.views import ENTRIES_PER_PAGE, LEADERBOARD_PARAMETERS, leaderboard_selection, public_submission_or_404
 
 
-@cached_page(*LEADERBOARD_PARAMETERS)
+@cached_page(*LEADERBOARD_PARAMETERS, scope=version_scope)
 @json_view
 def leaderboard(request: HttpRequest, slug: str):
     version, variant, include_all = leaderboard_selection(request, slug)
     entries = Submission.objects.leaderboard(version, variant=variant, include_all=include_all)
-    shown, pagination = paginate(request, entries, per_page=ENTRIES_PER_PAGE, parameters=LEADERBOARD_PARAMETERS)
+    shown, pagination = paginate(request, entries, per_page=ENTRIES_PER_PAGE,
+                                 query=query_without(request, LEADERBOARD_PARAMETERS))
     return {
         "case": version.case.slug,
         "version": version.version,

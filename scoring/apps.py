@@ -8,10 +8,14 @@ class ScoringConfig(AppConfig):
     def ready(self) -> None:
         from django.db.models.signals import post_delete
 
-        from catalog.models import ContentGeneration
         from scoring.models import Submission
 
-        # Deleting a submission (the admin's delete action, or any other path) changes the pages
+        # Deleting a submission (the admin's delete action, or any other path) changes the boards
         # that showed it, in the same transaction.
-        post_delete.connect(lambda **kwargs: ContentGeneration.bump(), sender=Submission, weak=False,
-                            dispatch_uid="submission-deleted")
+        post_delete.connect(_submission_deleted, sender=Submission, weak=False, dispatch_uid="submission-deleted")
+
+
+def _submission_deleted(instance, **kwargs) -> None:
+    from scoring.standings import forget_submission
+
+    forget_submission(instance)

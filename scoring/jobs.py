@@ -19,7 +19,7 @@ from django.db.models import Q
 from django.utils import timezone
 from django_tasks import task
 
-from catalog.models import ContentGeneration
+from scoring import standings
 from scoring.models import Submission
 from scoring.service import Superseded, score
 
@@ -64,7 +64,7 @@ def new_attempt(submission: Submission, message: str = "") -> Submission:
         current.heartbeat_at = None
         current.job_id = ""
         current.save(update_fields=["attempt", "status", "message", "heartbeat_at", "job_id"])
-        ContentGeneration.bump()  # it leaves the leaderboards until scored again
+        standings.update_boards([current.pk])  # it leaves the leaderboards until scored again
         enqueue_scoring(current)
     return current
 
@@ -101,7 +101,7 @@ def requeue_stale(stale_after: float | None = None) -> list[tuple[Submission, st
                     status=Submission.State.ERROR,
                     message=f"gave up after {submission.attempt + 1} attempts: the scorer stopped responding each time",
                 )
-                ContentGeneration.bump()
+                standings.update_boards([submission.pk])
             if updated:
                 handled.append((submission, "failed"))
             continue

@@ -4,17 +4,19 @@ from __future__ import annotations
 
 from django.db import models, transaction
 
-from catalog.models import CaseVersion, ContentGeneration, Variant
-from scoring import leaderboard
+from catalog.models import CaseVersion, Variant
+from scoring import standings
 from scoring.sandbox import Status
 
 
 class SubmissionQuerySet(models.QuerySet):
     def set_hidden(self, hidden: bool) -> int:
-        """Take these submissions off the leaderboards (or put them back); cached pages follow."""
+        """Take these submissions off the leaderboards (or put them back); standings and cached
+        pages follow in the same transaction."""
         with transaction.atomic():
-            count = self.update(hidden=hidden)
-            ContentGeneration.bump()
+            pks = list(self.values_list("pk", flat=True))
+            count = Submission.objects.filter(pk__in=pks).update(hidden=hidden)
+            standings.update_boards(pks)
         return count
 
     def public(self) -> "SubmissionQuerySet":
@@ -22,15 +24,13 @@ class SubmissionQuerySet(models.QuerySet):
         return self.filter(version__in=CaseVersion.objects.public())
 
     def leaderboard(self, version: CaseVersion, *, variant: Variant | None = None,
-                    include_all: bool = False) -> list[leaderboard.Entry]:
-        """The ranked entries of one version (optionally one variant), in display order.
+                    include_all: bool = False) -> standings.Leaderboard:
+        """One version's leaderboard (optionally one variant's), sliced a page at a time.
 
-        Hidden submissions and ones not finished scoring are left out. One query.
+        Hidden submissions and ones not finished scoring are left out; by default each
+        submitter's best entry, with `include_all` every entry.
         """
-        rows = self.filter(version=version, hidden=False, status__in=Submission.FINAL_STATES)
-        if variant is not None:
-            rows = rows.filter(variant=variant)
-        return leaderboard.rank(list(rows.values(*leaderboard.FIELDS)), best_per_name=not include_all)
+        return standings.Leaderboard(version, variant=variant, include_all=include_all)
 
 
 class Submission(models.Model):
@@ -73,6 +73,10 @@ class Submission(models.Model):
     passed_count = models.PositiveIntegerField(default=0)
     input_count = models.PositiveIntegerField(default=0)
     hidden = models.BooleanField(default=False, help_text="Hidden submissions stay off leaderboards.")
+    # Its place on the boards (scoring/standings.py): group and key in ranking order, NULL while
+    # it is hidden or not finished scoring. Written with every change of what they depend on.
+    board_group = models.SmallIntegerField(null=True, blank=True, editable=False)
+    board_key = models.BigIntegerField(null=True, blank=True, editable=False)
     created_at = models.DateTimeField(auto_now_add=True)
     scored_at = models.DateTimeField(null=True, blank=True)
     # Each (re)scoring is an attempt; only the current attempt may write results, so a worker
@@ -85,7 +89,16 @@ class Submission(models.Model):
 
     class Meta:
         ordering = ["-created_at", "-pk"]
-        indexes = [models.Index(fields=["version", "status", "passed"])]
+        indexes = [
+            models.Index(fields=["version", "status", "passed"]),
+            # Every entry of a board, in its order (?all=1), for a version and for one variant.
+            models.Index(fields=["version", "board_group", "board_key", "created_at", "id"], name="board_all"),
+            models.Index(fields=["version", "variant", "board_group", "board_key", "created_at", "id"],
+                         name="board_all_variant"),
+            # A submitter's entries on a version: where the best one is found.
+            models.Index(fields=["version", "name", "board_group", "board_key", "created_at", "id"],
+                         name="board_by_name"),
+        ]
 
     def __str__(self) -> str:
         return f"#{self.pk} {self.name} on {self.version}"
@@ -123,3 +136,50 @@ class Result(models.Model):
 
     def __str__(self) -> str:
         return f"{self.submission_id} {self.input_path} {self.status}"
+
+
+class Standing(models.Model):
+    """A submitter's best entry on one version's board: for one variant, or (`variant_key` 0)
+    over all of them. The ordering columns are the submission's, copied so the board is one
+    index. The variant is a plain key, never NULL: "= 0" lets the database read the index in
+    board order, where "IS NULL" would not (PostgreSQL sorts then)."""
+
+    version = models.ForeignKey(CaseVersion, on_delete=models.CASCADE, related_name="+")
+    variant_key = models.BigIntegerField()  # the variant's id, or 0 for every variant
+    name = models.CharField(max_length=100)
+    # SET_NULL: a deleted best entry leaves the row for forget_submission() to refill or remove.
+    submission = models.ForeignKey(Submission, null=True, on_delete=models.SET_NULL, related_name="+")
+    board_group = models.SmallIntegerField()
+    board_key = models.BigIntegerField()
+    created_at = models.DateTimeField()
+    engine = models.CharField(max_length=60)  # standings.engine_label of the submission
+
+    class Meta:
+        constraints = [models.UniqueConstraint(fields=["version", "variant_key", "name"], name="one_standing")]
+        indexes = [models.Index(fields=["version", "variant_key", "board_group", "board_key", "created_at", "submission"],
+                                name="standing_order")]
+
+    def __str__(self) -> str:
+        return f"{self.name} on {self.version_id}/{self.variant_key or 'all'}"
+
+
+class BoardSummary(models.Model):
+    """What a board's pages need besides their rows: counts, and the engines seen."""
+
+    version = models.ForeignKey(CaseVersion, on_delete=models.CASCADE, related_name="+")
+    variant = models.ForeignKey(Variant, null=True, blank=True, on_delete=models.CASCADE, related_name="+")
+    entries = models.PositiveIntegerField(default=0)  # standings: each submitter's best
+    submissions = models.PositiveIntegerField(default=0)  # every submission on the board
+    entry_engines = models.JSONField(default=dict)  # engine label -> count, over the standings
+    submission_engines = models.JSONField(default=dict)  # the same over the submissions
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(fields=["version", "variant"], name="one_summary_per_variant",
+                                    condition=models.Q(variant__isnull=False)),
+            models.UniqueConstraint(fields=["version"], name="one_summary_overall",
+                                    condition=models.Q(variant__isnull=True)),
+        ]
+
+    def __str__(self) -> str:
+        return f"board of {self.version_id}/{self.variant_id or 'all'}"

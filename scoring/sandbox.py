@@ -43,6 +43,10 @@ U64 = 0xFFFF_FFFF_FFFF_FFFF
 # are far smaller): at most 8 MiB of host memory.
 TABLE_ELEMENTS_LIMIT = 1 << 20
 MAX_TABLES = 1
+# Globals live in every instance (a million v128 globals cost 15 MiB a store); real modules
+# define a handful. Sections are walked in Python before anything runs: bounded too.
+MAX_GLOBALS = 10_000
+MAX_SECTIONS = 1_000
 # The wasm stack one call may use (wasmtime's default, written down: deep recursion traps here).
 MAX_WASM_STACK = 512 << 10
 
@@ -54,8 +58,9 @@ ENGINE_SETTINGS: dict[str, Any] = {
     "consume_fuel": True,
     "epoch_interruption": True,
     "max_wasm_stack": MAX_WASM_STACK,
-    # What rustc and clang emit for wasm32-unknown-unknown (mutable globals, sign extension and
-    # saturating conversions are always on in wasmtime).
+    # What rustc and clang emit for wasm32-unknown-unknown (mutable globals, sign extension,
+    # saturating conversions and extended constant expressions are always on: wasmtime's Python
+    # API has no switch for them, and pinning wasmtime pins them).
     "wasm_bulk_memory": True,
     "wasm_multi_value": True,
     "wasm_reference_types": True,
@@ -176,6 +181,8 @@ class _SectionFacts:
     has_start: bool
     memories: int  # memories the module defines
     table_sizes: tuple[int, ...]  # the initial size of each table it defines
+    globals: int = 0  # globals it defines
+    sections: int = 0
 
 
 def _section_facts(wasm: bytes) -> _SectionFacts:
@@ -185,15 +192,18 @@ def _section_facts(wasm: bytes) -> _SectionFacts:
     """
     offset = 8  # magic + version
     has_start = False
-    memories = 0
+    memories = global_count = sections = 0
     tables: list[int] = []
-    while offset < len(wasm):
+    while offset < len(wasm) and sections <= MAX_SECTIONS:
+        sections += 1
         section_id = wasm[offset]
         size, offset = _leb_u32(wasm, offset + 1)
         if section_id == 8:
             has_start = True
         elif section_id == 5:
             memories, _ = _leb_u32(wasm, offset)
+        elif section_id == 6:
+            global_count, _ = _leb_u32(wasm, offset)
         elif section_id == 4:
             count, position = _leb_u32(wasm, offset)
             for _ in range(count):
@@ -203,7 +213,7 @@ def _section_facts(wasm: bytes) -> _SectionFacts:
                     _, position = _leb_u32(wasm, position)
                 tables.append(minimum)
         offset += size
-    return _SectionFacts(has_start, memories, tuple(tables))
+    return _SectionFacts(has_start, memories, tuple(tables), global_count, sections)
 
 
 def _describe_func(functype: wasmtime.FuncType) -> str:
@@ -242,6 +252,10 @@ def check_module(module: wasmtime.Module, wasm: bytes, entry: str, max_memory_by
         problems.append(f"module declares {len(facts.table_sizes)} tables; at most {MAX_TABLES} is allowed")
     if any(size > TABLE_ELEMENTS_LIMIT for size in facts.table_sizes):
         problems.append(f"a table's initial size exceeds {TABLE_ELEMENTS_LIMIT:,} slots")
+    if facts.globals > MAX_GLOBALS:
+        problems.append(f"module defines {facts.globals:,} globals; at most {MAX_GLOBALS:,} are allowed")
+    if facts.sections > MAX_SECTIONS:
+        problems.append(f"module has more than {MAX_SECTIONS:,} sections")
     exports = {export.name: export.type for export in module.exports}
     memory = exports.get("memory")
     if memory is None:
@@ -268,15 +282,20 @@ class ModuleCache:
     """Compiled modules by content digest and wasmtime version: in memory, and on disk if given.
 
     The disk holds wasmtime's own serialised artifacts, written only by this class; they are
-    loaded only when both the digest and the wasmtime version match.
+    loaded only when the digest, the wasmtime version and the engine configuration match. With
+    `max_bytes`, the folder is kept under that size by evicting the least recently used
+    artifacts (each load refreshes its file's time); several processes may share the folder:
+    eviction takes a lock, and a file deleted while another process maps it stays readable there.
     """
 
-    def __init__(self, directory: Path | None = None, capacity: int = 16, compile_seconds: float | None = None):
+    def __init__(self, directory: Path | None = None, capacity: int = 16, compile_seconds: float | None = None,
+                 max_bytes: int | None = None):
         """`compile_seconds`: compile in a child process killed after that long (for untrusted
         modules); None compiles in this process (for modules of our own, and fast tests)."""
         self.directory = Path(directory) if directory else None
         self.capacity = capacity
         self.compile_seconds = compile_seconds
+        self.max_bytes = max_bytes
         self._memory: OrderedDict[str, wasmtime.Module] = OrderedDict()
         self._lock = threading.Lock()
         self.compiles = 0  # how many times this cache had to compile (for tests and benchmarks)
@@ -305,9 +324,14 @@ class ModuleCache:
         if path is None or not path.is_file():
             return None
         try:
-            return wasmtime.Module.deserialize_file(engine(), str(path))
+            module = wasmtime.Module.deserialize_file(engine(), str(path))
         except (wasmtime.WasmtimeError, OSError):
             return None  # stale or damaged: compile again
+        try:
+            os.utime(path)  # recently used: the last to be evicted
+        except OSError:
+            pass
+        return module
 
     def _compile_in_child(self, wasm: bytes) -> wasmtime.Module:
         with tempfile.TemporaryDirectory(prefix="compile-") as temp:
@@ -318,6 +342,7 @@ class ModuleCache:
                     [sys.executable, "-m", "scoring.compile_worker", str(source), str(target)],
                     cwd=Path(__file__).resolve().parent.parent, capture_output=True, text=True,
                     timeout=self.compile_seconds, stdin=subprocess.DEVNULL,
+                    env={"PATH": "/usr/bin:/bin", "LANG": "C.UTF-8"},  # nothing of the scorer's
                 )
             except subprocess.TimeoutExpired:
                 raise InvalidModule(f"module did not compile within {self.compile_seconds:g} s") from None
@@ -342,9 +367,40 @@ class ModuleCache:
                 with os.fdopen(handle, "wb") as stream:
                     stream.write(module.serialize())
                 os.replace(temp, path)
+                self.evict(keep=path)
             except OSError:
                 pass  # a cache that cannot be written only costs a recompile
         return module
+
+    def evict(self, keep: Path | None = None) -> int:
+        """Delete the least recently used artifacts until the folder holds at most `max_bytes`
+        (`keep`, the one just written, goes last). Returns the number deleted."""
+        if self.directory is None or self.max_bytes is None:
+            return 0
+        import fcntl
+
+        deleted = 0
+        with open(self.directory / ".evict.lock", "a") as lock:
+            fcntl.flock(lock, fcntl.LOCK_EX)
+            entries = []
+            for entry in os.scandir(self.directory):
+                if entry.name.endswith(".cwasm"):
+                    try:
+                        info = entry.stat(follow_symlinks=False)
+                    except FileNotFoundError:
+                        continue
+                    entries.append((Path(entry.path) == keep, info.st_mtime_ns, info.st_size, entry.path))
+            total = sum(size for _, _, size, _ in entries)
+            for _, _, size, path in sorted(entries):
+                if total <= self.max_bytes:
+                    break
+                try:
+                    os.unlink(path)
+                    deleted += 1
+                except FileNotFoundError:
+                    pass
+                total -= size
+        return deleted
 
 
 # The compiler's words are shown publicly only when they cannot carry the module's own text:

@@ -14,11 +14,12 @@ from django.conf import settings
 from django.db import connection, transaction
 from django.utils import timezone
 
-from catalog.models import CaseVersion, ContentGeneration, HeldOutInput, Variant
+from catalog.models import CaseVersion, HeldOutInput, Variant
 from lib.errors import DomainError
 from scoring.build import BuildAccounts, BuildLimits, BuildResult, SourceTooLarge, build_submission, pack_folder
 from scoring.evaluate import Evaluation, HeldOut, evaluate
 from scoring.judging import Judge, answer_limit
+from scoring import standings
 from scoring.models import Result, Submission
 from scoring.sandbox import ENGINE_DIGEST, WASMTIME_VERSION, InvalidModule, ModuleCache, load_solution, module_digest
 
@@ -31,8 +32,10 @@ _module_cache: ModuleCache | None = None
 def module_cache() -> ModuleCache:
     global _module_cache
     if (_module_cache is None or _module_cache.directory != settings.SCORING_CACHE_DIR
-            or _module_cache.compile_seconds != settings.SCORING_COMPILE_SECONDS):
-        _module_cache = ModuleCache(settings.SCORING_CACHE_DIR, compile_seconds=settings.SCORING_COMPILE_SECONDS)
+            or _module_cache.compile_seconds != settings.SCORING_COMPILE_SECONDS
+            or _module_cache.max_bytes != settings.SCORING_CACHE_MAX_BYTES):
+        _module_cache = ModuleCache(settings.SCORING_CACHE_DIR, compile_seconds=settings.SCORING_COMPILE_SECONDS,
+                                    max_bytes=settings.SCORING_CACHE_MAX_BYTES)
     return _module_cache
 
 
@@ -59,7 +62,8 @@ def submit(version: CaseVersion, variant: Variant, name: str, *, folder: Path | 
         if not Path(folder).is_dir():
             raise ScoringError("missing_source", f"submission folder {folder} does not exist")
         try:
-            source = pack_folder(Path(folder), max_bytes=settings.SCORING_MAX_SOURCE_BYTES)
+            source = pack_folder(Path(folder), max_bytes=settings.SCORING_MAX_SOURCE_BYTES,
+                                 max_unpacked_bytes=settings.SCORING_MAX_UNPACKED_BYTES)
         except SourceTooLarge as exc:
             raise ScoringError("source_too_large", str(exc)) from None
         except OSError as exc:
@@ -134,14 +138,23 @@ def _finish(submission: Submission, status: str, *, results: list[Result] = (), 
         if current.attempt != submission.attempt or current.status != Submission.State.RUNNING:
             raise Superseded(f"submission {submission.pk} attempt {submission.attempt} was superseded")
         Result.objects.filter(submission=submission).delete()
+        for result in results:
+            result.message, result.detail = storable(result.message), storable(result.detail)
         Result.objects.bulk_create(results)
         for name, value in fields.items():
-            setattr(submission, name, value)
+            setattr(submission, name, storable(value) if name in ("message", "detail") else value)
+        submission.build_log = storable(submission.build_log)
         submission.status = status
         submission.scored_at = timezone.now()
         submission.save()
-        ContentGeneration.bump()
+        standings.update_boards([submission.pk])
     return submission
+
+
+def storable(text: str) -> str:
+    """Text the database can hold: a submission's own words (a function name in a trap, an
+    import name, its build output) may carry NUL characters, which PostgreSQL refuses."""
+    return text.replace("\0", "\\0") if "\0" in text else text
 
 
 def _start(submission: Submission) -> None:

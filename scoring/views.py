@@ -11,16 +11,16 @@ from django.shortcuts import get_object_or_404, render
 
 from catalog.manifest import SLUG_PATTERN
 from catalog.models import CaseVersion, HeldOutInput, Variant
-from catalog.views import bad_request, public_version_or_404
-from scoring.leaderboard import Entry
+from catalog.views import bad_request, public_version_or_404, version_scope
+from lib.paging import BadPage, page_of
 from scoring.models import Result, Submission
 from scoring.sandbox import ENGINE_DIGEST, WASMTIME_VERSION
-from lib.pagecache import cached_page, flag, page, query_without, text
-from lib.paging import BadPage, page_of
+from scoring.standings import Entry, engine_label
+from sitecache.pages import cached_page, flag, page, query_without, text
 
 ENTRIES_PER_PAGE = 50
 # How the leaderboard names the engine that measures today (wasmtime version, configuration).
-CURRENT_ENGINE = f"{WASMTIME_VERSION} ({ENGINE_DIGEST})"
+CURRENT_ENGINE = engine_label(WASMTIME_VERSION, ENGINE_DIGEST)
 CHART_ENTRIES = 20
 CHART_BAR_WIDTH = 380  # SVG units of the longest bar
 CHART_ROW_HEIGHT = 22
@@ -49,7 +49,7 @@ def leaderboard_selection(request: HttpRequest, slug: str) -> tuple[CaseVersion,
 
 def chart_bars(entries: list[Entry]) -> list[Bar]:
     """Horizontal bars for the ranked totals, on a log scale (totals span orders of magnitude)."""
-    ranked = [entry for entry in entries if entry.rank is not None][:CHART_ENTRIES]
+    ranked = [entry for entry in entries if entry.rank is not None]
     if not ranked:
         return []
     totals = [max(entry.total_fuel, 1) for entry in ranked]
@@ -61,7 +61,7 @@ def chart_bars(entries: list[Entry]) -> list[Bar]:
     ]
 
 
-@cached_page(*LEADERBOARD_PARAMETERS)
+@cached_page(*LEADERBOARD_PARAMETERS, scope=version_scope)
 def leaderboard(request: HttpRequest, slug: str) -> HttpResponse:
     version, variant, include_all = leaderboard_selection(request, slug)
     entries = Submission.objects.leaderboard(version, variant=variant, include_all=include_all)
@@ -88,7 +88,9 @@ def leaderboard(request: HttpRequest, slug: str) -> HttpResponse:
         for entry in page
     ]
     versions = list(CaseVersion.objects.public_versions_of(version.case).values_list("version", flat=True))
-    bars = chart_bars(entries)
+    # The top of the board, whatever the page (on the first page, its own rows).
+    top = list(page)[:CHART_ENTRIES] if page.number == 1 and ENTRIES_PER_PAGE >= CHART_ENTRIES else entries[:CHART_ENTRIES]
+    bars = chart_bars(top)
     context = {
         "version": version,
         "case": version.case,
@@ -101,7 +103,7 @@ def leaderboard(request: HttpRequest, slug: str) -> HttpResponse:
         "stress_inputs": [path for _, path in stress_inputs],
         "bars": bars,
         "chart_height": len(bars) * CHART_ROW_HEIGHT,
-        "mixed_engines": sorted({entry.engine for entry in entries} - {CURRENT_ENGINE}),
+        "mixed_engines": sorted(entries.engines() - {CURRENT_ENGINE}),
         "current_engine": CURRENT_ENGINE,
         "wasmtime_version": WASMTIME_VERSION,
         "page_query": query_without(request, LEADERBOARD_PARAMETERS),

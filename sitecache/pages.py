@@ -1,17 +1,16 @@
-"""Caching whole public pages, keyed by what they show and by a content generation.
+"""Caching whole public pages, keyed by what they show and by the generations of that data.
 
-A cached page is served only while the generation it was rendered at is current; any import,
-scoring result, rescore, hide or delete bumps the generation, so nothing stale is ever served
-and no cross-process invalidation is needed. Only anonymous GETs are cached (staff see an admin
-link), and the experimental setting is part of the key.
+A cached page is served only while the generations it was rendered at are current
+(sitecache.models: the catalog, the case list's best fuel, one version's results), so nothing
+stale is ever served and no cross-process invalidation is needed, and a write empties only the
+pages that show what it changed: a score on one version leaves every other version's pages and
+the case list alone. Only anonymous GETs are cached (staff see an admin link), and the
+experimental setting is part of the key.
 
 The key holds the path and only the query parameters the page reads, each normalised by its
 reader (`flag`, `page`, `text`): `?junk=<random>` or `?all=0` hits the same entry as the bare
 page, so a client cannot miss the cache on purpose. Only 200 responses are stored, so a
 parameter value a page refuses (a 400 or 404) never takes a place in the cache.
-
-The generation comes from a callable given once at start-up (`use_generation`), so this module
-names no app.
 """
 
 from __future__ import annotations
@@ -27,15 +26,10 @@ from django.core.cache import cache
 from django.http import HttpResponse
 
 from lib.paging import BadPage, parse_page
+from sitecache.models import Generation
 
-_generation: Callable[[], int] = lambda: 0  # noqa: E731 (replaced at start-up)
-
-
-def use_generation(current: Callable[[], int]) -> None:
-    """Key cached pages by `current()`, the content generation (catalog.ContentGeneration)."""
-    global _generation
-    _generation = current
-
+# scope(request, **view_kwargs) -> the generation names a page's content depends on.
+Scope = Callable[..., list[str]]
 
 @dataclass(frozen=True)
 class Parameter:
@@ -46,8 +40,9 @@ class Parameter:
 
 
 def text(name: str) -> Parameter:
-    """A free value: absent and empty are the same."""
-    return Parameter(name, lambda value: value or None)
+    """A free value, read as a form field reads it: surrounding white space dropped, and
+    empty the same as absent."""
+    return Parameter(name, lambda value: value.strip() or None)
 
 
 def flag(name: str) -> Parameter:
@@ -89,23 +84,26 @@ def query_without(request, parameters: tuple[Parameter, ...], name: str = "page"
     return "".join(f"{urlencode({key: value})}&" for key, value in canonical_parameters(request, parameters) if key != name)
 
 
-def cache_key(request, parameters: tuple[Parameter, ...]) -> str:
-    canonical = "&".join(f"{name}={value}" for name, value in canonical_parameters(request, parameters))
-    # The host too: API documents carry absolute links.
-    identity = request.get_host() + request.path + "?" + canonical
+def cache_key(request, parameters: tuple[Parameter, ...], generations: list[str]) -> str:
+    # Encoded, so a value holding "&" or "=" cannot pass for two parameters.
+    canonical = urlencode(canonical_parameters(request, parameters))
+    # The scheme and host too: API documents carry absolute links.
+    identity = f"{request.scheme}://{request.get_host().lower()}{request.path}?{canonical}"
     digest = hashlib.sha256(identity.encode("utf-8", "surrogatepass")).hexdigest()
-    return f"page:{_generation()}:{int(settings.CATALOG_SHOW_EXPERIMENTAL)}:{digest}"
+    values = ".".join(str(value) for value in Generation.current(generations))
+    return f"page:{values}:{int(settings.CATALOG_SHOW_EXPERIMENTAL)}:{digest}"
 
 
-def cached_page(*parameters: Parameter):
-    """Cache a view's anonymous GET responses, keyed by the path and `parameters`."""
+def cached_page(*parameters: Parameter, scope: Scope):
+    """Cache a view's anonymous GET responses, keyed by the path, `parameters` and the
+    generations `scope(request, **kwargs)` names."""
 
     def decorate(view):
         @functools.wraps(view)
         def wrapper(request, *args, **kwargs):
             if not settings.PAGE_CACHE_SECONDS or request.method != "GET" or request.user.is_authenticated:
                 return view(request, *args, **kwargs)
-            key = cache_key(request, parameters)
+            key = cache_key(request, parameters, scope(request, *args, **kwargs))
             hit = cache.get(key)
             if hit is not None:
                 content, content_type = hit
@@ -118,3 +116,33 @@ def cached_page(*parameters: Parameter):
         return wrapper
 
     return decorate
+
+
+class CountedByGeneration:
+    """A queryset whose count() is remembered until a generation moves (for a Paginator).
+
+    The case list's count depends on the catalog only, yet counting matches of a tag reads every
+    match: remembering it keeps a page of the list to the page's own rows. Not a page cache:
+    it holds one number, is right whatever PAGE_CACHE_SECONDS says, and misses on any import.
+    """
+
+    def __init__(self, queryset, *, generation: str, identity: str):
+        self.queryset = queryset
+        self.generation = generation
+        self.identity = identity
+
+    def count(self) -> int:
+        (value,) = Generation.current([self.generation])
+        digest = hashlib.sha256(self.identity.encode("utf-8", "surrogatepass")).hexdigest()
+        key = f"count:{self.generation}:{value}:{int(settings.CATALOG_SHOW_EXPERIMENTAL)}:{digest}"
+        counted = cache.get(key)
+        if counted is None:
+            counted = self.queryset.count()
+            cache.set(key, counted, 24 * 3600)
+        return counted
+
+    def __len__(self) -> int:
+        return self.count()
+
+    def __getitem__(self, index):
+        return self.queryset[index]

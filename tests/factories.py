@@ -7,8 +7,10 @@ from datetime import timedelta
 from django.utils import timezone
 
 from catalog.models import Case, CaseVersion, HeldOutInput, Tag, Variant
+from scoring import standings
 from scoring.models import Result, Submission
-from scoring.sandbox import WASMTIME_VERSION
+from scoring.sandbox import ENGINE_DIGEST, WASMTIME_VERSION
+from sitecache.models import CATALOG, Generation
 
 
 def make_cases(count: int, *, prefix: str = "bulk", tags: tuple[str, ...] = ("bulk", "generated")) -> list[CaseVersion]:
@@ -24,6 +26,7 @@ def make_cases(count: int, *, prefix: str = "bulk", tags: tuple[str, ...] = ("bu
             prompt_path="prompt.hbs", max_runtime_hours="1", build_command="true", build_module="out.wasm",
             contract_entry="solve", contract_input="in.json", contract_output="out.json", fuel_limit=1_000_000,
             max_memory_bytes=1 << 20, smoke_count=0, stress_count=2,
+            latest_any=True, latest_public=True,  # as the importer marks a case's only version
         )
         for index, case in enumerate(cases)
     )
@@ -32,6 +35,9 @@ def make_cases(count: int, *, prefix: str = "bulk", tags: tuple[str, ...] = ("bu
     CaseVersion.tags.through.objects.bulk_create(
         CaseVersion.tags.through(caseversion_id=version.pk, tag_id=tag.pk) for version in versions for tag in tag_rows
     )
+    Tag.recount(tag.pk for tag in tag_rows)  # as the importer does, and as it announces a change:
+    Generation.bump(CATALOG)
+
     HeldOutInput.objects.bulk_create(
         HeldOutInput(version=version, position=position, kind="stress", input_path=f"cases/{position}.json",
                      expected_path=f"cases/{position}.out", fuel_runway="1", ceiling=1_000_000,
@@ -41,24 +47,68 @@ def make_cases(count: int, *, prefix: str = "bulk", tags: tuple[str, ...] = ("bu
     return versions
 
 
-def make_submissions(version: CaseVersion, count: int, *, distinct_names: bool = True) -> list[Submission]:
-    """`count` scored submissions with stress results: a third passed, a third over, a third failing."""
+def make_submissions(version: CaseVersion, count: int, *, distinct_names: bool = True, keep: bool = True,
+                     batch: int = 20_000) -> list[Submission]:
+    """`count` scored submissions with stress results: a third passed, a third over, a third failing.
+
+    Written in batches (`keep=False` returns nothing, for a million rows). Their board places
+    and the version's standings are then computed as `rebuild_standings` computes them, so
+    pages see what production would.
+    """
     variant = version.variants.first()
     now = timezone.now()
-    submissions = Submission.objects.bulk_create(
-        Submission(
-            version=version, variant=variant, name=f"solver-{index:05d}" if distinct_names else f"solver-{index % 7}",
-            source_kind="wasm", source=b"", wasmtime_version=WASMTIME_VERSION, status=Submission.State.SCORED,
-            passed=index % 3 == 0, total_fuel=None if index % 3 == 2 else 1_000 + (index * 7919) % 100_000,
-            overshoot=500 if index % 3 == 1 else 0, passed_count=2 if index % 3 == 0 else index % 2,
-            input_count=2, created_at=now - timedelta(seconds=count - index),
-        )
-        for index in range(count)
-    )
-    Result.objects.bulk_create(
-        Result(submission=submission, position=position, kind="stress", input_path=f"cases/{position}.json",
-               status="passed" if submission.passed else "wrong_answer", fuel=100 + position, fuel_limit=1_000_000,
-               ceiling=1_000_000)
-        for submission in submissions for position in range(2)
-    )
-    return submissions
+    made: list[Submission] = []
+    for first in range(0, count, batch):
+        submissions = Submission.objects.bulk_create([
+            Submission(
+                version=version, variant=variant,
+                name=f"solver-{index:05d}" if distinct_names else f"solver-{index % 7}",
+                source_kind="wasm", source=b"", wasmtime_version=WASMTIME_VERSION, engine_digest=ENGINE_DIGEST,
+                status=Submission.State.SCORED, passed=index % 3 == 0,
+                total_fuel=None if index % 3 == 2 else 1_000 + (index * 7919) % 100_000,
+                overshoot=500 if index % 3 == 1 else 0, passed_count=2 if index % 3 == 0 else index % 2,
+                input_count=2, created_at=now - timedelta(seconds=count - index),
+            )
+            for index in range(first, min(first + batch, count))
+        ])
+        Result.objects.bulk_create([
+            Result(submission=submission, position=position, kind="stress", input_path=f"cases/{position}.json",
+                   status="passed" if submission.passed else "wrong_answer", fuel=100 + position,
+                   fuel_limit=1_000_000, ceiling=1_000_000)
+            for submission in submissions for position in range(2)
+        ])
+        if keep:
+            made += submissions
+    standings.rebuild([version.pk])
+    return made
+
+
+def make_many_submissions(version: CaseVersion, count: int) -> None:
+    """The rows `make_submissions` writes (`created_at` the same for all, as there), for a
+    million: generated by the database itself (standard SQL: SQLite and PostgreSQL), then the
+    standings rebuilt as `rebuild_standings` does."""
+    from django.db import connection
+
+    submission, result = Submission._meta.db_table, Result._meta.db_table
+    variant = version.variants.first()
+    numbers = f"WITH RECURSIVE n(i) AS (SELECT 0 UNION ALL SELECT i + 1 FROM n WHERE i < {count - 1}) SELECT i FROM n"
+    with connection.cursor() as cursor:
+        cursor.execute(f"""
+            INSERT INTO {submission} (version_id, variant_id, name, source_kind, source_label, source, source_size,
+                source_digest, module_digest, wasmtime_version, engine_digest, status, message, detail, build_log,
+                passed, total_fuel, overshoot, passed_count, input_count, hidden, created_at, attempt, job_id)
+            SELECT %s, %s, 'solver-' || CASE WHEN i < 100000
+                    THEN substr('0000' || CAST(i AS VARCHAR(20)), length(CAST(i AS VARCHAR(20))))
+                    ELSE CAST(i AS VARCHAR(20)) END, 'wasm', '', %s, 0, '', '', %s, %s, 'scored', '', '', '',
+                i %% 3 = 0, CASE WHEN i %% 3 = 2 THEN NULL ELSE 1000 + (i * 7919) %% 100000 END,
+                CASE WHEN i %% 3 = 1 THEN 500 ELSE 0 END, CASE WHEN i %% 3 = 0 THEN 2 ELSE i %% 2 END, 2, %s, %s, 0, ''
+            FROM ({numbers}) AS numbers
+        """, [version.pk, variant.pk, b"", WASMTIME_VERSION, ENGINE_DIGEST, False, timezone.now()])
+        cursor.execute(f"""
+            INSERT INTO {result} (submission_id, position, kind, input_path, status, fuel, fuel_limit, ceiling,
+                overshoot, message, detail, wall_ms)
+            SELECT s.id, p.position, 'stress', 'cases/' || CAST(p.position AS VARCHAR(2)) || '.json',
+                CASE WHEN s.passed THEN 'passed' ELSE 'wrong_answer' END, 100 + p.position, 1000000, 1000000, 0, '', '', 0
+            FROM {submission} s CROSS JOIN (SELECT 0 AS position UNION ALL SELECT 1) AS p WHERE s.version_id = %s
+        """, [version.pk])
+    standings.rebuild([version.pk])

@@ -64,3 +64,17 @@ def test_lists_are_paginated_so_no_response_grows_without_bound(client, db):
         assert len(board["entries"]) == 50 and board["count"] == 120 and board["pages"] == 3
     assert client.get(board_url, {"page": "x"}).status_code == 400
     assert client.get(board_url, {"page": "9"}).status_code == 404
+
+
+def test_the_remembered_count_follows_an_import(client, imported):
+    import shutil
+
+    from catalog.importer import import_catalog
+
+    assert client.get("/api/cases/").json()["count"] == 1
+    new = imported.root / "performance/easy/adder2/v1"
+    shutil.copytree(imported.root / "performance/easy/adder/v1", new)
+    manifest = new / "test-case.toml"
+    manifest.write_text(manifest.read_text().replace('slug = "adder"', 'slug = "adder2"'))
+    assert import_catalog(imported.root).ok
+    assert client.get("/api/cases/").json()["count"] == 2

@@ -19,3 +19,24 @@ def test_the_import_benchmark_runs_and_reports_a_ratio():
     assert done.returncode == 0, done.stderr
     result = json.loads(done.stdout.strip().splitlines()[-1])
     assert result["versions"] == 8 and 0 < result["ratio"] < 1
+
+
+@pytest.mark.django_db
+def test_the_many_submissions_factory_writes_what_the_plain_one_writes():
+    """bench/standings.py builds its million rows with it: they must be the same rows."""
+    from scoring.models import Result, Standing, Submission
+    from tests.factories import make_cases, make_many_submissions, make_submissions
+
+    plain, many = make_cases(2)
+
+    def rows(version):
+        fields = ("name", "status", "passed", "total_fuel", "overshoot", "passed_count", "input_count",
+                  "board_group", "board_key", "wasmtime_version", "engine_digest")
+        submissions = list(Submission.objects.filter(version=version).order_by("pk").values_list(*fields))
+        results = list(Result.objects.filter(submission__version=version).order_by("submission_id", "position")
+                       .values_list("position", "status", "fuel", "input_path"))
+        return submissions, results, Standing.objects.filter(version=version).count()
+
+    make_submissions(plain, 30)
+    make_many_submissions(many, 30)
+    assert rows(plain) == rows(many)

@@ -7,7 +7,7 @@ from django.db import connection
 from django.test.utils import CaptureQueriesContext
 
 from catalog.importer import import_catalog
-from catalog.models import ContentGeneration
+from sitecache.models import CATALOG, Generation
 from scoring.service import score, submit
 
 pytestmark = pytest.mark.django_db
@@ -51,12 +51,12 @@ def test_hiding_a_submission_shows_at_once(client, admin_client, adder_v1, corre
 def test_an_import_shows_at_once(client, imported):
     import shutil
 
-    before = ContentGeneration.current()
+    (before,) = Generation.current([CATALOG])
     assert b"v11" not in client.get("/cases/adder/").content
     shutil.copytree(imported.root / "performance/easy/adder/v10", imported.root / "performance/easy/adder/v11")
     imported.write("changelog.md", "# v11\n", label="performance/easy/adder/v11")
     assert import_catalog(imported.root).ok
-    assert ContentGeneration.current() == before + 1
+    assert Generation.current([CATALOG]) == (before + 1,)
     assert b"v11" in client.get("/cases/adder/").content
 
 
@@ -95,12 +95,10 @@ def test_parameters_a_page_reads_still_make_distinct_entries(client, imported):
     assert queries(client, "/cases/adder/leaderboard/?all=1")[0] > 1
 
 
-def test_links_on_a_cached_page_carry_only_the_parameters_it_reads(client, adder_v1, correct_wasm):
-    for index in range(55):
-        Submission = adder_v1.submissions.model
-        Submission.objects.create(version=adder_v1, variant=adder_v1.default_variant(), name=f"s{index}",
-                                  source_kind="wasm", source=b"", wasmtime_version="x", status="scored",
-                                  input_count=3)
+def test_links_on_a_cached_page_carry_only_the_parameters_it_reads(client, adder_v1):
+    from tests.factories import make_submissions
+
+    make_submissions(adder_v1, 55)
     content = client.get("/cases/adder/leaderboard/?version=v1&junk=%3Cevil%3E&all=1").content
     assert b'href="?all=1&amp;version=v1&amp;page=2"' in content
     assert b"junk" not in content and b"evil" not in content
@@ -132,3 +130,51 @@ def test_deleting_a_case_version_shows_at_once(client, imported):
     assert b"v10" in client.get("/cases/adder/").content
     CaseVersion.objects.get(case__slug="adder", version="v10").delete()
     assert b"v10" not in client.get("/cases/adder/").content
+
+
+def test_a_value_that_looks_like_two_parameters_cannot_poison_the_cache(client, imported):
+    """`?q=Adder%26tag%3Darithmetic` is one search for an odd name, not `?q=Adder&tag=arithmetic`."""
+    client.get("/cases/", {"q": "Adder&tag=arithmetic"})
+    assert b"Adder" in client.get("/cases/?q=Adder&tag=arithmetic").content
+
+
+def test_absolute_links_follow_the_scheme_they_were_asked_with(client, imported):
+    from tests.factories import make_cases
+
+    make_cases(60)
+    assert client.get("/api/cases/").json()["next"].startswith("http://")
+    assert client.get("/api/cases/", secure=True).json()["next"].startswith("https://")
+
+
+# --- a write empties only the pages that show what it changed -----------------------------------
+
+
+def test_a_score_on_one_version_leaves_other_versions_pages_and_the_case_list_cached(client, adder_v1, correct_wasm):
+    others = ["/cases/adder/leaderboard/?version=v2", "/cases/adder/v2/", "/cases/adder/leaderboard/",
+              "/cases/adder/", "/cases/", "/api/cases/"]
+    for url in others:
+        queries(client, url)
+    mine = "/cases/adder/leaderboard/?version=v1"
+    queries(client, mine)
+    score(submit(adder_v1, adder_v1.default_variant(), "scoped", wasm_file=correct_wasm))
+    for url in others:  # v1 is not the latest: not even the case list's best fuel moved
+        assert queries(client, url)[0] == 1, url
+    count, content = queries(client, mine)
+    assert count > 1 and b"scoped" in content
+
+
+def test_a_new_best_on_a_latest_version_refreshes_the_case_list_but_a_worse_score_does_not(client, imported, correct_wasm, tmp_path):
+    from catalog.models import CaseVersion
+    from scoring.tests import wat
+    from scoring.tests.conftest import adder_answers
+
+    latest = CaseVersion.objects.get(case__slug="adder", version="v10")
+    queries(client, "/cases/")
+    score(submit(latest, latest.default_variant(), "first", wasm_file=correct_wasm))
+    count, content = queries(client, "/cases/")
+    assert count > 1  # the best fuel it shows changed
+    slower = tmp_path / "slower.wasm"
+    slower.write_bytes(wat.lookup(adder_answers(imported), iterations=500))
+    score(submit(latest, latest.default_variant(), "second", wasm_file=slower))
+    assert queries(client, "/cases/")[0] == 1  # same best: still cached
+    assert queries(client, "/cases/adder/leaderboard/")[0] > 1  # its own board did change

@@ -103,3 +103,13 @@ def test_names_and_keys_a_module_chose_reach_staff_only(client, admin_client, im
     importer = made[0]
     assert CHOSEN.encode() in admin_client.get(f"/submissions/{importer.pk}/").content
     assert CHOSEN.encode() in admin_client.get(f"/admin/scoring/submission/{importer.pk}/change/").content
+
+
+def test_text_a_module_chose_is_stored_whatever_characters_it_holds(adder_v1, tmp_path):
+    """PostgreSQL refuses NUL in text: a name with one used to make scoring fail as `error`."""
+    module = tmp_path / "nul.wasm"
+    module.write_bytes(wat.module(imports='(import "env" "a\\00b" (func))'))
+    submission = score(submit(adder_v1, adder_v1.default_variant(), "nul", wasm_file=module))
+    submission.refresh_from_db()
+    assert submission.status == "invalid_module"
+    assert "\0" not in submission.detail and "a\\0b" in submission.detail

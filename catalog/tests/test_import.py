@@ -124,7 +124,7 @@ def test_latest_is_the_highest_version_in_natural_order(catalog):
     import_catalog(catalog.root)
     ordered = list(CaseVersion.objects.filter(case__slug="adder").order_by("ordinal").values_list("version", flat=True))
     assert ordered == ["v1", "v2", "v10"]
-    latest = CaseVersion.objects.latest_per_case().get(case__slug="adder")
+    latest = CaseVersion.objects.latest_shown().get(case__slug="adder")
     assert latest.version == "v10"
 
 
@@ -175,7 +175,7 @@ def test_an_import_is_one_transaction_per_version(catalog, monkeypatch):
     """A failure while writing a version leaves none of its rows behind."""
     from catalog import importer
 
-    real_renumber = importer._renumber_versions
+    real_renumber = importer.renumber_versions
     calls = {"count": 0}
 
     def fail_on_the_second_version(case):
@@ -184,7 +184,7 @@ def test_an_import_is_one_transaction_per_version(catalog, monkeypatch):
             raise RuntimeError("disk full")
         real_renumber(case)
 
-    monkeypatch.setattr(importer, "_renumber_versions", fail_on_the_second_version)
+    monkeypatch.setattr(importer, "renumber_versions", fail_on_the_second_version)
     scan_sources = catalog.scan().versions
     import_version(scan_sources[0])
     before = database_state()
@@ -246,3 +246,16 @@ def test_import_catalog_dry_run_writes_nothing(catalog, capsys):
     call_command("import_catalog", str(catalog.root), "--dry-run")
     assert "would import performance/easy/adder/v1" in capsys.readouterr().out
     assert CaseVersion.objects.count() == 0
+
+
+def test_the_file_a_held_out_symlink_names_is_not_stored_as_an_ordinary_file(catalog, db):
+    import os
+
+    from catalog.models import VersionFile
+
+    catalog.write("data/real.out", catalog.read("cases/small.out"))
+    catalog.remove("cases/small.out")
+    os.symlink("../data/real.out", catalog.path("cases/small.out"))
+    assert import_catalog(catalog.root).ok
+    stored = set(VersionFile.objects.filter(version__version="v1", version__case__slug="adder").values_list("path", flat=True))
+    assert "data/real.out" not in stored and "cases/small.out" not in stored

@@ -9,42 +9,55 @@ from datetime import datetime, timedelta, timezone
 import pytest
 from django.core.management import call_command
 
-from scoring.leaderboard import OVER_LIMIT, RANKED, UNRANKED, rank
+from scoring import standings
 from scoring.models import Submission
 from scoring.service import score, submit
 from scoring.tests import wat
 from scoring.tests.conftest import adder_answers
 
 START = datetime(2026, 1, 1, tzinfo=timezone.utc)
+RANKED, OVER_LIMIT, UNRANKED = "ranked", "over_limit", "unranked"
 
 
-def row(pk: int, name: str, *, passed: bool, total: int | None, passed_count: int = 0, minutes: int = 0,
+def row(name: str, *, passed: bool, total: int | None, passed_count: int = 0, minutes: int = 0,
         overshoot: int = 0, status: str = "scored") -> dict:
-    return {
-        "pk": pk, "name": name, "variant__slug": "base", "status": status, "passed": passed, "total_fuel": total,
-        "overshoot": overshoot, "passed_count": passed_count, "input_count": 3,
-        "created_at": START + timedelta(minutes=minutes), "wasmtime_version": "50.0.1", "engine_digest": "abc",
-    }
+    return {"name": name, "status": status, "passed": passed, "total_fuel": total, "overshoot": overshoot,
+            "passed_count": passed_count, "created_at": START + timedelta(minutes=minutes)}
 
 
-def test_passed_submissions_rank_by_total_fuel_then_by_time():
-    entries = rank([
-        row(1, "slow", passed=True, total=900, minutes=0),
-        row(2, "fast", passed=True, total=100, minutes=5),
-        row(3, "tie-late", passed=True, total=500, minutes=9),
-        row(4, "tie-early", passed=True, total=500, minutes=1),
+def stored(version, rows: list[dict]) -> list[int]:
+    """Submissions with these outcomes, on the boards as the scoring write path puts them."""
+    made = [Submission.objects.create(version=version, variant=version.default_variant(), source_kind="wasm",
+                                      source=b"", wasmtime_version="50.0.1", input_count=3, **fields)
+            for fields in rows]
+    for submission, fields in zip(made, rows):  # auto_now_add ignores a given time
+        Submission.objects.filter(pk=submission.pk).update(created_at=fields["created_at"])
+    standings.update_boards([submission.pk for submission in made])
+    return [submission.pk for submission in made]
+
+
+@pytest.mark.django_db
+def test_passed_submissions_rank_by_total_fuel_then_by_time(adder_v1):
+    stored(adder_v1, [
+        row("slow", passed=True, total=900, minutes=0),
+        row("fast", passed=True, total=100, minutes=5),
+        row("tie-late", passed=True, total=500, minutes=9),
+        row("tie-early", passed=True, total=500, minutes=1),
     ])
+    entries = list(Submission.objects.leaderboard(adder_v1))
     assert [(entry.rank, entry.name) for entry in entries] == [(1, "fast"), (2, "tie-early"), (3, "tie-late"), (4, "slow")]
 
 
-def test_unranked_entries_follow_over_limit_first_then_by_passed_inputs():
-    entries = rank([
-        row(1, "broken", passed=False, total=None, passed_count=0, status="build_failed"),
-        row(2, "some", passed=False, total=None, passed_count=2),
-        row(3, "over", passed=False, total=5_000, overshoot=40),
-        row(4, "winner", passed=True, total=9_000),
-        row(5, "over-less", passed=False, total=4_000, overshoot=10),
+@pytest.mark.django_db
+def test_unranked_entries_follow_over_limit_first_then_by_passed_inputs(adder_v1):
+    stored(adder_v1, [
+        row("broken", passed=False, total=None, passed_count=0, status="build_failed"),
+        row("some", passed=False, total=None, passed_count=2),
+        row("over", passed=False, total=5_000, overshoot=40),
+        row("winner", passed=True, total=9_000),
+        row("over-less", passed=False, total=4_000, overshoot=10),
     ])
+    entries = list(Submission.objects.leaderboard(adder_v1))
     assert [(entry.name, entry.group, entry.rank) for entry in entries] == [
         ("winner", RANKED, 1),
         ("over-less", OVER_LIMIT, None),  # correct but over the line: total and overshoot shown
@@ -54,16 +67,19 @@ def test_unranked_entries_follow_over_limit_first_then_by_passed_inputs():
     ]
 
 
-def test_the_default_view_keeps_each_submitters_best():
-    rows = [
-        row(1, "alice", passed=True, total=300, minutes=0),
-        row(2, "alice", passed=True, total=200, minutes=1),
-        row(3, "alice", passed=False, total=None, minutes=2),
-        row(4, "bob", passed=True, total=250, minutes=3),
-    ]
-    assert [(entry.name, entry.submission) for entry in rank(rows)] == [("alice", 2), ("bob", 4)]
-    assert [entry.submission for entry in rank(rows, best_per_name=False)] == [2, 4, 1, 3]
-    assert [entry.rank for entry in rank(rows, best_per_name=False)] == [1, 2, 3, None]
+@pytest.mark.django_db
+def test_the_default_view_keeps_each_submitters_best(adder_v1):
+    pks = stored(adder_v1, [
+        row("alice", passed=True, total=300, minutes=0),
+        row("alice", passed=True, total=200, minutes=1),
+        row("alice", passed=False, total=None, minutes=2),
+        row("bob", passed=True, total=250, minutes=3),
+    ])
+    best = list(Submission.objects.leaderboard(adder_v1))
+    every = list(Submission.objects.leaderboard(adder_v1, include_all=True))
+    assert [(entry.name, entry.submission) for entry in best] == [("alice", pks[1]), ("bob", pks[3])]
+    assert [entry.submission for entry in every] == [pks[1], pks[3], pks[0], pks[2]]
+    assert [entry.rank for entry in every] == [1, 2, 3, None]
 
 
 # --- with the database ------------------------------------------------------------------------------
@@ -134,7 +150,7 @@ def test_the_latest_version_is_the_default_leaderboard(client, board):
 
 
 def test_hidden_submissions_stay_off_leaderboards(client, board):
-    Submission.objects.filter(pk=board["alice-2"].pk).update(hidden=True)
+    Submission.objects.filter(pk=board["alice-2"].pk).set_hidden(True)
     entries = Submission.objects.leaderboard(board["bob"].version)
     assert [entry.submission for entry in entries][0] == board["alice-1"].pk
     assert client.get(f"/submissions/{board['alice-2'].pk}/").status_code == 200  # the page itself stays
@@ -142,8 +158,10 @@ def test_hidden_submissions_stay_off_leaderboards(client, board):
 
 def test_entries_from_another_wasmtime_version_are_flagged(client, board):
     Submission.objects.filter(pk=board["bob"].pk).update(wasmtime_version="49.0.0")
+    standings.rebuild()  # as if scored before an upgrade: what the boards then know
     html = client.get("/cases/adder/leaderboard/", {"version": "v1"}).content.decode()
     assert "measured with wasmtime 49.0.0" in html and "†" in html
+    assert "Some entries were measured with wasmtime 49.0.0" in html
 
 
 def test_entries_scored_under_another_engine_configuration_are_flagged(client, board):
@@ -153,6 +171,7 @@ def test_entries_scored_under_another_engine_configuration_are_flagged(client, b
     html = client.get("/cases/adder/leaderboard/", {"version": "v1"}).content.decode()
     assert "†" not in html
     Submission.objects.filter(pk=board["bob"].pk).update(engine_digest="0123456789ab")
+    standings.rebuild()
     html = client.get("/cases/adder/leaderboard/", {"version": "v1"}).content.decode()
     assert f"measured with wasmtime {WASMTIME_VERSION} (0123456789ab)" in html and html.count("†") >= 2
 

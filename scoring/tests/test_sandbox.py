@@ -10,6 +10,7 @@ import wasmtime
 from scoring.judging import Judge
 from scoring.sandbox import (
     ENGINE_DIGEST,
+    module_digest,
     InvalidModule,
     ModuleCache,
     Status,
@@ -273,6 +274,8 @@ INVALID_MODULES = [
     ("threads", wat.module(memory='(memory (export "memory") 1 1 shared)'), "threads must be enabled"),
     ("tail-calls", wat.module(extra="(func $t (return_call $t))"), "tail calls support is not enabled"),
     ("exceptions", wat.module(extra="(tag $e) (func (throw $e))"), "exceptions proposal not enabled"),
+    ("many-globals", wat.module(extra=" ".join(["(global i32 (i32.const 0))"] * 10_001)), "module defines 10,001 globals; at most 10,000"),
+    ("many-sections", bytes(wat.module()) + b"\x00\x02\x01x" * 1_001, "module has more than 1,000 sections"),
     ("start", wat.module(extra="(func $init) (start $init)"), "module has a start function"),
     ("no-memory", wat.module(memory="(memory 1)"), "missing export `memory`"),
     ("memory-not-memory", wat.module(memory='(memory 1) (global (export "memory") i32 (i32.const 0))'), "export `memory` must be a memory"),
@@ -535,3 +538,25 @@ HOSTILE_MODULES = [
     "names itself in a compiler error", "hides a key in a schema violation", "hides a key in a wrong answer",
     "answers beyond the size cap", "answers a catastrophic pattern", "answers gigabytes of objects",
 ]
+
+
+def test_the_disk_cache_stays_under_its_byte_cap_and_keeps_what_was_used_last(tmp_path):
+    import time
+
+    modules = [wat.constant(b"{}", iterations=index + 1) for index in range(5)]
+    writer = ModuleCache(tmp_path)
+    for wasm in modules[:3]:
+        solution(wasm, cache=writer)
+        time.sleep(0.01)
+    artifact = max(path.stat().st_size for path in tmp_path.glob("*.cwasm"))
+    # Another process (a fresh cache on the same folder) uses the first one again, then adds more.
+    shared = ModuleCache(tmp_path, max_bytes=int(artifact * 3.5))
+    solution(modules[0], cache=shared)
+    for wasm in modules[3:]:
+        time.sleep(0.01)
+        solution(wasm, cache=ModuleCache(tmp_path, max_bytes=int(artifact * 3.5)))
+    kept = {path.name.split("-")[0] for path in tmp_path.glob("*.cwasm")}
+    assert sum(path.stat().st_size for path in tmp_path.glob("*.cwasm")) <= artifact * 3.5
+    digests = [module_digest(wasm) for wasm in modules]
+    # 1 and 2 were the least recently used; 0 was used again after them.
+    assert kept == {digests[0], digests[3], digests[4]}
