@@ -100,7 +100,7 @@ def make_many_submissions(version: CaseVersion, count: int) -> None:
             SELECT %s, %s, 'solver-' || CASE WHEN i < 100000
                     THEN substr('0000' || CAST(i AS VARCHAR(20)), length(CAST(i AS VARCHAR(20))))
                     ELSE CAST(i AS VARCHAR(20)) END, 'wasm', '', %s, 0, '', '', %s, %s, 'scored', '', '', '',
-                i %% 3 = 0, CASE WHEN i %% 3 = 2 THEN NULL ELSE 1000 + (i * 7919) %% 100000 END,
+                i %% 3 = 0, CASE WHEN i %% 3 = 2 THEN NULL ELSE 1000 + (CAST(i AS BIGINT) * 7919) %% 100000 END,
                 CASE WHEN i %% 3 = 1 THEN 500 ELSE 0 END, CASE WHEN i %% 3 = 0 THEN 2 ELSE i %% 2 END, 2, %s, %s, 0, ''
             FROM ({numbers}) AS numbers
         """, [version.pk, variant.pk, b"", WASMTIME_VERSION, ENGINE_DIGEST, False, timezone.now()])
