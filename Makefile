@@ -4,6 +4,8 @@ VENV := .venv
 PY := $(VENV)/bin/python
 # Reinstall when the pinned requirements change.
 REQUIREMENTS_STAMP := $(VENV)/.requirements-$(shell cat requirements.txt requirements-dev.txt | sha1sum | cut -c1-12)
+# Test-only Node packages (Handlebars.js and axe-core as oracles): reinstalled when the lock changes.
+NODE_STAMP := node_modules/.installed-$(shell sha1sum package-lock.json | cut -c1-12)
 HOST ?= 127.0.0.1
 PORT ?= 8000
 
@@ -21,6 +23,11 @@ $(REQUIREMENTS_STAMP): requirements.txt requirements-dev.txt | $(PY)
 
 toolchain:
 	scripts/system-packages.sh toolchain
+
+$(NODE_STAMP): package.json package-lock.json
+	scripts/system-packages.sh node
+	npm ci --no-audit --no-fund --loglevel=error
+	touch $@
 
 browser:
 	scripts/system-packages.sh browser
@@ -40,12 +47,12 @@ serve: setup
 	$(PY) manage.py score_examples
 	STATIC_MANIFEST=1 HOST=$(HOST) PORT=$(PORT) $(VENV)/bin/gunicorn -c config/gunicorn.py
 
-test: setup browser
+test: setup browser $(NODE_STAMP)
 	$(PY) -m pytest
 
-bench: setup
+bench: setup $(NODE_STAMP)
 	scripts/system-packages.sh bench
 	$(PY) bench/run.py --update-readme
 
 clean:
-	rm -rf $(VENV) var staticfiles
+	rm -rf $(VENV) var staticfiles node_modules

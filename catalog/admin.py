@@ -82,7 +82,7 @@ class CaseVersionAdmin(ReadOnlyAdmin):
         "tag_names", "summary", "description_path", "changelog_path", "prompt_path", "max_runtime_hours",
         "workspace", "init", "build_install", "build_command", "build_module", "contract_entry",
         "contract_input", "contract_output", "fuel_limit", "max_memory_bytes", "specs", "domains",
-        "review_items", "smoke_count", "stress_count", "description", "changelog", "manifest_text",
+        "review_items", "smoke_count", "stress_count", "template_warnings", "description", "changelog", "manifest_text",
     )
 
     def get_urls(self):
@@ -117,6 +117,7 @@ class CaseVersionAdmin(ReadOnlyAdmin):
                 outcome = import_archive(Path(stored.name), version=form.cleaned_data["version"] or None, limits=limits)
             if outcome.ok:
                 self.message_user(request, describe(outcome.results), messages.SUCCESS)
+                self._warn(request, outcome.results)
                 return HttpResponseRedirect(reverse("admin:catalog_caseversion_changelist"))
             errors = outcome.errors
         context = {
@@ -128,6 +129,12 @@ class CaseVersionAdmin(ReadOnlyAdmin):
         }
         return render(request, "admin/catalog/import.html", context, status=400 if errors else 200)
 
+    def _warn(self, request: HttpRequest, results) -> None:
+        """What an imported version's validation warned of: it imported, but its author may want to know."""
+        for result in results:
+            for warning in result.warnings:
+                self.message_user(request, f"Warning for {result.label}: {warning}", messages.WARNING)
+
     def rescan_view(self, request: HttpRequest) -> HttpResponse:
         self._require_import_permission(request)
         outcome = import_catalog(Path(settings.CATALOG_DIR))
@@ -137,6 +144,7 @@ class CaseVersionAdmin(ReadOnlyAdmin):
         for result in outcome.results:
             if result.action == REFUSED:
                 self.message_user(request, f"Refused {result.label}: " + " ".join(result.reasons), messages.ERROR)
+        self._warn(request, [result for result in outcome.results if result.action != REFUSED])
         for error in outcome.other_errors:
             self.message_user(request, str(error), messages.ERROR)
         return HttpResponseRedirect(reverse("admin:catalog_caseversion_changelist"))

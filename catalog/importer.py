@@ -50,12 +50,15 @@ class ImportResult:
     action: str  # imported | unchanged | refused
     reasons: tuple[str, ...] = ()
     code: str = ""  # for refusals: "invalid", "immutable", "slug_taken", "folder_taken"
+    warnings: tuple[str, ...] = ()
 
     def line(self, dry_run: bool = False) -> str:
         action = {IMPORTED: "would import", UNCHANGED: "unchanged", REFUSED: "refused"}[self.action] if dry_run else self.action
         text = f"{action:<12} {self.label}"
         if self.reasons:
             text += "".join(f"\n    {reason}" for reason in self.reasons)
+        if self.warnings:
+            text += "".join(f"\n    warning: {warning}" for warning in self.warnings)
         return text
 
 
@@ -117,7 +120,8 @@ def import_catalog(root: Path, *, dry_run: bool = False,
         elif label in valid:
             result = import_version(valid[label], dry_run=dry_run)
         else:
-            result = ImportResult(label, REFUSED, tuple(str(error) for error in scan.errors_for(label)), "invalid")
+            result = ImportResult(label, REFUSED, tuple(str(error) for error in scan.errors_for(label)), "invalid",
+                                  tuple(str(warning) for warning in scan.warnings_for(label)))
         claimed.update(str(error) for error in scan.errors_for(label))
         outcome.results.append(result)
         if progress:
@@ -160,7 +164,7 @@ def import_version(source: VersionSource, *, dry_run: bool = False) -> ImportRes
     if CaseVersion.objects.filter(case__slug=source.manifest.slug, version=source.version, digest=source.digest).exists():
         return ImportResult(source.label, UNCHANGED)
     if dry_run:
-        return ImportResult(source.label, IMPORTED)
+        return ImportResult(source.label, IMPORTED, warnings=tuple(str(warning) for warning in source.warnings))
     for attempt in range(3):
         try:
             with transaction.atomic():
@@ -171,7 +175,7 @@ def import_version(source: VersionSource, *, dry_run: bool = False) -> ImportRes
                 if CaseVersion.objects.filter(case__slug=source.manifest.slug, version=source.version).exists():
                     return ImportResult(source.label, UNCHANGED)
                 _write_version(source)
-            return ImportResult(source.label, IMPORTED)
+            return ImportResult(source.label, IMPORTED, warnings=tuple(str(warning) for warning in source.warnings))
         except ImportRefused as refused:
             return ImportResult(source.label, REFUSED, (refused.message,), refused.code)
         except IntegrityError:
@@ -222,6 +226,7 @@ def _write_version(source: VersionSource) -> CaseVersion:
         domains=list(manifest.domains),
         review_items=list(manifest.review_items),
         held_out_digests=sorted(source.held_out_digests),
+        template_warnings=[str(warning) for warning in source.warnings],
         smoke_count=len(manifest.smoke_cases),
         stress_count=len(manifest.stress_cases),
     )

@@ -205,6 +205,9 @@ class VersionSource:
     # (path, manifest key, what it is, digests): for the privacy checks across versions.
     held_out_digests: frozenset[str] = field(repr=False, default=frozenset())
     published_digests: tuple[tuple[str, str, str, frozenset[str]], ...] = field(repr=False, default=())
+    # What is worth telling its author but refuses nothing: names its templates use that the
+    # site's template context lacks.
+    warnings: tuple["ManifestError", ...] = ()
 
     @property
     def label(self) -> str:
@@ -217,6 +220,7 @@ class CatalogScan:
     errors: list[ManifestError]
     labels: list[str] = field(default_factory=list)  # every version folder seen, in walk order
     unchanged: list[str] = field(default_factory=list)  # skipped: identical to an imported version
+    warnings: list[ManifestError] = field(default_factory=list)  # of every version folder checked
 
     @property
     def ok(self) -> bool:
@@ -225,6 +229,9 @@ class CatalogScan:
     def errors_for(self, label: str) -> list[ManifestError]:
         """The errors found in one version folder (`<type>/<difficulty>/<folder>/<version>`)."""
         return [error for error in self.errors if error.file == label or error.file.startswith(label + "/")]
+
+    def warnings_for(self, label: str) -> list[ManifestError]:
+        return [warning for warning in self.warnings if warning.file.startswith(label + "/")]
 
 
 def template_context(*, slug: str, name: str, version: str, difficulty: str, tags: list[str] | tuple[str, ...],
@@ -243,6 +250,20 @@ def template_context(*, slug: str, name: str, version: str, difficulty: str, tag
         "sandbox": {"fuel_limit": sandbox.fuel_limit, "max_memory_bytes": sandbox.max_memory_bytes},
         "specs": [{"source": spec.source, "dest": spec.dest} for spec in [*specs, *variant.specs]],
     }
+
+
+def context_names(context: Any, prefix: str = "") -> list[str]:
+    """Every name a template can use in `context`: dotted paths, and the keys of list items."""
+    names: list[str] = []
+    if isinstance(context, dict):
+        for key, value in context.items():
+            path = f"{prefix}.{key}" if prefix else key
+            names.append(path)
+            names += context_names(value, path)
+    elif isinstance(context, list):
+        for item in context[:1]:
+            names += context_names(item, "")
+    return names
 
 
 def manifest_template_context(manifest: Manifest, variant: Variant, version: str) -> dict[str, Any]:
@@ -521,6 +542,7 @@ class _VersionChecker:
         self.difficulty_folder = difficulty_folder
         self.manifest_file = f"{rel_dir}/{MANIFEST_NAME}"
         self.errors: list[ManifestError] = []
+        self.warnings: list[ManifestError] = []
         # Filled by the held-out check, for the checks that span versions.
         self.held_out_digests: frozenset[str] = frozenset()
         self.published_digests: list[tuple[str, str, str, frozenset[str]]] = []
@@ -840,10 +862,15 @@ class _VersionChecker:
         return None if len(self.errors) > before else manifest
 
     def check_rendering(self, manifest: Manifest) -> None:
-        """Render every template for every variant, as seeding a run would, strictly: a path
-        that names nothing (a typo like `{{case.nmae}}`) is an error, not an empty string."""
+        """Render every template for every variant, as seeding a run would. A template that
+        does not parse, or that this renderer cannot render as Handlebars.js would, is an
+        error. A name the site's context lacks renders as nothing, as in Handlebars, and is a
+        warning naming the template, the line and the closest name the context has: the
+        harness may offer names this site does not (`{{harness_model}}`), and a typo
+        (`{{case.nmae}}`) stays visible."""
         version = self.rel_dir.rsplit("/", 1)[-1]
         reported: set[tuple[str, str]] = set()
+        warned: set[tuple] = set()
         for variant in manifest.variants:
             context = manifest_template_context(manifest, variant, version)
             templates = [("prompt", manifest.prompt, self.manifest_file)]
@@ -853,11 +880,20 @@ class _VersionChecker:
             for key, rel, file in templates:
                 if not rel.endswith(".hbs") or (file, key) in reported:
                     continue
+                missing: list[tuple[str, int]] = []
                 try:
-                    render_template((self.version_dir / rel).read_bytes(), context, strict=True)
+                    render_template((self.version_dir / rel).read_bytes(), context, missing=missing)
                 except TemplateError as exc:
                     reported.add((file, key))
                     self.error(key, f"`{rel}` {exc} (variant `{variant.slug}`)", file)
+                    continue
+                for name, line in missing:
+                    if (file, key, name, line) in warned:
+                        continue
+                    warned.add((file, key, name, line))
+                    self.warnings.append(ManifestError(file, key, (
+                        f"`{rel}` line {line}: `{name}` names nothing in the site's template context "
+                        f"and renders as nothing{_suggest(name, context_names(context))}")))
 
     def check_held_out_stays_private(self, cases: list[HeldOutCase], published: dict[str, str | None],
                                      workspace: str | None) -> None:
@@ -1160,25 +1196,27 @@ class _VersionChecker:
 
 def check_version_folder(version_dir: Path, rel_dir: str, type_folder: str, difficulty_folder: str,
                          folder: str, version: str, files: list[tuple[str, bytes]],
-                         problems: list[tuple[str, str]]) -> tuple[VersionSource | None, list[ManifestError]]:
+                         problems: list[tuple[str, str]]) -> tuple[VersionSource | None, list[ManifestError], list[ManifestError]]:
     """Validate one version folder in place, given its files as `read_version_files` found them.
 
-    Returns the source (if valid) and its errors.
+    Returns the source (if valid), its errors and its warnings.
     """
     checker = _VersionChecker(version_dir, rel_dir, type_folder, difficulty_folder)
     for rel, problem in problems:
         checker.error("", problem, f"{rel_dir}/{rel}")
     manifest = checker.check()
     if manifest is None or checker.errors:
-        return None, checker.errors
+        return None, checker.errors, checker.warnings
     manifest_text = dict(files)[MANIFEST_NAME].decode("utf-8")
     return (
         VersionSource(
             path=version_dir, folder=folder, version=version, manifest=manifest,
             manifest_text=manifest_text, digest=digest_files(files), files=tuple(files),
             held_out_digests=checker.held_out_digests, published_digests=tuple(checker.published_digests),
+            warnings=tuple(checker.warnings),
         ),
         [],
+        checker.warnings,
     )
 
 
@@ -1220,6 +1258,7 @@ def scan_catalog(root: Path, *, is_unchanged: Callable[[str, str], bool] | None 
     """
     root = Path(root)
     errors: list[ManifestError] = []
+    warnings: list[ManifestError] = []
     versions: list[VersionSource] = []
     if not root.is_dir():
         return CatalogScan([], [ManifestError(str(root), "", "catalog folder does not exist")])
@@ -1262,11 +1301,12 @@ def scan_catalog(root: Path, *, is_unchanged: Callable[[str, str], bool] | None 
                     if is_unchanged and not problems and is_unchanged(rel_dir, digest_files(files)):
                         unchanged.append(rel_dir)
                         continue
-                    source, version_errors = check_version_folder(
+                    source, version_errors, version_warnings = check_version_folder(
                         version_dir, rel_dir, type_dir.name, difficulty_dir.name, folder,
                         version_dir.name, files, problems,
                     )
                     errors.extend(version_errors)
+                    warnings.extend(version_warnings)
                     if source is not None:
                         folder_versions.append(source)
                 for source in _slug_unstable(folder_versions):
@@ -1289,7 +1329,7 @@ def scan_catalog(root: Path, *, is_unchanged: Callable[[str, str], bool] | None 
         errors.append(error)
     if not errors and not versions and not unchanged:
         errors.append(ManifestError(str(root), "", "no case versions found (expected <type>/<difficulty>/<folder>/<version>/test-case.toml)"))
-    return CatalogScan([source for source in versions if source.label not in refused], errors, labels, unchanged)
+    return CatalogScan([source for source in versions if source.label not in refused], errors, labels, unchanged, warnings)
 
 
 def _held_out_of_other_versions(versions: list[VersionSource], elsewhere: dict[str, str]):

@@ -108,6 +108,9 @@ class CaseVersion(models.Model):
     best_fuel = models.BigIntegerField(null=True, blank=True)
     # manifest.content_digests of its held-out files: no later version may show or seed them.
     held_out_digests = models.JSONField(default=list)
+    # What validation warned of ("file: key: message"): names its templates use that the site's
+    # template context lacks. Shown to staff.
+    template_warnings = models.JSONField(default=list)
     manifest_text = models.TextField()
 
     name = models.CharField(max_length=200)

@@ -95,6 +95,8 @@ def case_detail(request: HttpRequest, slug: str, version: str | None = None) -> 
         "versions": versions,
         "is_latest": versions[0]["version"] == case_version.version,
         "variants": list(case_version.variants.all()),
+        # Staff see what validation warned of (staff pages are never cached).
+        "template_warnings": case_version.template_warnings if request.user.is_staff else [],
         "entries": Submission.objects.leaderboard(case_version)[:LEADERBOARD_PREVIEW],
     }
     return render(request, "catalog/case_detail.html", context)

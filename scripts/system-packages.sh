@@ -5,6 +5,7 @@
 #                                          Debian's python3 (builds)
 #   scripts/system-packages.sh browser     chromium (browser tests)
 #   scripts/system-packages.sh bench       wrk (the page-throughput benchmark)
+#   scripts/system-packages.sh node        Node.js and npm (test-only oracles: Handlebars.js, axe-core)
 #
 # Debian's rustc carries the wasm32-unknown-unknown standard library (libstd-rust-dev-wasm32)
 # and links with lld; a rustup toolchain would have to download its own, which needs internet.
@@ -30,6 +31,10 @@ for group in "$@"; do
             ;;
         bench)
             need wrk /usr/bin/wrk
+            ;;
+        node)
+            command -v node >/dev/null 2>&1 || need nodejs /usr/bin/node
+            command -v npm >/dev/null 2>&1 || need npm /usr/bin/npm
             ;;
         *)
             echo "unknown package group: $group" >&2

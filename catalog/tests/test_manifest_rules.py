@@ -192,7 +192,8 @@ RULES = [
     ("spec-template-mismatched-close", lambda c: c.write("specs/limits.md.hbs", "{{#if x}}a{{/each}}"), "spec[1].source", "`{{/each}}` closes `{{#if}}`"),
     ("spec-template-unknown-helper", lambda c: c.write("specs/limits.md.hbs", "{{shout sandbox.fuel_limit}}"), "spec[1].source", "line 1: unknown helper `shout`"),
     ("prompt-unknown-partial", lambda c: c.write("prompt.hbs", "Hello\n{{> header}}"), "prompt", "line 2: partials (`{{> …}}`) are not supported"),
-    ("prompt-misspelled-value", lambda c: c.write("prompt.hbs", "Solve {{case.nmae}}\n"), "prompt", "line 1: `case.nmae` names nothing in the template context (variant `base`)"),
+    ("prompt-raw-number", lambda c: c.write("prompt.hbs", "Limit {{{sandbox.fuel_limit}}}\n"), "prompt", "is a number or a boolean"),
+    ("prompt-else-chain", lambda c: c.write("prompt.hbs", "{{#if case.summary}}a{{else if case.name}}b{{/if}}"), "prompt", "`{{else …}}` chains are not supported"),
     # root keys after a table header
     ("variants-after-table-header", lambda c: _move_variants_to_end(c), "sandbox.variants", "`variants` must precede the first table header"),
     ("variants-after-case-header", lambda c: _move_variants_after_first_case(c), "case[0].variants", "`variants` must precede the first table header"),
@@ -527,3 +528,17 @@ def test_no_new_version_may_seed_what_an_imported_version_holds_out(catalog, db)
     refused = next(result for result in outcome.results if result.label == new)
     assert refused.action == "refused"
     assert any(f"has the content of a held-out file of `{ADDER_V1}`" in reason for reason in refused.reasons)
+
+
+# --- names the site's template context lacks: warnings, never refusals ------------------------------
+
+
+def test_names_the_site_lacks_are_warnings_and_the_version_still_validates(catalog):
+    catalog.write("prompt.hbs", "Hi {{name}},\nmodel: {{harness_model}}\ncase: {{case.nmae}}\n")
+    scan = catalog.scan()
+    assert ADDER_V1 in {source.label for source in scan.versions}
+    messages = [str(warning) for warning in scan.warnings_for(ADDER_V1)]
+    assert f"{MANIFEST}: prompt: `prompt.hbs` line 1: `name` names nothing in the site's template context and renders as nothing" in messages[0]
+    assert any("line 2: `harness_model` names nothing" in message for message in messages)
+    assert any("line 3: `case.nmae`" in message and "(did you mean `case.name`?)" in message for message in messages)
+    assert not any("nmae" in str(error) for error in scan.errors)
