@@ -67,7 +67,7 @@ def verdict(ok: bool) -> str:
 
 
 def handlebars_differential(examples: int) -> dict:
-    """The differential test of lib/templates.py against Handlebars.js, with more examples."""
+    """The differential test of lib/templates/ against Handlebars.js, with more examples."""
     started = time.monotonic()
     done = subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "tests/test_handlebars.py",
                            "-k", "random_templates"], cwd=ROOT, env={**os.environ, "HANDLEBARS_EXAMPLES": str(examples)},
@@ -117,7 +117,7 @@ def table(scoring: dict, imports: dict, pages: dict, boards: list[dict], handleb
     for board in boards:
         rows += standings_rows(board)
     rows.append((f"Templates against Handlebars.js, {handlebars['examples']:,} random templates and contexts",
-                 "Handlebars.js 4.7.8 (Node.js)", "lib/templates.py",
+                 "Handlebars.js 4.7.8 (Node.js)", "lib/templates/",
                  "identical" if handlebars["identical"] else "**differ**", "identical",
                  verdict(handlebars["identical"])))
     lines = ["| benchmark | baseline | ours | ratio | target | |", "|---|---|---|---:|---|---|"]

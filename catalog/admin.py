@@ -14,9 +14,10 @@ from django.shortcuts import render
 from django.urls import path, reverse
 from django.views.decorators.http import require_POST
 
-from catalog.archives import Limits, describe, import_archive
+from catalog.archives import describe, import_archive
 from catalog.importer import REFUSED, import_catalog
 from catalog.models import Case, CaseVersion, Variant
+from lib.unpack import ArchiveLimits
 
 IMPORT_PERMISSION = "catalog.import_caseversion"
 
@@ -109,7 +110,7 @@ class CaseVersionAdmin(ReadOnlyAdmin):
                 for chunk in form.cleaned_data["archive"].chunks():
                     stored.write(chunk)
                 stored.flush()
-                limits = Limits(
+                limits = ArchiveLimits(
                     max_entries=settings.CATALOG_MAX_ARCHIVE_ENTRIES,
                     max_total_bytes=settings.CATALOG_MAX_UNPACKED_BYTES,
                     max_file_bytes=settings.CATALOG_MAX_UNPACKED_BYTES,

@@ -16,22 +16,16 @@ import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from django.db import transaction
-
-from catalog.importer import IMPORTED, REFUSED, CatalogImport, ImportResult, file_limits, import_catalog
+from catalog.importer import IMPORTED, REFUSED, ImportResult, import_scan, scan_for_import
 from catalog.manifest import (
     MANIFEST_NAME,
     MAX_SLUG_LENGTH,
     MAX_VERSION_LENGTH,
     SLUG_PATTERN,
     VERSION_PATTERN,
-    scan_catalog,
 )
 from catalog.models import Case
 from lib.unpack import ArchiveError, ArchiveLimits, extract_archive, shown_name
-
-# The caps an archive upload is unpacked within (the admin passes the settings' values).
-Limits = ArchiveLimits
 
 
 @dataclass
@@ -93,7 +87,7 @@ def catalog_root(unpacked: Path, version: str | None, staging: Path) -> Path:
     return unpacked
 
 
-def import_archive(path: Path, *, version: str | None = None, limits: Limits = Limits(),
+def import_archive(path: Path, *, version: str | None = None, limits: ArchiveLimits = ArchiveLimits(),
                    dry_run: bool = False) -> ArchiveImport:
     """Validate every version in the archive; import them all, or nothing if any is refused."""
     outcome = ArchiveImport()
@@ -107,23 +101,13 @@ def import_archive(path: Path, *, version: str | None = None, limits: Limits = L
         except ArchiveError as exc:
             outcome.errors.append(str(exc))
             return outcome
-        scan = scan_catalog(root, limits=file_limits())
+        scan = scan_for_import(root)
         if scan.errors:
             outcome.errors.extend(str(error) for error in scan.errors)
             return outcome
-        rehearsal = import_catalog(root, dry_run=True)
-        refusals = [reason for result in rehearsal.results if result.action == REFUSED for reason in result.reasons]
-        if refusals or dry_run:
-            outcome.errors.extend(refusals)
-            outcome.results = rehearsal.results
-            return outcome
-        with transaction.atomic():
-            imported: CatalogImport = import_catalog(root)
-            if not imported.ok:  # lost a race with another import: undo the whole archive
-                outcome.errors.extend(reason for result in imported.results for reason in result.reasons)
-                outcome.errors.extend(str(error) for error in imported.other_errors)
-                transaction.set_rollback(True)
-                return outcome
+        # Validated once, above; imported (or rehearsed) in one transaction, all or nothing.
+        imported = import_scan(scan, dry_run=dry_run, all_or_nothing=True)
+        outcome.errors.extend(reason for result in imported.results if result.action == REFUSED for reason in result.reasons)
         outcome.results = imported.results
     return outcome
 

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import hashlib
 import posixpath
+from contextlib import nullcontext
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable
@@ -17,11 +18,7 @@ from django.conf import settings
 from django.db import IntegrityError, transaction
 
 from catalog.manifest import (
-    FileLimits,
-    ManifestError,
-    VersionSource,
-    fuel_ceiling,
-    scan_catalog,
+    CatalogScan, FileLimits, ManifestError, VersionSource, fuel_ceiling, manifest_template_context, scan_catalog,
     version_sort_key,
 )
 from catalog.models import (
@@ -101,81 +98,89 @@ def _stored_digests() -> dict[str, str]:
     }
 
 
+def scan_for_import(root: Path) -> CatalogScan:
+    """Validate the catalog at `root` against what is imported: folders whose bytes equal an
+    imported version are listed unchanged without being validated again, and no version may
+    show what an imported version holds out."""
+    digests = _stored_digests()
+    return scan_catalog(root, is_unchanged=lambda label, digest: digests.get(label) == digest, limits=file_limits(),
+                        held_out_elsewhere=held_out_elsewhere())
+
+
 def import_catalog(root: Path, *, dry_run: bool = False,
                    progress: Callable[[ImportResult], None] | None = None) -> CatalogImport:
-    """Validate the catalog at `root` and import every valid version that is new.
+    """Validate the catalog at `root` and import every valid version that is new, each in its
+    own transaction. With `dry_run`, nothing is written: the result says what would happen."""
+    return import_scan(scan_for_import(root), dry_run=dry_run, progress=progress)
 
-    Folders whose bytes equal an imported version are reported unchanged without being
-    validated again. With `dry_run`, nothing is written: the result says what would happen.
+
+def import_scan(scan: CatalogScan, *, dry_run: bool = False, all_or_nothing: bool = False,
+                progress: Callable[[ImportResult], None] | None = None) -> CatalogImport:
+    """Import the valid versions of a scan, in walk order.
+
+    With `all_or_nothing`, one transaction holds every version, and it is rolled back if any
+    version is refused (by its own rules, or by what is published) or the tree has errors.
     """
-    digests = _stored_digests()
-    scan = scan_catalog(root, is_unchanged=lambda label, digest: digests.get(label) == digest, limits=file_limits(),
-                        held_out_elsewhere=held_out_elsewhere())
-    outcome = CatalogImport()
+    outcome = CatalogImport(other_errors=scan.tree_errors)
     valid = {source.label: source for source in scan.versions}
-    claimed: set[str] = set()
-    for label in scan.labels:
-        if label in scan.unchanged:
-            result = ImportResult(label, UNCHANGED)
-        elif label in valid:
-            result = import_version(valid[label], dry_run=dry_run)
-        else:
-            result = ImportResult(label, REFUSED, tuple(str(error) for error in scan.errors_for(label)), "invalid",
-                                  tuple(str(warning) for warning in scan.warnings_for(label)))
-        claimed.update(str(error) for error in scan.errors_for(label))
-        outcome.results.append(result)
-        if progress:
-            progress(result)
-    outcome.other_errors = [error for error in scan.errors if str(error) not in claimed]
+    with transaction.atomic() if all_or_nothing else nullcontext():
+        for label in scan.labels:
+            if label in scan.unchanged:
+                result = ImportResult(label, UNCHANGED)
+            elif label in valid:
+                result = import_version(valid[label], dry_run=dry_run)
+            else:
+                result = ImportResult(label, REFUSED, tuple(str(error) for error in scan.errors_for(label)), "invalid",
+                                      tuple(str(warning) for warning in scan.warnings_for(label)))
+            outcome.results.append(result)
+            if progress:
+                progress(result)
+        if all_or_nothing and not outcome.ok:
+            transaction.set_rollback(True)
     return outcome
 
 
-def _refusal_for(source: VersionSource) -> ImportRefused | None:
-    """What already published forbids importing `source`, if anything (read-only)."""
+def _check_published(source: VersionSource) -> None:
+    """Raise ImportRefused if what is already published forbids importing `source`."""
     manifest = source.manifest
     case = Case.objects.filter(slug=manifest.slug).first()
     if case is not None and case.folder != source.folder:
-        return ImportRefused(
+        raise ImportRefused(
             "slug_taken",
             f"slug `{manifest.slug}` is already published by folder `{case.folder}`; slugs are unique across folders",
         )
     owner = Case.objects.filter(folder=source.folder).exclude(slug=manifest.slug).first()
     if owner is not None:
-        return ImportRefused(
+        raise ImportRefused(
             "folder_taken",
             f"folder `{source.folder}` is already published as slug `{owner.slug}`; a folder's versions share one slug",
         )
     existing = CaseVersion.objects.filter(case__slug=manifest.slug, version=source.version).first()
     if existing is not None and existing.digest != source.digest:
-        return ImportRefused(
+        raise ImportRefused(
             "immutable",
             f"{manifest.slug} {source.version} was already imported with different contents "
             f"(digest {existing.digest[:12]}…, now {source.digest[:12]}…): "
             "published versions are immutable: add a new version folder",
         )
-    return None
 
 
 def import_version(source: VersionSource, *, dry_run: bool = False) -> ImportResult:
-    """Import one validated version folder in its own transaction."""
-    refusal = _refusal_for(source)
-    if refusal is not None:
-        return ImportResult(source.label, REFUSED, (refusal.message,), refusal.code)
-    if CaseVersion.objects.filter(case__slug=source.manifest.slug, version=source.version, digest=source.digest).exists():
-        return ImportResult(source.label, UNCHANGED)
-    if dry_run:
-        return ImportResult(source.label, IMPORTED, warnings=tuple(str(warning) for warning in source.warnings))
+    """Import one validated version folder in its own transaction (a savepoint inside another).
+
+    What is published is checked inside the transaction that writes, so a concurrent importer
+    that won the race is seen; with `dry_run` the same checks run and nothing is written.
+    """
+    imported = ImportResult(source.label, IMPORTED, warnings=tuple(str(warning) for warning in source.warnings))
     for attempt in range(3):
         try:
             with transaction.atomic():
-                # Checked again inside the transaction: another importer may have won the race.
-                refusal = _refusal_for(source)
-                if refusal is not None:
-                    raise refusal
+                _check_published(source)
                 if CaseVersion.objects.filter(case__slug=source.manifest.slug, version=source.version).exists():
-                    return ImportResult(source.label, UNCHANGED)
-                _write_version(source)
-            return ImportResult(source.label, IMPORTED, warnings=tuple(str(warning) for warning in source.warnings))
+                    return ImportResult(source.label, UNCHANGED)  # the same digest: checked just above
+                if not dry_run:
+                    _write_version(source)
+            return imported
         except ImportRefused as refused:
             return ImportResult(source.label, REFUSED, (refused.message,), refused.code)
         except IntegrityError:
@@ -240,6 +245,7 @@ def _write_version(source: VersionSource) -> CaseVersion:
             version=version, position=position, slug=variant.slug, name=variant.name,
             file=variant.file or "",
             specs=[{"source": spec.source, "dest": spec.dest} for spec in variant.specs],
+            template_context=manifest_template_context(manifest, variant, source.version),
         )
         for position, variant in enumerate(manifest.variants)
     )

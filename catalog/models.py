@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 from decimal import Decimal
-from typing import Any
 
 from django.conf import settings
 from django.db import models
@@ -175,18 +174,6 @@ class CaseVersion(models.Model):
         """A (non-held-out) file of this version as imported, e.g. a contract schema."""
         return bytes(self.files.get(path=path).content)
 
-    def template_context(self, variant: "Variant") -> dict[str, Any]:
-        """What the `.hbs` prompt and specs see for `variant` (the validator renders the same)."""
-        return manifest_rules.template_context(
-            slug=self.case.slug, name=self.name, version=self.version, difficulty=self.difficulty,
-            tags=self.tag_names, summary=self.summary,
-            variant=manifest_rules.Variant(slug=variant.slug, name=variant.name, specs=variant.spec_files()),
-            build=manifest_rules.Build(install=self.build_install or None, build=self.build_command, module=self.build_module),
-            contract=manifest_rules.Contract(entry=self.contract_entry, input=self.contract_input, output=self.contract_output),
-            sandbox=manifest_rules.Sandbox(fuel_limit=self.fuel_limit, max_memory_bytes=self.max_memory_bytes),
-            specs=self.spec_files(),
-        )
-
     def spec_files(self) -> tuple[manifest_rules.SpecFile, ...]:
         return tuple(manifest_rules.SpecFile(**spec) for spec in self.specs)
 
@@ -229,6 +216,9 @@ class Variant(models.Model):
     name = models.CharField(max_length=200)
     file = models.CharField(max_length=300, blank=True)  # blank for the implicit `base`
     specs = models.JSONField(default=list)  # the additive specs
+    # What its `.hbs` prompt and specs are rendered with: the very context the validator
+    # rendered them with at import (catalog.manifest.context).
+    template_context = models.JSONField(default=dict)
 
     class Meta:
         ordering = ["version", "position"]
@@ -254,13 +244,11 @@ class HeldOutInput(models.Model):
     Scoring reads these bytes, not the catalog folder. They are never served (SPEC §3).
     """
 
-    class Kind(models.TextChoices):
-        SMOKE = "smoke"
-        STRESS = "stress"
+    Kind = manifest_rules.Kind
 
     version = models.ForeignKey(CaseVersion, on_delete=models.CASCADE, related_name="held_out_inputs")
     position = models.PositiveIntegerField()  # manifest order
-    kind = models.CharField(max_length=10, choices=Kind.choices)
+    kind = models.CharField(max_length=10, choices=Kind.choices())
     input_path = models.CharField(max_length=300)
     expected_path = models.CharField(max_length=300)
     fuel_runway = models.CharField(max_length=50)  # the manifest's decimal literal

@@ -16,11 +16,15 @@ from pathlib import Path, PurePosixPath
 
 from catalog.manifest import PROMPT_DEST
 from catalog.models import CaseVersion, Variant
+from lib.errors import DomainError
 from lib.templates import render_template
 
 
-class SeedError(Exception):
-    pass
+class SeedError(DomainError):
+    """A run root cannot be laid out. Codes: `outside_root`, `destination_exists`."""
+
+    def __str__(self) -> str:
+        return self.message
 
 
 @dataclass(frozen=True)
@@ -32,14 +36,14 @@ class SeededRun:
 def _inside(root: Path, rel: str) -> Path:
     target = (root / PurePosixPath(rel)).resolve()
     if target != root and root not in target.parents:
-        raise SeedError(f"{rel} would land outside the run root")
+        raise SeedError("outside_root", f"{rel} would land outside the run root")
     return target
 
 
 def run_root_files(version: CaseVersion, variant: Variant) -> dict[str, bytes]:
     """Relative path → bytes of everything a run root holds, later entries winning."""
     stored = {row.path: bytes(row.content) for row in version.files.all()}
-    context = version.template_context(variant)
+    context = variant.template_context
     files: dict[str, bytes] = {}
     if version.workspace:
         prefix = version.workspace.rstrip("/") + "/"
@@ -61,7 +65,7 @@ def seed_run(version: CaseVersion, variant: Variant, dest: Path) -> SeededRun:
     """Write the run root to `dest` (which must not exist, or be empty), all or nothing."""
     dest = Path(dest)
     if dest.exists() and (not dest.is_dir() or any(dest.iterdir())):
-        raise SeedError(f"{dest} already exists and is not an empty folder")
+        raise SeedError("destination_exists", f"{dest} already exists and is not an empty folder")
     files = run_root_files(version, variant)
     dest.parent.mkdir(parents=True, exist_ok=True)
     staging = Path(tempfile.mkdtemp(prefix=".seeding-", dir=dest.parent))

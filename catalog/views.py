@@ -12,12 +12,10 @@ from django.shortcuts import render
 from catalog.forms import CaseFilterForm
 from catalog.models import CaseVersion, Tag
 from lib.paging import BadPage, page_of
-from scoring.models import Submission
 from sitecache.models import BEST_FUEL, CATALOG, version_generation
 from sitecache.pages import CountedByGeneration, cached_page, canonical_parameters, page, query_without, text
 
 CASES_PER_PAGE = 24
-LEADERBOARD_PREVIEW = 10
 # The query parameters the case list reads (and so its cache key holds).
 CASE_LIST_PARAMETERS = (text("q"), text("tag"), text("difficulty"), page())
 
@@ -97,6 +95,5 @@ def case_detail(request: HttpRequest, slug: str, version: str | None = None) -> 
         "variants": list(case_version.variants.all()),
         # Staff see what validation warned of (staff pages are never cached).
         "template_warnings": case_version.template_warnings if request.user.is_staff else [],
-        "entries": Submission.objects.leaderboard(case_version)[:LEADERBOARD_PREVIEW],
     }
     return render(request, "catalog/case_detail.html", context)

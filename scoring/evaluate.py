@@ -10,18 +10,15 @@ from concurrent.futures import ThreadPoolExecutor, as_completed
 from dataclasses import dataclass
 from typing import Callable, Sequence
 
+from catalog.manifest.types import Kind
 from scoring.judging import Judge
 from scoring.sandbox import Outcome, Solution, Status
 
-SMOKE = "smoke"
-STRESS = "stress"
-
-
 @dataclass(frozen=True)
-class HeldOut:
-    """One [[case]] as scoring needs it."""
+class HeldOutInput:
+    """One held-out [[case]] as scoring needs it."""
 
-    kind: str
+    kind: Kind
     input_path: str
     input_bytes: bytes
     expected: bytes  # the expected answer, as stored
@@ -31,14 +28,14 @@ class HeldOut:
 
 @dataclass(frozen=True)
 class Evaluation:
-    held_out: tuple[HeldOut, ...]
+    held_out: tuple[HeldOutInput, ...]
     outcomes: tuple[Outcome, ...]  # manifest order
 
     def _stress(self) -> list[Outcome]:
-        return [outcome for held_out, outcome in zip(self.held_out, self.outcomes) if held_out.kind == STRESS]
+        return [outcome for held_out, outcome in zip(self.held_out, self.outcomes) if held_out.kind == Kind.STRESS]
 
     def _smoke(self) -> list[Outcome]:
-        return [outcome for held_out, outcome in zip(self.held_out, self.outcomes) if held_out.kind == SMOKE]
+        return [outcome for held_out, outcome in zip(self.held_out, self.outcomes) if held_out.kind == Kind.SMOKE]
 
     @property
     def passed(self) -> bool:
@@ -64,10 +61,10 @@ class Evaluation:
         return sum(1 for outcome in self.outcomes if outcome.status is Status.PASSED)
 
 
-Progress = Callable[[int, HeldOut, Outcome], None]
+Progress = Callable[[int, HeldOutInput, Outcome], None]
 
 
-def evaluate(solution: Solution, held_out: Sequence[HeldOut], *, fuel_limit: int, judge: Judge,
+def evaluate(solution: Solution, held_out: Sequence[HeldOutInput], *, fuel_limit: int, judge: Judge,
              wall_seconds: float, threads: int = 1, progress: Progress | None = None) -> Evaluation:
     """Smoke cases first, all of them; if any fails, every stress case is skipped."""
     held_out = tuple(held_out)
@@ -100,17 +97,17 @@ def evaluate(solution: Solution, held_out: Sequence[HeldOut], *, fuel_limit: int
                 if progress:
                     progress(index, held_out[index], outcomes[index])
 
-    run_phase(SMOKE)
+    run_phase(Kind.SMOKE)
     smoke_failed = any(
         outcome is not None and not outcome.status.answered_correctly
-        for item, outcome in zip(held_out, outcomes) if item.kind == SMOKE
+        for item, outcome in zip(held_out, outcomes) if item.kind == Kind.SMOKE
     )
     if smoke_failed:
         for index, item in enumerate(held_out):
-            if item.kind == STRESS:
+            if item.kind == Kind.STRESS:
                 outcomes[index] = Outcome.skipped(fuel_limit, item.ceiling)
                 if progress:
                     progress(index, item, outcomes[index])
     else:
-        run_phase(STRESS)
+        run_phase(Kind.STRESS)
     return Evaluation(held_out, tuple(outcome for outcome in outcomes if outcome is not None))

@@ -73,7 +73,7 @@ class Submission(models.Model):
     passed_count = models.PositiveIntegerField(default=0)
     input_count = models.PositiveIntegerField(default=0)
     hidden = models.BooleanField(default=False, help_text="Hidden submissions stay off leaderboards.")
-    # Its place on the boards (scoring/standings.py): group and key in ranking order, NULL while
+    # Its place on the boards (scoring/standings/places.py): group and key in ranking order, NULL while
     # it is hidden or not finished scoring. Written with every change of what they depend on.
     board_group = models.SmallIntegerField(null=True, blank=True, editable=False)
     board_key = models.BigIntegerField(null=True, blank=True, editable=False)

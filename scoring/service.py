@@ -8,19 +8,21 @@ import os
 import threading
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Callable, Iterator
+from typing import Iterator
 
 from django.conf import settings
 from django.db import connection, transaction
 from django.utils import timezone
 
-from catalog.models import CaseVersion, HeldOutInput, Variant
+from catalog.manifest import Kind
+from catalog.models import CaseVersion, Variant
 from lib.errors import DomainError
 from scoring.build import BuildAccounts, BuildLimits, BuildResult, SourceTooLarge, build_submission, pack_folder
-from scoring.evaluate import Evaluation, HeldOut, evaluate
+from scoring.evaluate import Evaluation, HeldOutInput, evaluate
 from scoring.judging import Judge, answer_limit
 from scoring import standings
 from scoring.models import Result, Submission
+from scoring.progress import ScoringProgress
 from scoring.sandbox import ENGINE_DIGEST, WASMTIME_VERSION, InvalidModule, ModuleCache, load_solution, module_digest
 
 logger = logging.getLogger(__name__)
@@ -85,15 +87,14 @@ def submit(version: CaseVersion, variant: Variant, name: str, *, folder: Path | 
     )
 
 
-ProgressCallback = Callable[[str, dict], None]
 
 
-def _held_out(version: CaseVersion) -> list[HeldOut]:
+def _held_out(version: CaseVersion) -> list[HeldOutInput]:
     return [
-        HeldOut(row.kind, row.input_path, bytes(row.input_bytes), bytes(row.expected_bytes), row.ceiling,
+        HeldOutInput(Kind(row.kind), row.input_path, bytes(row.input_bytes), bytes(row.expected_bytes), row.ceiling,
                 answer_limit(row.expected_size, minimum=settings.SCORING_ANSWER_MIN_BYTES,
                              factor=settings.SCORING_ANSWER_SIZE_FACTOR))
-        for row in HeldOutInput.objects.filter(version=version).order_by("position")
+        for row in version.held_out_inputs.order_by("position")
     ]
 
 
@@ -125,9 +126,8 @@ def build_source(source: bytes, version: CaseVersion) -> BuildResult:
     )
 
 
-def _build(submission: Submission, progress: ProgressCallback | None) -> BuildResult:
-    if progress:
-        progress("build", {"command": submission.version.build_command})
+def _build(submission: Submission, progress: ScoringProgress) -> BuildResult:
+    progress.building(submission.version.build_command)
     return build_source(bytes(submission.source), submission.version)
 
 
@@ -193,7 +193,7 @@ def _heartbeat(submission: Submission) -> Iterator[None]:
         thread.join()
 
 
-def score(submission: Submission, *, progress: ProgressCallback | None = None) -> Submission:
+def score(submission: Submission, *, progress: ScoringProgress | None = None) -> Submission:
     """Build (if needed), check and run the module, and store every result.
 
     Results are written in one transaction with the final status, and only if this attempt is
@@ -204,7 +204,7 @@ def score(submission: Submission, *, progress: ProgressCallback | None = None) -
     _start(submission)
     try:
         with _heartbeat(submission):
-            return _score(submission, progress)
+            return _score(submission, progress or ScoringProgress())
     except Superseded:
         raise
     except Exception as exc:
@@ -215,7 +215,7 @@ def score(submission: Submission, *, progress: ProgressCallback | None = None) -
         raise
 
 
-def _score(submission: Submission, progress: ProgressCallback | None) -> Submission:
+def _score(submission: Submission, progress: ScoringProgress) -> Submission:
     version = submission.version
 
     if submission.source_kind == Submission.SourceKind.SUBMISSION:
@@ -240,13 +240,11 @@ def _score(submission: Submission, progress: ProgressCallback | None) -> Submiss
 
     held_out = _held_out(version)
     judge = Judge(version.file_bytes(version.contract_output), memory_bytes=settings.SCORING_JUDGE_MEMORY_BYTES)
-    if progress:
-        progress("run", {"inputs": len(held_out)})
+    progress.running(len(held_out))
     evaluation = evaluate(
         solution, held_out, fuel_limit=version.fuel_limit, judge=judge,
         wall_seconds=settings.SCORING_WALL_SECONDS, threads=_threads(),
-        progress=(lambda index, item, outcome: progress("input", {"index": index, "held_out": item, "outcome": outcome}))
-        if progress else None,
+        progress=progress.scored,
     )
     return _finish(
         submission, Submission.State.SCORED, results=_result_rows(submission, evaluation), message="", detail="",

@@ -1,4 +1,4 @@
-"""Templates render exactly as Handlebars.js renders them (lib/templates.py against the real thing).
+"""Templates render exactly as Handlebars.js renders them (lib/templates/ against the real thing).
 
 The oracle is Handlebars.js itself, the version package-lock.json pins, run by Node.js
 (tests/oracles/handlebars.js): random templates of the supported subset with random JSON
@@ -106,7 +106,7 @@ PATHS = st.sampled_from(
 TEXT = st.lists(st.sampled_from(["a", "b", " ", "  ", "\t", "\n", "\r\n", "\r", "\v", "\u00a0", "<", "&", "'", '"',
                                  "=", "`", "}", "{", "~", "\\", "é", "-", "!"]),
                 max_size=6).map("".join)
-# What this renderer refuses although Handlebars renders it (each documented in lib/templates.py).
+# What this renderer refuses although Handlebars renders it (each documented in lib/templates/).
 DOCUMENTED_REFUSALS = ("is a number or a boolean", "escaped mustaches")
 
 

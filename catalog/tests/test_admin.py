@@ -12,10 +12,11 @@ from pathlib import Path
 import pytest
 from django.contrib.auth.models import Permission, User
 
-from catalog.archives import Limits, import_archive
+from catalog.archives import import_archive
 from catalog.importer import import_catalog
 from catalog.models import CaseVersion
 from catalog.tests.conftest import ADDER_V1
+from lib.unpack import ArchiveLimits
 
 pytestmark = pytest.mark.django_db
 IMPORT_URL = "/admin/catalog/caseversion/import/"
@@ -148,6 +149,47 @@ def test_every_error_is_shown_and_nothing_is_imported(admin_client, published, t
     assert CaseVersion.objects.count() == before  # not even the valid v20
 
 
+def _tree_of(tmp_path, *folders: Path) -> Path:
+    tree = tmp_path / "tree" / "performance" / "easy" / "adder"
+    tree.mkdir(parents=True)
+    for folder in folders:
+        shutil.move(str(folder), tree / folder.name)
+    return tmp_path / "tree"
+
+
+@pytest.mark.parametrize("dry_run", [False, True])
+def test_an_archive_validates_each_version_once(published, tmp_path, monkeypatch, dry_run):
+    from catalog.manifest import scan as scan_module
+
+    calls: list[str] = []
+    check = scan_module.check_version_folder
+
+    def counting(version_dir, rel_dir, *args, **kwargs):
+        calls.append(rel_dir)
+        return check(version_dir, rel_dir, *args, **kwargs)
+
+    monkeypatch.setattr(scan_module, "check_version_folder", counting)
+    tree = _tree_of(tmp_path, new_version_folder(published, tmp_path, "v20"), new_version_folder(published, tmp_path, "v21"))
+    archive = tmp_path / "two.zip"
+    archive.write_bytes(zip_folder(tree, ""))
+    outcome = import_archive(archive, dry_run=dry_run)
+    assert outcome.ok, outcome.errors
+    assert sorted(calls) == ["performance/easy/adder/v20", "performance/easy/adder/v21"]
+    assert CaseVersion.objects.filter(version__in=["v20", "v21"]).count() == (0 if dry_run else 2)
+
+
+def test_a_refusal_by_what_is_published_undoes_the_whole_archive(published, tmp_path):
+    changed = new_version_folder(published, tmp_path, "v1")  # v1 is published with other bytes
+    tree = _tree_of(tmp_path, new_version_folder(published, tmp_path, "v0"), changed)
+    archive = tmp_path / "two.zip"
+    archive.write_bytes(zip_folder(tree, ""))
+    before = CaseVersion.objects.count()
+    outcome = import_archive(archive)
+    assert not outcome.ok
+    assert any("published versions are immutable" in error for error in outcome.errors)
+    assert CaseVersion.objects.count() == before  # v0, valid and imported first, is rolled back
+
+
 def test_a_changed_published_version_is_refused(admin_client, published, tmp_path):
     folder = new_version_folder(published, tmp_path, "v1")  # same name as a published version
     response = upload(admin_client, zip_folder(folder, "v1"), "v1.zip")
@@ -231,7 +273,7 @@ def test_hostile_archives_are_refused_and_write_nothing_outside(published, tmp_p
     archive = tmp_path / f"{name}.bin"
     archive.write_bytes(build())
     before = CaseVersion.objects.count()
-    outcome = import_archive(archive, limits=Limits(max_entries=50, max_total_bytes=10_000_000, max_file_bytes=10_000_000))
+    outcome = import_archive(archive, limits=ArchiveLimits(max_entries=50, max_total_bytes=10_000_000, max_file_bytes=10_000_000))
     assert not outcome.ok
     assert any(message in error for error in outcome.errors), outcome.errors
     assert CaseVersion.objects.count() == before

@@ -1,5 +1,5 @@
 """SPEC §6 ranking written the plain way, over every row in Python: the oracle the database's
-indexed, paginated leaderboards are checked against (scoring/standings.py does not use it)."""
+indexed, paginated leaderboards are checked against (scoring/standings/ does not use it)."""
 
 from __future__ import annotations
 

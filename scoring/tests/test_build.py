@@ -126,7 +126,7 @@ def test_an_archive_with_a_link_out_of_the_tree_is_refused():
 
 
 def test_without_the_sandbox_builds_are_refused_unless_allowed(tmp_path, monkeypatch, caplog):
-    monkeypatch.setattr(build_module.shutil, "which", lambda name: None)  # bwrap is not on this machine
+    monkeypatch.setattr(shutil, "which", lambda name: None)  # bwrap is not on this machine
     build_module.sandbox_problem.cache_clear()
     try:
         with pytest.raises(SandboxUnavailable, match="bubblewrap \\(bwrap\\) is not installed; refusing to build"):

@@ -12,6 +12,7 @@ from django.utils import timezone
 
 from scoring.jobs import enqueue_scoring, new_attempt, requeue_stale
 from scoring.models import Result, Submission
+from scoring.progress import ScoringProgress
 from scoring.service import Superseded, score, submit
 
 pytestmark = pytest.mark.django_db
@@ -32,12 +33,12 @@ def test_a_superseded_attempt_stores_nothing(adder_v1, correct_wasm):
     """If a new attempt takes over while an old one is still running, the old one's results are discarded."""
     submission = submit(adder_v1, adder_v1.default_variant(), "slowpoke", wasm_file=correct_wasm)
 
-    def take_over(event, data):
-        if event == "run":  # the old attempt is running: staff (or the recovery) starts a new one
+    class TakeOver(ScoringProgress):
+        def running(self, inputs):  # the old attempt is running: staff (or the recovery) starts a new one
             Submission.objects.filter(pk=submission.pk).update(attempt=1, status=Submission.State.PENDING)
 
     with pytest.raises(Superseded):
-        score(submission, progress=take_over)
+        score(submission, progress=TakeOver())
     submission.refresh_from_db()
     assert (submission.status, submission.attempt) == ("pending", 1)
     assert Result.objects.filter(submission=submission).count() == 0

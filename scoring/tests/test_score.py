@@ -245,7 +245,7 @@ def test_without_a_build_sandbox_score_says_so_instead_of_a_traceback(adder_v1, 
     folder = tmp_path / "submission"
     folder.mkdir()
     shutil.copy(correct_wasm, folder / "solution.wasm")
-    monkeypatch.setattr(build_module.shutil, "which", lambda name: None)  # no bubblewrap on this machine
+    monkeypatch.setattr(shutil, "which", lambda name: None)  # no bubblewrap on this machine
     build_module.sandbox_problem.cache_clear()
     try:
         with pytest.raises(CommandError, match="was recorded but not built: bubblewrap \\(bwrap\\) is not installed"):

@@ -1,6 +1,6 @@
 from __future__ import annotations
 
-from django.core.management.base import BaseCommand, CommandError
+from django.core.management.base import CommandError
 
 from catalog.models import UnknownTarget, resolve_target
 from lib.commands import CaseVersionCommand

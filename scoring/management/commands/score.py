@@ -4,13 +4,13 @@ import json
 from pathlib import Path
 
 from django.core.management.base import CommandError
-
 from django.db import transaction
 
 from catalog.models import UnknownTarget, resolve_target
 from lib.commands import CaseVersionCommand
 from scoring.build import SandboxUnavailable
 from scoring.jobs import enqueue_scoring
+from scoring.progress import ScoringProgress
 from scoring.service import ScoringError, as_json, score, submit
 
 
@@ -18,7 +18,7 @@ def _fuel(value: int | None) -> str:
     return "—" if value is None else f"{value:,}"
 
 
-class Progress:
+class Progress(ScoringProgress):
     """Progress on a stream: one rewritten line on a terminal, plain lines otherwise."""
 
     def __init__(self, output, total_inputs: int):
@@ -34,24 +34,24 @@ class Progress:
     def line(self, text: str) -> None:
         self.write(("\r\033[K" if self.live else "") + text + "\n")
 
-    def __call__(self, event: str, data: dict) -> None:
-        if event == "build":
-            self.line(f"building: {data['command']}")
-            if self.live:
-                self.write("building…")
-        elif event == "run":
-            self.total = data["inputs"]
-            if self.live:
-                self.write(f"\r\033[Krunning {self.total} input(s)…")
-        elif event == "input":
-            self.done += 1
-            held_out, outcome = data["held_out"], data["outcome"]
-            text = (f"[{self.done}/{self.total}] {held_out.kind:<6} {held_out.input_path:<32} "
-                    f"{outcome.status.value:<15} {_fuel(outcome.fuel):>16} fuel")
-            if self.live:
-                self.write(f"\r\033[K{text}" + ("\n" if self.done == self.total else ""))
-            else:
-                self.line(text)
+    def building(self, command: str) -> None:
+        self.line(f"building: {command}")
+        if self.live:
+            self.write("building…")
+
+    def running(self, inputs: int) -> None:
+        self.total = inputs
+        if self.live:
+            self.write(f"\r\033[Krunning {self.total} input(s)…")
+
+    def scored(self, index, held_out, outcome) -> None:
+        self.done += 1
+        text = (f"[{self.done}/{self.total}] {held_out.kind:<6} {held_out.input_path:<32} "
+                f"{outcome.status.value:<15} {_fuel(outcome.fuel):>16} fuel")
+        if self.live:
+            self.write(f"\r\033[K{text}" + ("\n" if self.done == self.total else ""))
+        else:
+            self.line(text)
 
 
 class Command(CaseVersionCommand):

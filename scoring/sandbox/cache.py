@@ -1,0 +1,141 @@
+"""Compiled modules, cached in memory and on disk, compiled in a child process for untrusted ones."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import tempfile
+import threading
+from collections import OrderedDict
+from pathlib import Path
+
+import wasmtime
+
+from scoring.sandbox.checks import InvalidModule, does_not_compile, module_digest
+from scoring.sandbox.engine import ENGINE_DIGEST, WASMTIME_VERSION, engine
+
+
+class ModuleCache:
+    """Compiled modules by content digest and wasmtime version: in memory, and on disk if given.
+
+    The disk holds wasmtime's own serialised artifacts, written only by this class; they are
+    loaded only when the digest, the wasmtime version and the engine configuration match. With
+    `max_bytes`, the folder is kept under that size by evicting the least recently used
+    artifacts (each load refreshes its file's time); several processes may share the folder:
+    eviction takes a lock, and a file deleted while another process maps it stays readable there.
+    """
+
+    def __init__(self, directory: Path | None = None, capacity: int = 16, compile_seconds: float | None = None,
+                 max_bytes: int | None = None):
+        """`compile_seconds`: compile in a child process killed after that long (for untrusted
+        modules); None compiles in this process (for modules of our own, and fast tests)."""
+        self.directory = Path(directory) if directory else None
+        self.capacity = capacity
+        self.compile_seconds = compile_seconds
+        self.max_bytes = max_bytes
+        self._memory: OrderedDict[str, wasmtime.Module] = OrderedDict()
+        self._lock = threading.Lock()
+        self.compiles = 0  # how many times this cache had to compile (for tests and benchmarks)
+
+    def _path(self, digest: str) -> Path | None:
+        name = f"{digest}-wasmtime-{WASMTIME_VERSION}-{ENGINE_DIGEST}.cwasm"
+        return self.directory / name if self.directory else None
+
+    def get(self, wasm: bytes, digest: str | None = None) -> wasmtime.Module:
+        """The compiled module; `digest` is `module_digest(wasm)` if the caller already has it."""
+        digest = digest or module_digest(wasm)
+        with self._lock:
+            module = self._memory.get(digest)
+            if module is not None:
+                self._memory.move_to_end(digest)
+                return module
+        module = self._load(digest) or self._compile(wasm, digest)
+        with self._lock:
+            self._memory[digest] = module
+            while len(self._memory) > self.capacity:
+                self._memory.popitem(last=False)
+        return module
+
+    def _load(self, digest: str) -> wasmtime.Module | None:
+        path = self._path(digest)
+        if path is None or not path.is_file():
+            return None
+        try:
+            module = wasmtime.Module.deserialize_file(engine(), str(path))
+        except (wasmtime.WasmtimeError, OSError):
+            return None  # stale or damaged: compile again
+        try:
+            os.utime(path)  # recently used: the last to be evicted
+        except OSError:
+            pass
+        return module
+
+    def _compile_in_child(self, wasm: bytes) -> wasmtime.Module:
+        with tempfile.TemporaryDirectory(prefix="compile-") as temp:
+            source, target = Path(temp) / "module.wasm", Path(temp) / "module.cwasm"
+            source.write_bytes(wasm)
+            try:
+                done = subprocess.run(
+                    [sys.executable, "-m", "scoring.compile_worker", str(source), str(target)],
+                    cwd=Path(__file__).resolve().parents[2], capture_output=True, text=True,
+                    timeout=self.compile_seconds, stdin=subprocess.DEVNULL,
+                    env={"PATH": "/usr/bin:/bin", "LANG": "C.UTF-8"},  # nothing of the scorer's
+                )
+            except subprocess.TimeoutExpired:
+                raise InvalidModule("compile_timeout", f"module did not compile within {self.compile_seconds:g} s") from None
+            if done.returncode != 0 or not target.is_file():
+                raise does_not_compile(done.stderr.strip() or f"the compiler exited with status {done.returncode}")
+            return wasmtime.Module.deserialize(engine(), target.read_bytes())
+
+    def _compile(self, wasm: bytes, digest: str) -> wasmtime.Module:
+        if self.compile_seconds is not None:
+            module = self._compile_in_child(bytes(wasm))
+        else:
+            try:
+                module = wasmtime.Module(engine(), bytes(wasm))
+            except wasmtime.WasmtimeError as exc:
+                raise does_not_compile(str(exc)) from None
+        self.compiles += 1
+        path = self._path(digest)
+        if path is not None:
+            try:
+                path.parent.mkdir(parents=True, exist_ok=True)
+                handle, temp = tempfile.mkstemp(dir=path.parent, suffix=".tmp")
+                with os.fdopen(handle, "wb") as stream:
+                    stream.write(module.serialize())
+                os.replace(temp, path)
+                self.evict(keep=path)
+            except OSError:
+                pass  # a cache that cannot be written only costs a recompile
+        return module
+
+    def evict(self, keep: Path | None = None) -> int:
+        """Delete the least recently used artifacts until the folder holds at most `max_bytes`
+        (`keep`, the one just written, goes last). Returns the number deleted."""
+        if self.directory is None or self.max_bytes is None:
+            return 0
+        import fcntl
+
+        deleted = 0
+        with open(self.directory / ".evict.lock", "a") as lock:
+            fcntl.flock(lock, fcntl.LOCK_EX)
+            entries = []
+            for entry in os.scandir(self.directory):
+                if entry.name.endswith(".cwasm"):
+                    try:
+                        info = entry.stat(follow_symlinks=False)
+                    except FileNotFoundError:
+                        continue
+                    entries.append((Path(entry.path) == keep, info.st_mtime_ns, info.st_size, entry.path))
+            total = sum(size for _, _, size, _ in entries)
+            for _, _, size, path in sorted(entries):
+                if total <= self.max_bytes:
+                    break
+                try:
+                    os.unlink(path)
+                    deleted += 1
+                except FileNotFoundError:
+                    pass
+                total -= size
+        return deleted

@@ -1,0 +1,38 @@
+"""Leaderboards kept in the database (SPEC §6): each submitter's best entry, ranked by an index.
+
+A submission's place on the boards is two columns written with it (`board_group`, `board_key`):
+group 0 passed (key: total fuel), 1 correct but over the pass line (key: total fuel), 2 the rest
+(key: minus the inputs passed); NULL when it is hidden or not finished scoring. Ties go to the
+earlier submission (`created_at`, then the id). A `Standing` row holds, per version, variant and
+submitter name, that submitter's best submission, and one more per version and name over every
+variant (`variant_key` 0), which is the default leaderboard. A `BoardSummary` per version and
+variant (or NULL) counts entries and submissions and the engines seen, and each version keeps
+its best fuel (`CaseVersion.best_fuel`, shown on the case list), so a page of a leaderboard is
+an indexed, ordered slice and its count one row, however many submissions there are.
+
+Every write that changes what a board shows goes through `update_boards()` (or
+`forget_submission()` for a deleted one) in the same transaction; `rebuild()` recomputes all of
+it from the submissions (`manage.py rebuild_standings`, and the data migration).
+
+The modules: `places` (a submission's group and key), `reading` (the `Leaderboard`), `updates`
+(`update_boards`, `forget_submission`) and `rebuilding` (`rebuild`).
+"""
+
+from scoring.standings.places import (
+    BOARD_ORDER,
+    GROUP_NAMES,
+    OVER_LIMIT,
+    RANKED,
+    UNRANKED,
+    board_place,
+    board_place_expressions,
+    engine_label,
+)
+from scoring.standings.reading import SUBMISSION_FIELDS, Entry, Leaderboard
+from scoring.standings.rebuilding import rebuild
+from scoring.standings.updates import forget_submission, update_boards
+
+__all__ = [
+    "BOARD_ORDER", "GROUP_NAMES", "OVER_LIMIT", "RANKED", "SUBMISSION_FIELDS", "UNRANKED", "Entry", "Leaderboard",
+    "board_place", "board_place_expressions", "engine_label", "forget_submission", "rebuild", "update_boards",
+]

@@ -1,0 +1,47 @@
+"""A submission's place on the boards: its group and key, as Python values and as SQL expressions."""
+
+from __future__ import annotations
+
+from django.db import models
+from django.db.models import Case, F, Q, Value, When
+
+RANKED, OVER_LIMIT, UNRANKED = 0, 1, 2
+
+
+GROUP_NAMES = {RANKED: "ranked", OVER_LIMIT: "over_limit", UNRANKED: "unranked"}
+
+
+BOARD_ORDER = ("board_group", "board_key", "created_at", "pk")
+
+
+def engine_label(wasmtime_version: str, engine_digest: str) -> str:
+    """How a board names the engine that measured an entry."""
+    return f"{wasmtime_version} ({engine_digest or 'configuration not recorded'})"
+
+
+def board_place(*, status: str, hidden: bool, passed: bool, total_fuel: int | None,
+                passed_count: int, final_states) -> tuple[int | None, int | None]:
+    """(group, key) of a submission on the boards, or (None, None) when it is not on them."""
+    if hidden or status not in final_states:
+        return None, None
+    if passed:
+        return RANKED, total_fuel
+    if total_fuel is not None:  # every stress input answered correctly, some over the line
+        return OVER_LIMIT, total_fuel
+    return UNRANKED, -passed_count
+
+
+def board_place_expressions(final_states) -> dict:
+    """`board_place` as SQL expressions, for updating many rows at once."""
+    on_board = Q(hidden=False, status__in=final_states)
+    return {
+        "board_group": Case(
+            When(~on_board, then=Value(None)), When(passed=True, then=Value(RANKED)),
+            When(total_fuel__isnull=False, then=Value(OVER_LIMIT)), default=Value(UNRANKED),
+            output_field=models.SmallIntegerField(),
+        ),
+        "board_key": Case(
+            When(~on_board, then=Value(None)), When(total_fuel__isnull=False, then=F("total_fuel")),
+            default=-F("passed_count"), output_field=models.BigIntegerField(),
+        ),
+    }

@@ -1,0 +1,122 @@
+"""Reading a leaderboard: an indexed, ordered page of standings (or of submissions, with `?all=1`)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import datetime
+
+from django.db.models import F
+
+from scoring.standings.places import BOARD_ORDER, GROUP_NAMES, RANKED, engine_label
+
+
+@dataclass(frozen=True)
+class Entry:
+    rank: int | None
+    group: str
+    submission: int
+    name: str
+    variant: str
+    status: str
+    passed: bool
+    total_fuel: int | None
+    overshoot: int
+    passed_count: int
+    input_count: int
+    submitted_at: datetime
+    wasmtime_version: str
+    engine_digest: str = ""
+
+    @property
+    def engine(self) -> str:
+        return engine_label(self.wasmtime_version, self.engine_digest)
+
+    def as_json(self) -> dict:
+        return {
+            "rank": self.rank,
+            "name": self.name,
+            "submission": self.submission,
+            "passed": self.passed,
+            "total_fuel": self.total_fuel,
+            "overshoot": self.overshoot,
+            "submitted_at": self.submitted_at.isoformat(),
+        }
+
+
+SUBMISSION_FIELDS = ("pk", "name", "variant__slug", "status", "passed", "total_fuel", "overshoot", "passed_count",
+                     "input_count", "created_at", "wasmtime_version", "engine_digest", "board_group")
+
+
+def _entry(row: dict, position: int) -> Entry:
+    group = row["board_group"]
+    return Entry(
+        rank=position if group == RANKED else None, group=GROUP_NAMES[group], submission=row["pk"],
+        name=row["name"], variant=row["variant__slug"], status=row["status"], passed=row["passed"],
+        total_fuel=row["total_fuel"], overshoot=row["overshoot"], passed_count=row["passed_count"],
+        input_count=row["input_count"], submitted_at=row["created_at"], wasmtime_version=row["wasmtime_version"],
+        engine_digest=row["engine_digest"],
+    )
+
+
+class Leaderboard:
+    """One version's leaderboard, optionally one variant's: each submitter's best, or every entry.
+
+    Sliced like a list (`board[0:50]`), each slice one indexed query; `count()` reads one summary
+    row. Ranks come from the position: ranked entries come first and ties are broken, so the
+    n-th entry of the order, if ranked, has rank n.
+    """
+
+    def __init__(self, version, *, variant=None, include_all: bool = False):
+        self.version = version
+        self.variant = variant
+        self.include_all = include_all
+        self._summary = None
+
+    @property
+    def summary(self):
+        if self._summary is None:
+            from scoring.models import BoardSummary
+
+            self._summary = BoardSummary.objects.filter(version=self.version, variant=self.variant).first() or BoardSummary()
+        return self._summary
+
+    def count(self) -> int:
+        return self.summary.submissions if self.include_all else self.summary.entries
+
+    def __len__(self) -> int:
+        return self.count()
+
+    def engines(self) -> set[str]:
+        """The engines that measured what this board shows."""
+        counts = self.summary.submission_engines if self.include_all else self.summary.entry_engines
+        return {engine for engine, count in (counts or {}).items() if count > 0}
+
+    def rows(self, start: int, stop: int):
+        """The query for entries `start` to `stop` in board order: values() rows."""
+        from scoring.models import Standing, Submission
+
+        if self.include_all:
+            rows = Submission.objects.filter(version=self.version, board_group__isnull=False)
+            if self.variant is not None:
+                rows = rows.filter(variant=self.variant)
+            return rows.order_by(*BOARD_ORDER).values(*SUBMISSION_FIELDS)[start:stop]
+        # The standings' index gives the order; the submissions (joined by key) the columns.
+        columns = {f"entry_{field}": F(f"submission__{'id' if field == 'pk' else field}") for field in SUBMISSION_FIELDS}
+        standings = Standing.objects.filter(version=self.version, variant_key=self.variant.pk if self.variant else 0)
+        return (standings.order_by("board_group", "board_key", "created_at", "submission_id")
+                .values(**columns)[start:stop])
+
+    def _rows(self, start: int, stop: int) -> list[dict]:
+        rows = self.rows(start, stop)
+        if self.include_all:
+            return list(rows)
+        return [{name.removeprefix("entry_"): value for name, value in row.items()} for row in rows]
+
+    def __iter__(self):
+        return iter(self[0:self.count()])
+
+    def __getitem__(self, index):
+        if isinstance(index, int):
+            return self[index:index + 1][0]
+        start, stop = index.start or 0, index.stop if index.stop is not None else self.count()
+        return [_entry(row, start + offset + 1) for offset, row in enumerate(self._rows(start, stop))]

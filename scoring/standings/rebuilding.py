@@ -1,0 +1,96 @@
+"""Recomputing every standing and summary from the submissions."""
+
+from __future__ import annotations
+
+from typing import Iterable
+
+from django.db import transaction
+
+from scoring.standings.places import RANKED, board_place_expressions, engine_label
+
+
+def rebuild(version_ids: Iterable[int] | None = None, *, models_module=None) -> int:
+    """Recompute board places, standings and summaries from the submissions; returns the
+    number of standings written. `version_ids` None: every version.
+
+    `models_module` is for the data migration, which passes its historical models.
+    """
+    if models_module is None:
+        from scoring import models as models_module  # noqa: PLW0127
+    Submission, Standing, BoardSummary = models_module.Submission, models_module.Standing, models_module.BoardSummary
+    CaseVersion = models_module.CaseVersion
+    final_states = ("scored", "build_failed", "invalid_module")
+    with transaction.atomic():
+        submissions = Submission.objects.all()
+        if version_ids is not None:
+            version_ids = list(version_ids)
+            submissions = submissions.filter(version_id__in=version_ids)
+        submissions.update(**board_place_expressions(final_states))
+        scope = {} if version_ids is None else {"version_id__in": version_ids}
+        Standing.objects.filter(**scope).delete()
+        BoardSummary.objects.filter(**scope).delete()
+        written = _insert_standings(Submission, Standing, version_ids, per_variant=True)
+        written += _insert_standings(Submission, Standing, version_ids, per_variant=False)
+        _insert_summaries(Submission, Standing, BoardSummary, CaseVersion, version_ids)
+    return written
+
+
+def _insert_standings(Submission, Standing, version_ids, *, per_variant: bool) -> int:
+    """One INSERT … SELECT: the first board entry of each partition, in board order."""
+    from django.db import connection
+
+    submission, standing = Submission._meta.db_table, Standing._meta.db_table
+    partition = "version_id, variant_id, name" if per_variant else "version_id, name"
+    variant = "variant_id" if per_variant else "0"
+    where = "board_group IS NOT NULL"
+    parameters: list = []
+    if version_ids is not None:
+        if not version_ids:
+            return 0
+        where += f" AND version_id IN ({', '.join(['%s'] * len(version_ids))})"
+        parameters = list(version_ids)
+    engine = "wasmtime_version || ' (' || CASE WHEN engine_digest = '' THEN 'configuration not recorded' ELSE engine_digest END || ')'"
+    sql = f"""
+        INSERT INTO {standing} (version_id, variant_key, name, submission_id, board_group, board_key, created_at, engine)
+        SELECT version_id, {variant}, name, id, board_group, board_key, created_at, engine FROM (
+            SELECT version_id, variant_id, name, id, board_group, board_key, created_at, {engine} AS engine,
+                   ROW_NUMBER() OVER (PARTITION BY {partition} ORDER BY board_group, board_key, created_at, id) AS place
+            FROM {submission} WHERE {where}
+        ) AS ranked WHERE place = 1
+    """
+    with connection.cursor() as cursor:
+        cursor.execute(sql, parameters)
+        return cursor.rowcount
+
+
+def _insert_summaries(Submission, Standing, BoardSummary, CaseVersion, version_ids) -> None:
+    from django.db.models import Count, Min
+
+    scope = {} if version_ids is None else {"version_id__in": version_ids}
+    summaries: dict[tuple, dict] = {}
+
+    def summary(version_id, variant_id) -> dict:
+        return summaries.setdefault((version_id, variant_id), {
+            "entries": 0, "submissions": 0, "entry_engines": {}, "submission_engines": {}})
+
+    on_board = Submission.objects.filter(board_group__isnull=False, **scope)
+    for row in on_board.values("version_id", "variant_id", "wasmtime_version", "engine_digest").annotate(n=Count("id")):
+        engine = engine_label(row["wasmtime_version"], row["engine_digest"])
+        for variant_id in (row["variant_id"], None):
+            item = summary(row["version_id"], variant_id)
+            item["submissions"] += row["n"]
+            item["submission_engines"][engine] = item["submission_engines"].get(engine, 0) + row["n"]
+    for row in Standing.objects.filter(**scope).values("version_id", "variant_key", "engine").annotate(n=Count("id")):
+        item = summary(row["version_id"], row["variant_key"] or None)
+        item["entries"] += row["n"]
+        item["entry_engines"][row["engine"]] = item["entry_engines"].get(row["engine"], 0) + row["n"]
+    BoardSummary.objects.bulk_create(
+        BoardSummary(version_id=version_id, variant_id=variant_id, **fields)
+        for (version_id, variant_id), fields in summaries.items()
+    )
+    best = dict(Standing.objects.filter(board_group=RANKED, variant_key=0, **scope).values("version_id")
+                .annotate(best=Min("board_key")).values_list("version_id", "best"))
+    versions = CaseVersion.objects.all() if version_ids is None else CaseVersion.objects.filter(pk__in=version_ids)
+    versions.exclude(pk__in=list(best)).update(best_fuel=None)
+    for version_id, fuel in best.items():
+        CaseVersion.objects.filter(pk=version_id).update(best_fuel=fuel)

@@ -1,0 +1,163 @@
+"""Keeping standings, summaries and best fuel current as submissions are scored, hidden, shown or deleted."""
+
+from __future__ import annotations
+
+from collections import Counter
+from typing import Iterable
+
+from django.db import models, transaction
+from django.db.models import Case, Q, Value, When
+
+from scoring.standings.places import BOARD_ORDER, RANKED, board_place, engine_label
+
+
+def _summary(version_id: int, variant_id: int | None):
+    from scoring.models import BoardSummary
+
+    summary, _ = BoardSummary.objects.get_or_create(version_id=version_id, variant_id=variant_id)
+    return BoardSummary.objects.select_for_update().get(pk=summary.pk)
+
+
+def _count(counts: dict, engine: str, change: int) -> dict:
+    updated = Counter(counts or {})
+    updated[engine] += change
+    return {name: value for name, value in updated.items() if value > 0}
+
+
+class _Changes:
+    """What one transaction changed on the boards: summaries to save, versions to announce."""
+
+    def __init__(self):
+        self.summaries: dict[tuple[int, int | None], object] = {}
+        self.versions: set[int] = set()
+        self.best_fuel_changed: set[int] = set()
+
+    def summary(self, version_id: int, variant_id: int | None):
+        key = (version_id, variant_id)
+        if key not in self.summaries:
+            self.summaries[key] = _summary(version_id, variant_id)
+        return self.summaries[key]
+
+    def submission_moved(self, version_id: int, variant_id: int, engine: str, change: int) -> None:
+        for variant in (variant_id, None):
+            summary = self.summary(version_id, variant)
+            summary.submissions += change
+            summary.submission_engines = _count(summary.submission_engines, engine, change)
+        self.versions.add(version_id)
+
+    def save(self) -> None:
+        from catalog.models import CaseVersion
+        from scoring.models import Standing
+
+        for summary in self.summaries.values():
+            summary.save()
+        for version_id in self.versions:
+            best = (Standing.objects.filter(version_id=version_id, variant_key=0, board_group=RANKED)
+                    .order_by("board_key").values_list("board_key", flat=True).first())
+            # exclude(best_fuel=best) keeps the row when it differs, NULL either side included.
+            if CaseVersion.objects.filter(pk=version_id).exclude(best_fuel=best).update(best_fuel=best):
+                self.best_fuel_changed.add(version_id)
+        _announce(self.versions, self.best_fuel_changed)
+
+
+def _announce(version_ids: set[int], best_fuel_changed: set[int]) -> None:
+    """Bump the page generations of the versions whose boards changed."""
+    from catalog.models import CaseVersion
+    from sitecache.models import BEST_FUEL, Generation, version_generation
+
+    names = []
+    latest = Q(latest_any=True) | Q(latest_public=True)  # "latest" under either experimental setting
+    for slug, version, is_latest in CaseVersion.objects.filter(pk__in=version_ids).annotate(
+        is_latest=Case(When(latest, then=Value(True)), default=Value(False), output_field=models.BooleanField())
+    ).values_list("case__slug", "version", "is_latest"):
+        names.append(version_generation(slug, version))
+        if is_latest:
+            names.append(version_generation(slug, None))
+    if CaseVersion.objects.filter(latest, pk__in=best_fuel_changed).exists():
+        names.append(BEST_FUEL)
+    if names:
+        Generation.bump(*names)
+
+
+def _refresh_standing(changes: _Changes, version_id: int, variant_id: int | None, name: str) -> None:
+    """Make the standing of (version, variant or every variant, name) its best board entry."""
+    from scoring.models import Standing, Submission
+
+    candidates = Submission.objects.filter(version_id=version_id, name=name, board_group__isnull=False)
+    if variant_id is not None:
+        candidates = candidates.filter(variant_id=variant_id)
+    best = candidates.order_by(*BOARD_ORDER).values(
+        "pk", "board_group", "board_key", "created_at", "wasmtime_version", "engine_digest").first()
+    current = Standing.objects.select_for_update().filter(version_id=version_id, variant_key=variant_id or 0,
+                                                          name=name).first()
+    if current is None and best is None:
+        return
+    summary = changes.summary(version_id, variant_id)
+    changes.versions.add(version_id)
+    if best is None:
+        summary.entries -= 1
+        summary.entry_engines = _count(summary.entry_engines, current.engine, -1)
+        current.delete()
+        return
+    engine = engine_label(best["wasmtime_version"], best["engine_digest"])
+    fields = {"submission_id": best["pk"], "board_group": best["board_group"], "board_key": best["board_key"],
+              "created_at": best["created_at"], "engine": engine}
+    if current is None:
+        Standing.objects.create(version_id=version_id, variant_key=variant_id or 0, name=name, **fields)
+        summary.entries += 1
+        summary.entry_engines = _count(summary.entry_engines, engine, 1)
+        return
+    if any(getattr(current, field) != value for field, value in fields.items()):
+        if current.engine != engine:
+            summary.entry_engines = _count(_count(summary.entry_engines, current.engine, -1), engine, 1)
+        for field, value in fields.items():
+            setattr(current, field, value)
+        current.save()
+
+
+def update_boards(pks: Iterable[int]) -> None:
+    """Bring these submissions' board places, and the standings they touch, up to date.
+
+    Call after changing anything a board depends on (status, results, hidden), in the same
+    transaction.
+    """
+    from scoring.models import Submission
+
+    pks = list(pks)
+    if not pks:
+        return
+    with transaction.atomic():
+        changes = _Changes()
+        keys = set()
+        rows = Submission.objects.select_for_update().filter(pk__in=pks).order_by("pk").values(
+            "pk", "version_id", "variant_id", "name", "status", "hidden", "passed", "total_fuel", "passed_count",
+            "board_group", "board_key", "wasmtime_version", "engine_digest")
+        for row in rows:
+            group, key = board_place(status=row["status"], hidden=row["hidden"], passed=row["passed"],
+                                     total_fuel=row["total_fuel"], passed_count=row["passed_count"],
+                                     final_states=Submission.FINAL_STATES)
+            if (group, key) == (row["board_group"], row["board_key"]):
+                continue
+            Submission.objects.filter(pk=row["pk"]).update(board_group=group, board_key=key)
+            engine = engine_label(row["wasmtime_version"], row["engine_digest"])
+            if (group is None) != (row["board_group"] is None):
+                changes.submission_moved(row["version_id"], row["variant_id"], engine, 1 if group is not None else -1)
+            changes.versions.add(row["version_id"])
+            keys.add((row["version_id"], row["variant_id"], row["name"]))
+        for version_id, variant_id, name in sorted(keys):
+            _refresh_standing(changes, version_id, variant_id, name)
+            _refresh_standing(changes, version_id, None, name)
+        changes.save()
+
+
+def forget_submission(submission) -> None:
+    """A submission was deleted: take it off the boards (call from post_delete)."""
+    with transaction.atomic():
+        changes = _Changes()
+        if submission.board_group is not None:
+            engine = engine_label(submission.wasmtime_version, submission.engine_digest)
+            changes.submission_moved(submission.version_id, submission.variant_id, engine, -1)
+        _refresh_standing(changes, submission.version_id, submission.variant_id, submission.name)
+        _refresh_standing(changes, submission.version_id, None, submission.name)
+        changes.versions.add(submission.version_id)
+        changes.save()
