@@ -15,7 +15,7 @@ import subprocess
 from pathlib import Path
 
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
 from lib.templates import TemplateError, js_number, render_template
@@ -179,6 +179,11 @@ CONTEXTS = st.dictionaries(st.sampled_from(NAMES), VALUES, max_size=4)
 @settings(max_examples=DIFFERENTIAL_EXAMPLES, deadline=None,
           suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture, HealthCheck.filter_too_much])
 @given(source=template(), context=CONTEXTS)
+# Found by this test: a block helper in a null context runs with Handlebars' null context, `{}`.
+@example(source="{{#each this}}{{#if a}}{{else}}{{this}}{{/if}}{{/each}}", context={"a": None})
+@example(source="{{#each this}}{{#with b}}{{else}}[{{this}}|{{../a}}|{{#each .}}x{{else}}y{{/each}}]{{/with}}{{/each}}",
+         context={"a": None, "b": [None, 1]})
+@example(source="{{#each xs}}{{#a}}{{else}}{{this}}{{/a}}{{#unless a}}{{this}}{{/unless}}{{/each}}", context={"xs": [None]})
 def test_random_templates_render_exactly_as_handlebars_renders_them(handlebars, source, context):
     expected = handlebars.render(source, context)
     if "error" in expected:  # what Handlebars refuses, this refuses too

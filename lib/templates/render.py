@@ -22,21 +22,30 @@ from lib.templates.values import (
 # --- rendering ----------------------------------------------------------------------------------
 
 
+# What a block helper is called with when the context is null: Handlebars' `container.nullContext`,
+# an empty object ("[object Object]" as text). It does not count as a new depth (`../`).
+NULL_CONTEXT: dict = {}
+
+
 @dataclass
 class _State:
     root: Any
     missing: list | None
 
 
-def _lookup(path: PathNode, depths: list, data: dict, state: _State, line: int) -> Any:
+def _lookup(path: PathNode, this: Any, depths: list, data: dict, state: _State, line: int) -> Any:
     if path.data:
         value = data.get(path.parts[0], UNDEFINED) if path.parts[0] != "root" else state.root
         for part in path.parts[1:]:  # Handlebars chains data lookups with `&&`: a falsy value stays
             if truthy(value):
                 value = js_property(value, part)
         return value
-    context = depths[path.depth] if path.depth < len(depths) else UNDEFINED
-    value = context
+    # `this` is the program's own context (depth0); `../` reads the depths, which a context
+    # equal to its parent's, or the null context, does not add to.
+    if path.depth == 0:
+        value = this
+    else:
+        value = depths[path.depth] if path.depth < len(depths) else UNDEFINED
     for part in path.parts:
         if value is None or value is UNDEFINED:
             break
@@ -49,17 +58,17 @@ def _lookup(path: PathNode, depths: list, data: dict, state: _State, line: int) 
 def _run(program: Program | None, context: Any, depths: list, data: dict, state: _State, out: list[str]) -> None:
     if program is None:
         return
-    if depths and not loosely_equal(context, depths[0]):
-        depths = [context, *depths]
-    elif not depths:
+    if not depths:
         depths = [context]
+    elif not loosely_equal(context, depths[0]) and not (context is NULL_CONTEXT and depths[0] is None):
+        depths = [context, *depths]
     for node in program.body:
         if isinstance(node, Content):
             out.append(node.value)
         elif isinstance(node, Comment):
             continue
         elif isinstance(node, Mustache):
-            value = _lookup(node.path, depths, data, state, node.line)
+            value = _lookup(node.path, context, depths, data, state, node.line)
             if node.escaped:
                 out.append(escape(value))
             elif value is None or value is UNDEFINED:
@@ -72,11 +81,11 @@ def _run(program: Program | None, context: Any, depths: list, data: dict, state:
             else:
                 out.append(to_string(value))
         else:
-            _block(node, depths, data, state, out)
+            _block(node, context, depths, data, state, out)
 
 
-def _each(block: Block, value: Any, depths: list, data: dict, state: _State, out: list[str], program: Program | None) -> None:
-    context = depths[0]
+def _each(block: Block, context: Any, value: Any, depths: list, data: dict, state: _State, out: list[str],
+          program: Program | None) -> None:
     if isinstance(value, list):
         items = [(index, index, item) for index, item in enumerate(value)]
     elif isinstance(value, dict):
@@ -91,9 +100,11 @@ def _each(block: Block, value: Any, depths: list, data: dict, state: _State, out
         _run(program, item, depths, frame, state, out)
 
 
-def _block(block: Block, depths: list, data: dict, state: _State, out: list[str]) -> None:
-    context = depths[0]
-    value = _lookup(block.path, depths, data, state, block.line)
+def _block(block: Block, this: Any, depths: list, data: dict, state: _State, out: list[str]) -> None:
+    value = _lookup(block.path, this, depths, data, state, block.line)
+    # Handlebars calls a helper (if, unless, with, each) with `depth0 != null ? depth0 :
+    # container.nullContext`; a section's blockHelperMissing is called with depth0 itself.
+    context = NULL_CONTEXT if block.helper and (this is None or this is UNDEFINED) else this
     helper = block.helper
     if helper == "if":
         chosen = block.inverse if not truthy(value) or is_empty(value) else block.program
@@ -107,7 +118,7 @@ def _block(block: Block, depths: list, data: dict, state: _State, out: list[str]
         else:
             _run(block.program, value, depths, data, state, out)
     elif helper == "each":
-        _each(block, value, depths, data, state, out, block.program)
+        _each(block, context, value, depths, data, state, out, block.program)
     else:  # a section or an inverted section: Handlebars' blockHelperMissing
         if value is True:
             _run(block.program, context, depths, data, state, out)
@@ -115,7 +126,7 @@ def _block(block: Block, depths: list, data: dict, state: _State, out: list[str]
             _run(block.inverse, context, depths, data, state, out)
         elif isinstance(value, list):
             if value:
-                _each(block, value, depths, data, state, out, block.program)
+                _each(block, context, value, depths, data, state, out, block.program)
             else:
                 _run(block.inverse, context, depths, data, state, out)
         else:
