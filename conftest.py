@@ -20,6 +20,12 @@ def _page_cache_off_unless_asked(settings):
 
 
 @pytest.fixture(autouse=True)
+def _standings_looked_at_afresh(monkeypatch):
+    """Each test starts as a new process would: it has not yet looked whether the standings are behind."""
+    monkeypatch.setattr("scoring.standings.catalog._last_check", float("-inf"))
+
+
+@pytest.fixture(autouse=True)
 def _module_cache_in_tmp(settings, tmp_path):
     settings.SCORING_CACHE_DIR = tmp_path / "module-cache"
 

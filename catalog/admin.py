@@ -115,10 +115,13 @@ class CaseVersionAdmin(ReadOnlyAdmin):
                     max_total_bytes=settings.CATALOG_MAX_UNPACKED_BYTES,
                     max_file_bytes=settings.CATALOG_MAX_UNPACKED_BYTES,
                 )
-                outcome = import_archive(Path(stored.name), version=form.cleaned_data["version"] or None, limits=limits)
+                after: list[str] = []
+                outcome = import_archive(Path(stored.name), version=form.cleaned_data["version"] or None, limits=limits,
+                                         report=after.append)
             if outcome.ok:
                 self.message_user(request, describe(outcome.results), messages.SUCCESS)
                 self._warn(request, outcome.results)
+                self._report(request, after)
                 return HttpResponseRedirect(reverse("admin:catalog_caseversion_changelist"))
             errors = outcome.errors
         context = {
@@ -136,9 +139,15 @@ class CaseVersionAdmin(ReadOnlyAdmin):
             for warning in result.warnings:
                 self.message_user(request, f"Warning for {result.label}: {warning}", messages.WARNING)
 
+    def _report(self, request: HttpRequest, lines: list[str]) -> None:
+        """What ran after an import (carrying entries forward to a new version), one message."""
+        if lines:
+            self.message_user(request, "; ".join(line.strip() for line in lines), messages.INFO)
+
     def rescan_view(self, request: HttpRequest) -> HttpResponse:
         self._require_import_permission(request)
-        outcome = import_catalog(Path(settings.CATALOG_DIR))
+        after: list[str] = []
+        outcome = import_catalog(Path(settings.CATALOG_DIR), report=after.append)
         summary = (f"Re-scanned {settings.CATALOG_DIR}: {outcome.count('imported')} imported, "
                    f"{outcome.count('unchanged')} unchanged, {outcome.count(REFUSED)} refused.")
         self.message_user(request, summary, messages.SUCCESS if outcome.ok else messages.WARNING)
@@ -148,4 +157,5 @@ class CaseVersionAdmin(ReadOnlyAdmin):
         self._warn(request, [result for result in outcome.results if result.action != REFUSED])
         for error in outcome.other_errors:
             self.message_user(request, str(error), messages.ERROR)
+        self._report(request, after)
         return HttpResponseRedirect(reverse("admin:catalog_caseversion_changelist"))

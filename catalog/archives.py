@@ -15,6 +15,7 @@ import tempfile
 import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Callable
 
 from catalog.importer import IMPORTED, REFUSED, ImportResult, import_scan, scan_for_import
 from catalog.manifest import (
@@ -88,7 +89,7 @@ def catalog_root(unpacked: Path, version: str | None, staging: Path) -> Path:
 
 
 def import_archive(path: Path, *, version: str | None = None, limits: ArchiveLimits = ArchiveLimits(),
-                   dry_run: bool = False) -> ArchiveImport:
+                   dry_run: bool = False, report: Callable[[str], None] | None = None) -> ArchiveImport:
     """Validate every version in the archive; import them all, or nothing if any is refused."""
     outcome = ArchiveImport()
     with tempfile.TemporaryDirectory(prefix="catalog-upload-") as temp:
@@ -106,7 +107,7 @@ def import_archive(path: Path, *, version: str | None = None, limits: ArchiveLim
             outcome.errors.extend(str(error) for error in scan.errors)
             return outcome
         # Validated once, above; imported (or rehearsed) in one transaction, all or nothing.
-        imported = import_scan(scan, dry_run=dry_run, all_or_nothing=True)
+        imported = import_scan(scan, dry_run=dry_run, all_or_nothing=True, report=report)
         outcome.errors.extend(reason for result in imported.results if result.action == REFUSED for reason in result.reasons)
         outcome.results = imported.results
     return outcome

@@ -8,9 +8,10 @@ refused, because results measured against it would silently stop meaning what th
 from __future__ import annotations
 
 import hashlib
+import logging
 import posixpath
 from contextlib import nullcontext
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Callable
 
@@ -29,8 +30,11 @@ from catalog.models import (
     Variant,
     VersionFile,
 )
+from catalog.signals import versions_published
 from lib.errors import DomainError
 from sitecache.models import CATALOG, Generation
+
+logger = logging.getLogger(__name__)
 
 IMPORTED = "imported"
 UNCHANGED = "unchanged"
@@ -48,6 +52,7 @@ class ImportResult:
     reasons: tuple[str, ...] = ()
     code: str = ""  # for refusals: "invalid", "immutable", "slug_taken", "folder_taken"
     warnings: tuple[str, ...] = ()
+    version_id: int | None = None  # the CaseVersion written, for an import that was not a dry run
 
     def line(self, dry_run: bool = False) -> str:
         action = {IMPORTED: "would import", UNCHANGED: "unchanged", REFUSED: "refused"}[self.action] if dry_run else self.action
@@ -107,19 +112,22 @@ def scan_for_import(root: Path) -> CatalogScan:
                         held_out_elsewhere=held_out_elsewhere())
 
 
-def import_catalog(root: Path, *, dry_run: bool = False,
-                   progress: Callable[[ImportResult], None] | None = None) -> CatalogImport:
+def import_catalog(root: Path, *, dry_run: bool = False, progress: Callable[[ImportResult], None] | None = None,
+                   report: Callable[[str], None] | None = None) -> CatalogImport:
     """Validate the catalog at `root` and import every valid version that is new, each in its
     own transaction. With `dry_run`, nothing is written: the result says what would happen."""
-    return import_scan(scan_for_import(root), dry_run=dry_run, progress=progress)
+    return import_scan(scan_for_import(root), dry_run=dry_run, progress=progress, report=report)
 
 
 def import_scan(scan: CatalogScan, *, dry_run: bool = False, all_or_nothing: bool = False,
-                progress: Callable[[ImportResult], None] | None = None) -> CatalogImport:
+                progress: Callable[[ImportResult], None] | None = None,
+                report: Callable[[str], None] | None = None) -> CatalogImport:
     """Import the valid versions of a scan, in walk order.
 
     With `all_or_nothing`, one transaction holds every version, and it is rolled back if any
     version is refused (by its own rules, or by what is published) or the tree has errors.
+    Once what was written commits, `versions_published` is sent with the new versions (and
+    `report`, where what listens may tell the operator what it did).
     """
     outcome = CatalogImport(other_errors=scan.tree_errors)
     valid = {source.label: source for source in scan.versions}
@@ -137,7 +145,22 @@ def import_scan(scan: CatalogScan, *, dry_run: bool = False, all_or_nothing: boo
                 progress(result)
         if all_or_nothing and not outcome.ok:
             transaction.set_rollback(True)
+            return outcome
+    written = [result.version_id for result in outcome.results if result.version_id is not None]
+    if written:
+        transaction.on_commit(lambda: _publish(written, report))
     return outcome
+
+
+def _publish(version_ids: list[int], report: Callable[[str], None] | None) -> None:
+    """Tell the rest of the site about new versions; what a listener fails at is reported, not raised
+    (the versions are imported whatever happens next)."""
+    versions = list(CaseVersion.objects.filter(pk__in=version_ids).select_related("case"))
+    for receiver, response in versions_published.send_robust(sender=CaseVersion, versions=versions, report=report):
+        if isinstance(response, Exception):
+            logger.error("after importing %s: %s failed", versions, receiver, exc_info=response)
+            if report:
+                report(f"after the import, {getattr(receiver, '__name__', receiver)} failed: {response}")
 
 
 def _check_published(source: VersionSource) -> None:
@@ -179,7 +202,7 @@ def import_version(source: VersionSource, *, dry_run: bool = False) -> ImportRes
                 if CaseVersion.objects.filter(case__slug=source.manifest.slug, version=source.version).exists():
                     return ImportResult(source.label, UNCHANGED)  # the same digest: checked just above
                 if not dry_run:
-                    _write_version(source)
+                    imported = replace(imported, version_id=_write_version(source).pk)
             return imported
         except ImportRefused as refused:
             return ImportResult(source.label, REFUSED, (refused.message,), refused.code)

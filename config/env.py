@@ -81,8 +81,10 @@ def database_from_url(url: str, base_dir: Path) -> dict:
             "ENGINE": "django.db.backends.sqlite3",
             "NAME": name,
             # Waiting on a lock beats failing with "database is locked" when the web process
-            # and a scorer write at the same moment.
-            "OPTIONS": {"timeout": 30, "transaction_mode": "IMMEDIATE"},
+            # and a scorer write at the same moment. Write-ahead logging: readers never wait for
+            # a writer and a writer never waits for readers (a long read, such as refreshing
+            # the standings, would otherwise stall every page behind the next commit).
+            "OPTIONS": {"timeout": 30, "transaction_mode": "IMMEDIATE", "init_command": "PRAGMA journal_mode=WAL;"},
             "CONN_MAX_AGE": 60,
         }
     if scheme in ("postgres", "postgresql", "pgsql"):

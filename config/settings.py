@@ -191,6 +191,14 @@ CATALOG_MAX_UPLOAD_BYTES = envint("CATALOG_MAX_UPLOAD_BYTES", 64 * 1024 * 1024, 
 CATALOG_MAX_UNPACKED_BYTES = envint("CATALOG_MAX_UNPACKED_BYTES", 512 * 1024 * 1024, minimum=1024)
 CATALOG_MAX_ARCHIVE_ENTRIES = envint("CATALOG_MAX_ARCHIVE_ENTRIES", 10_000, minimum=1)
 
+# A new latest version of a case starts with the previous version's best entries, scored again
+# against it: this many of them (0: off). See scoring/carry.py.
+CARRY_FORWARD_TOP = envint("CARRY_FORWARD_TOP", 20, minimum=0)
+
+# The catalog-wide standings (/standings/) are a snapshot recomputed in the background once the
+# scores moved, at most this often: a page lags the scores by at most this plus one refresh.
+STANDINGS_REFRESH_SECONDS = envint("STANDINGS_REFRESH_SECONDS", 60, minimum=0)
+
 # --- scoring jobs (the Django Tasks API; the django-tasks backport on Django 5.2) ----------------
 # "immediate": jobs run in the process that enqueues them (the zero-set-up default).
 # "database": jobs wait in the database for `manage.py db_worker` processes on any machine.

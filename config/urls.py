@@ -6,6 +6,7 @@ from django.urls import path, register_converter
 from catalog import api as catalog_api
 from catalog import views as catalog_views
 from scoring import api as scoring_api
+from scoring import standings_views
 from scoring import views as scoring_views
 
 class VersionConverter:
@@ -44,11 +45,15 @@ urlpatterns = [
     # Before <version>/: "leaderboard" is reserved, no version folder may take the name.
     path("cases/<slug:slug>/leaderboard/", scoring_views.leaderboard, name="leaderboard"),
     path("cases/<slug:slug>/<version:version>/", catalog_views.case_detail, name="case-version"),
+    path("standings/", standings_views.standings, name="standings"),
     path("submissions/<int:pk>/", scoring_views.submission_detail, name="submission-detail"),
+    path("submissions/<int:a>/compare/<int:b>/", scoring_views.submission_compare, name="submission-compare"),
     path("api/cases/", catalog_api.case_list, name="api-case-list"),
     path("api/cases/<slug:slug>/", catalog_api.case_detail, name="api-case-detail"),
     path("api/cases/<slug:slug>/leaderboard/", scoring_api.leaderboard, name="api-leaderboard"),
+    path("api/standings/", standings_views.standings_api, name="api-standings"),
     path("api/submissions/<int:pk>/", scoring_api.submission, name="api-submission"),
+    path("api/submissions/<int:a>/compare/<int:b>/", scoring_api.submission_compare, name="api-submission-compare"),
     path("admin/", admin.site.urls),
     path("health/", health, name="health"),
     path("favicon.ico", favicon),

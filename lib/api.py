@@ -6,12 +6,14 @@ import functools
 
 from django.core.paginator import Paginator
 from django.http import Http404, JsonResponse
+from django.http.response import HttpResponseBase
 
 from lib.paging import BadPage, page_of
 
 
 def json_view(view):
-    """Return the view's dict as JSON; a 404 becomes a JSON error instead of an HTML page."""
+    """Return the view's dict as JSON; a 404 becomes a JSON error instead of an HTML page. A view
+    may return a response of its own (a CSV download)."""
 
     @functools.wraps(view)
     def wrapper(request, *args, **kwargs):
@@ -21,6 +23,8 @@ def json_view(view):
             return JsonResponse({"error": str(missing) or "not found"}, status=404)
         except BadPage as bad:
             return JsonResponse({"error": str(bad)}, status=400)
+        if isinstance(result, HttpResponseBase):
+            return result
         if isinstance(result, tuple):
             document, status = result
             return JsonResponse(document, status=status)

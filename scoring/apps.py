@@ -8,14 +8,23 @@ class ScoringConfig(AppConfig):
     def ready(self) -> None:
         from django.db.models.signals import post_delete
 
+        from catalog.signals import versions_published
         from scoring.models import Submission
 
         # Deleting a submission (the admin's delete action, or any other path) changes the boards
         # that showed it, in the same transaction.
         post_delete.connect(_submission_deleted, sender=Submission, weak=False, dispatch_uid="submission-deleted")
+        # A new latest version starts with the previous version's best entries (scoring/carry.py).
+        versions_published.connect(_versions_published, weak=False, dispatch_uid="carry-forward")
 
 
 def _submission_deleted(instance, **kwargs) -> None:
     from scoring.standings import forget_submission
 
     forget_submission(instance)
+
+
+def _versions_published(versions, report=None, **kwargs) -> None:
+    from scoring.carry import carry_after_import
+
+    carry_after_import(versions, report)

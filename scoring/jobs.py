@@ -43,6 +43,14 @@ def score_submission_job(submission_id: int, attempt: int) -> str:
         return "superseded"
 
 
+@task()
+def refresh_standings_job() -> float:
+    """Recompute the catalog-wide standings (scoring/standings/catalog.py). Returns seconds."""
+    from scoring.standings.catalog import refresh
+
+    return refresh()
+
+
 def enqueue_scoring(submission: Submission) -> None:
     """Queue the submission's current attempt when the current transaction commits."""
     submission_id, attempt = submission.pk, submission.attempt

@@ -84,6 +84,10 @@ class Submission(models.Model):
     attempt = models.PositiveIntegerField(default=0)
     heartbeat_at = models.DateTimeField(null=True, blank=True)  # refreshed while scoring runs
     job_id = models.CharField(max_length=64, blank=True)  # the task queue's id for the attempt
+    # Carry-forward (scoring/carry.py): the entry on an earlier version whose source this is,
+    # scored again against this version. At most one carried copy per source and version.
+    carried_from = models.ForeignKey("self", null=True, blank=True, on_delete=models.SET_NULL,
+                                     related_name="carried_to", editable=False)
 
     objects = SubmissionQuerySet.as_manager()
 
@@ -98,6 +102,10 @@ class Submission(models.Model):
             # A submitter's entries on a version: where the best one is found.
             models.Index(fields=["version", "name", "board_group", "board_key", "created_at", "id"],
                          name="board_by_name"),
+        ]
+        constraints = [
+            models.UniqueConstraint(fields=["version", "carried_from"], name="carried_once",
+                                    condition=models.Q(carried_from__isnull=False)),
         ]
 
     def __str__(self) -> str:
@@ -183,3 +191,38 @@ class BoardSummary(models.Model):
 
     def __str__(self) -> str:
         return f"board of {self.version_id}/{self.variant_id or 'all'}"
+
+
+class StandingsRow(models.Model):
+    """One submitter's line of the catalog-wide standings (scoring/standings/catalog.py), in one
+    scope: every case (""), one difficulty ("difficulty:easy") or one tag ("tag:prefix-sums"),
+    as of the last refresh. `position` is the order of the page: score, then cases solved, then name."""
+
+    scope = models.CharField(max_length=150)
+    position = models.PositiveIntegerField()
+    name = models.CharField(max_length=100)
+    entered = models.PositiveIntegerField()  # cases with an entry of theirs
+    solved = models.PositiveIntegerField()  # cases they passed
+    score = models.FloatField()  # the sum over the scope's cases of best fuel ÷ their fuel
+    geometric_mean = models.FloatField(null=True)  # of their fuel ÷ the best, over the cases they solved
+    breakdown = models.JSONField(default=dict)  # difficulty → {"entered", "solved", "score"}
+
+    class Meta:
+        constraints = [models.UniqueConstraint(fields=["scope", "position"], name="one_standings_position")]
+
+    def __str__(self) -> str:
+        return f"{self.scope or 'all'} #{self.position} {self.name}"
+
+
+class StandingsSnapshot(models.Model):
+    """When the catalog-wide standings were computed, from what, and whether a refresh is under way
+    (one row)."""
+
+    source = models.CharField(max_length=100, blank=True)  # the generations they were computed from
+    computed_at = models.DateTimeField(null=True)
+    duration_ms = models.FloatField(default=0)
+    claimed_at = models.DateTimeField(null=True)  # a refresh was asked for (and not yet finished)
+    scopes = models.JSONField(default=dict)  # scope → {"cases": n, "rows": m}
+
+    def __str__(self) -> str:
+        return f"standings as of {self.computed_at}"

@@ -13,10 +13,15 @@ from catalog.manifest import SLUG_PATTERN
 from catalog.models import CaseVersion, HeldOutInput, Variant
 from catalog.views import bad_request, public_version_or_404, version_scope
 from lib.paging import BadPage, page_of
+from scoring.compare import CHART_HALF_WIDTH as COMPARE_HALF_WIDTH
+from scoring.compare import CHART_LABEL_WIDTH as COMPARE_LABEL_WIDTH
+from scoring.compare import CHART_ROW_HEIGHT as COMPARE_ROW_HEIGHT
+from scoring.compare import Comparison, NotComparable, compare, leader_of
 from scoring.models import Result, Submission
 from scoring.sandbox import ENGINE_DIGEST, WASMTIME_VERSION
 from scoring.standings import Entry, engine_label
-from sitecache.pages import cached_page, flag, page, query_without, text
+from lib.csvexport import csv_response
+from sitecache.pages import cached_page, choice, flag, page, query_without, text
 
 ENTRIES_PER_PAGE = 50
 # How the leaderboard names the engine that measures today (wasmtime version, configuration).
@@ -25,7 +30,8 @@ CHART_ENTRIES = 20
 CHART_BAR_WIDTH = 380  # SVG units of the longest bar
 CHART_ROW_HEIGHT = 22
 # The query parameters a leaderboard reads (and so its cache key holds).
-LEADERBOARD_PARAMETERS = (text("version"), text("variant"), flag("all"), page())
+LEADERBOARD_PARAMETERS = (text("version"), text("variant"), flag("all"), page(), choice("format"))
+CSV_CHUNK = 500  # entries read per query while a CSV download streams
 
 
 @dataclass(frozen=True)
@@ -61,23 +67,86 @@ def chart_bars(entries: list[Entry]) -> list[Bar]:
     ]
 
 
+class BadFormat(ValueError):
+    """A `?format=` no page offers."""
+
+
+def wants_csv(request: HttpRequest) -> bool:
+    """`?format=csv` asks for the download; no other format is known (BadFormat)."""
+    wanted = request.GET.get("format", "").strip()
+    if wanted and wanted != "csv":
+        raise BadFormat("unknown format: the only download format is csv")
+    return wanted == "csv"
+
+
+def stress_inputs_of(version: CaseVersion) -> list[tuple[int, str]]:
+    """(position, input path) of the version's stress inputs, in manifest order."""
+    return list(HeldOutInput.objects.filter(version=version, kind=HeldOutInput.Kind.STRESS)
+                .order_by("position").values_list("position", "input_path"))
+
+
+def stress_fuel(entries: list[Entry]) -> dict[int, dict[int, tuple]]:
+    """submission → position → (fuel, status) of its stress results."""
+    fuel_by_entry: dict[int, dict[int, tuple]] = {}
+    for row in Result.objects.filter(submission_id__in=[entry.submission for entry in entries], kind="stress").values(
+        "submission_id", "position", "fuel", "status"
+    ):
+        fuel_by_entry.setdefault(row["submission_id"], {})[row["position"]] = (row["fuel"], row["status"])
+    return fuel_by_entry
+
+
+def download_name(*parts: str) -> str:
+    """`range-sums-v2-leaderboard-2026-12-03.csv`: the parts, then today's date (UTC)."""
+    from django.utils import timezone
+
+    cleaned = ["".join(ch if ch.isalnum() or ch in "._-" else "_" for ch in part) for part in parts if part]
+    return "-".join([*cleaned, timezone.now().date().isoformat()]) + ".csv"
+
+
+def leaderboard_csv(version: CaseVersion, variant: Variant | None, include_all: bool) -> HttpResponse:
+    """The whole board (every page) as CSV, with the page's columns, streamed a chunk at a time."""
+    entries = Submission.objects.leaderboard(version, variant=variant, include_all=include_all)
+    stress = stress_inputs_of(version)
+    pass_line = version.fuel_limit * max(len(stress), 1)
+    header = ["rank", "name", "submission", "variant", "group", "status", "passed", "total_fuel", "share_of_limit_percent",
+              "overshoot", "passed_inputs", "inputs", *[f"fuel:{path}" for _, path in stress], "submitted_at",
+              "engine", "carried_from"]
+
+    def rows():
+        for start in range(0, entries.count(), CSV_CHUNK):
+            chunk = entries[start:start + CSV_CHUNK]
+            fuel = stress_fuel(chunk)
+            for entry in chunk:
+                per_input = fuel.get(entry.submission, {})
+                yield [
+                    entry.rank, entry.name, entry.submission, entry.variant, entry.group, entry.status, entry.passed,
+                    entry.total_fuel,
+                    round(entry.total_fuel * 100 / pass_line, 3) if entry.total_fuel is not None else None,
+                    entry.overshoot, entry.passed_count, entry.input_count,
+                    *[per_input.get(position, (None, ""))[0] for position, _ in stress],
+                    entry.submitted_at.isoformat(), entry.engine, entry.carried_from,
+                ]
+
+    name = download_name(version.case.slug, version.version, variant.slug if variant else "",
+                         "all" if include_all else "", "leaderboard")
+    return csv_response(name, header, rows())
+
+
 @cached_page(*LEADERBOARD_PARAMETERS, scope=version_scope)
 def leaderboard(request: HttpRequest, slug: str) -> HttpResponse:
     version, variant, include_all = leaderboard_selection(request, slug)
+    try:
+        if wants_csv(request):
+            return leaderboard_csv(version, variant, include_all)
+    except BadFormat as bad:
+        return bad_request(request, str(bad))
     entries = Submission.objects.leaderboard(version, variant=variant, include_all=include_all)
     try:
         page = page_of(Paginator(entries, ENTRIES_PER_PAGE), request.GET.get("page"))
     except BadPage as bad:
         return bad_request(request, str(bad))
-    stress_inputs = list(
-        HeldOutInput.objects.filter(version=version, kind=HeldOutInput.Kind.STRESS)
-        .order_by("position").values_list("position", "input_path")
-    )
-    fuel_by_entry: dict[int, dict[int, tuple]] = {}
-    for row in Result.objects.filter(submission_id__in=[entry.submission for entry in page], kind="stress").values(
-        "submission_id", "position", "fuel", "status"
-    ):
-        fuel_by_entry.setdefault(row["submission_id"], {})[row["position"]] = (row["fuel"], row["status"])
+    stress_inputs = stress_inputs_of(version)
+    fuel_by_entry = stress_fuel(list(page))
     pass_line = version.fuel_limit * max(len(stress_inputs), 1)
     rows = [
         {
@@ -100,6 +169,7 @@ def leaderboard(request: HttpRequest, slug: str) -> HttpResponse:
         "versions": versions,
         "page": page,
         "rows": rows,
+        "any_carried": any(row["entry"].carried_from for row in rows),
         "stress_inputs": [path for _, path in stress_inputs],
         "bars": bars,
         "chart_height": len(bars) * CHART_ROW_HEIGHT,
@@ -127,13 +197,45 @@ def submission_detail(request: HttpRequest, pk: int) -> HttpResponse:
             "used": min(100.0, (result.fuel or 0) * 100 / scale),
             "limit": result.fuel_limit * 100 / scale,
         })
+    leader = leader_of(submission.version_id)
+    public = Submission.objects.public().select_related("version").defer("source")
     context = {
         "submission": submission,
         "version": submission.version,
         "case": submission.version.case,
         "rows": rows,
+        # Where it was carried from, and to (links to pages a visitor may see only).
+        "carried_from": public.filter(pk=submission.carried_from_id).first() if submission.carried_from_id else None,
+        "carried_to": list(public.filter(carried_from=submission).order_by("version__ordinal")),
+        "leader": leader if leader != submission.pk else None,
         # The build log and `detail` texts come from the submission itself: staff only.
         "show_staff": request.user.is_staff,
         "stress_total": sum(1 for result in results if result.kind == "stress"),
     }
     return render(request, "scoring/submission_detail.html", context)
+
+
+def comparison_or_error(request: HttpRequest, a: int, b: int) -> Comparison:
+    """The comparison of two public submissions (404 if either is unknown). Raises NotComparable."""
+    first, second = public_submission_or_404(a), public_submission_or_404(b)
+    return compare(first, second)
+
+
+def submission_compare(request: HttpRequest, a: int, b: int) -> HttpResponse:
+    try:
+        comparison = comparison_or_error(request, a, b)
+    except NotComparable as reason:
+        return bad_request(request, str(reason))
+    bars = comparison.bars()
+    context = {
+        "comparison": comparison,
+        "a": comparison.a,
+        "b": comparison.b,
+        "version": comparison.a.version,
+        "case": comparison.a.version.case,
+        "bars": bars,
+        "chart_height": len(bars) * COMPARE_ROW_HEIGHT,
+        "chart_middle": COMPARE_LABEL_WIDTH + COMPARE_HALF_WIDTH,
+        "chart_width": COMPARE_LABEL_WIDTH + 2 * COMPARE_HALF_WIDTH + 80,
+    }
+    return render(request, "scoring/compare.html", context)

@@ -7,7 +7,9 @@ bumps only what it changed:
 - `catalog`: imports and deleted versions (every page that lists cases or versions);
 - `best-fuel`: a latest version's best fuel changed (the case list's figure);
 - `version:<slug>:<version>`: that version's results (its leaderboards, its case page), and
-  `version:<slug>:latest` too when the version is a case's latest.
+  `version:<slug>:latest` too when the version is a case's latest;
+- `standings`: the board of a case's latest public version changed (what the catalog-wide
+  standings are computed from), and `standings-snapshot`: they were computed again (their pages).
 """
 
 from __future__ import annotations
@@ -16,6 +18,8 @@ from django.db import connection, models
 
 CATALOG = "catalog"
 BEST_FUEL = "best-fuel"
+STANDINGS = "standings"
+STANDINGS_SNAPSHOT = "standings-snapshot"
 
 
 def version_generation(slug: str, version: str | None) -> str:

@@ -50,6 +50,12 @@ def flag(name: str) -> Parameter:
     return Parameter(name, lambda value: "1" if value == "1" else None)
 
 
+def choice(name: str) -> Parameter:
+    """One of a few words (`?format=csv`): empty is the same as absent; a value the page
+    refuses (a 400, never cached) is kept as given."""
+    return Parameter(name, lambda value: value.strip() or None)
+
+
 def page(name: str = "page") -> Parameter:
     """A page number (lib.paging): `1` is the same as absent. A value that is not a page number
     is refused by the page (a 400, never cached), so it can be kept as given."""

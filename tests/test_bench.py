@@ -40,3 +40,14 @@ def test_the_many_submissions_factory_writes_what_the_plain_one_writes():
     make_submissions(plain, 30)
     make_many_submissions(many, 30)
     assert rows(plain) == rows(many)
+
+
+@pytest.mark.slow
+def test_the_catalog_standings_benchmark_runs_and_reports_a_ratio():
+    done = subprocess.run([sys.executable, "bench/catalog_standings.py", "--cases", "12", "--submitters", "10", "--json"],
+                          cwd=ROOT, capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stderr
+    result = json.loads(done.stdout.strip().splitlines()[-1])
+    assert (result["cases"], result["rows"]) == (12, 10) and result["refresh_s"] > 0
+    if "under_writes" in result:
+        assert result["under_writes"]["ratio"] > 0 and result["under_writes"]["age_s"] is not None

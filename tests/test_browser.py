@@ -1,7 +1,8 @@
 """A real browser (Debian's Chromium through Playwright) on a live server, JavaScript off.
 
 Filters the case list, opens a case, switches versions, opens a leaderboard and a submission,
-and imports an archive through the admin. Screenshots go to docs/screenshots/ (the README
+opens the standings, compares a submission with the leader, follows a carried entry, and
+imports an archive through the admin. Screenshots go to docs/screenshots/ (the README
 shows them).
 """
 
@@ -17,6 +18,7 @@ import pytest
 
 from catalog.importer import import_catalog
 from catalog.models import CaseVersion
+from scoring.carry import carry_forward, score_carried
 from scoring.examples import score_examples
 from scoring.service import score, submit
 
@@ -136,6 +138,45 @@ def test_pages_fit_a_phone(browser, site):
     context.close()
 
 
+def test_standings_compare_and_carried_entries(page, site):
+    page.goto(site + "/")
+    page.click("nav >> text=Standings")
+    assert page.url.endswith("/standings/")
+    rows = page.locator("table.standings tbody tr")
+    assert rows.count() == 3
+    assert rows.nth(0).locator("td").nth(1).inner_text() == "example-fast"
+    assert rows.nth(0).locator("td").nth(3).inner_text() == "3/3"  # fast solved every published case
+    assert "0.5 + 1.0 = 1.5" in page.locator(".method").inner_text()
+    shot(page, "standings")
+    page.select_option("#id_difficulty", "hard")
+    page.click("button:has-text('Filter')")
+    assert "difficulty=hard" in page.url
+    assert page.locator("table.standings tbody tr").count() == 3  # the starter entered lattice, which is hard
+    assert "1 case" in page.locator(".lead").inner_text()
+    with page.expect_download() as download:
+        page.click("text=Download as CSV")
+    assert download.value.suggested_filename.startswith("standings-hard-")
+
+    page.goto(site + "/cases/lattice/leaderboard/")
+    page.click("table.board >> text=example-naive")
+    page.click("text=Compare with the leader")
+    assert "/compare/" in page.url
+    assert page.locator("svg.ratio-chart rect.chart-bar.slower").count() >= 1  # naive used more fuel
+    assert page.locator("table.compare tbody tr").count() == 8
+    shot(page, "compare")
+
+    source = CaseVersion.objects.get(case__slug="range-sums", version="v1")
+    target = CaseVersion.objects.get(case__slug="range-sums", version="v2")
+    score_carried(carry_forward(target, source=source), inline=True)
+    page.goto(site + "/cases/range-sums/leaderboard/?all=1")
+    assert page.locator("table.board .badge.carried").count() == 2
+    page.click("table.board tr:has(.badge.carried) >> a >> nth=0")
+    page.click("dd >> text=#")  # "Carried from #N on v1"
+    assert page.locator("h1").inner_text().startswith("Submission #")
+    assert "range-sums v1" in page.locator(".crumbs").inner_text().lower() or "v1" in page.locator(".crumbs").inner_text()
+    assert page.locator("text=Carried to").is_visible()
+
+
 def _archive_of_new_version(tmp_path: Path) -> bytes:
     folder = tmp_path / "v3"
     shutil.copytree(ROOT / "test-cases/performance/easy/range-sums/v2", folder)
@@ -173,9 +214,14 @@ def test_staff_import_an_archive_through_the_admin(page, site, django_user_model
     page.set_input_files("#id_archive", str(archive))
     page.click("input[type=submit]")
     assert page.url.endswith("/admin/catalog/caseversion/")
-    assert "Imported performance/easy/range-sums/v3" in page.locator(".messagelist").inner_text()
+    messages = page.locator(".messagelist").inner_text()
+    assert "Imported performance/easy/range-sums/v3" in messages
+    # The new latest version started with v2's best entries, carried forward and scored again.
+    assert "carry-forward range-sums v2 → v3: 2 entries to score" in messages.lower()
     shot(page, "admin-import")
     assert CaseVersion.objects.filter(case__slug="range-sums", version="v3").exists()
 
     page.goto(site + "/cases/range-sums/")
     assert page.locator(".versions [aria-current=page]").inner_text() == "v3"
+    page.goto(site + "/cases/range-sums/leaderboard/")
+    assert page.locator("table.board .badge.carried").count() == 2

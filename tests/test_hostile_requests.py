@@ -15,8 +15,9 @@ pytestmark = pytest.mark.django_db
 
 PREFIXES = ["/", "/cases/", "/cases/adder/", "/cases/adder/leaderboard/", "/cases/{s}/", "/cases/adder/{s}/",
             "/cases/{s}/leaderboard/", "/submissions/{s}/", "/api/cases/", "/api/cases/{s}/",
-            "/api/cases/{s}/leaderboard/", "/api/submissions/{s}/", "/admin/", "/admin/{s}/", "/static/{s}"]
-PARAMETERS = ["q", "tag", "difficulty", "page", "version", "variant", "all"]
+            "/api/cases/{s}/leaderboard/", "/api/submissions/{s}/", "/admin/", "/admin/{s}/", "/static/{s}",
+            "/standings/", "/api/standings/", "/submissions/{s}/compare/1/", "/api/submissions/1/compare/{s}/"]
+PARAMETERS = ["q", "tag", "difficulty", "page", "version", "variant", "all", "format"]
 nasty_text = st.one_of(
     st.text(max_size=40),
     st.sampled_from(["", "0", "-1", "99999999999999999999999", "9" * 400, "\x00", "%00", "..", "../..", "v1",
@@ -47,6 +48,9 @@ NASTY_URLS = [
     "/cases/adder/?version=%00", "/cases/adder/leaderboard/?version=%00", "/cases/adder/leaderboard/?variant=%00",
     "/api/cases/adder/leaderboard/?version=%00&variant=%00", "/cases/?q=%00", "/cases/?page=-1",
     "/cases/adder/v1%00/", "/api/cases/?tag=%00",
+    "/standings/?tag=%00", "/api/standings/?difficulty=%00&tag=%00", "/standings/?format=%00",
+    "/cases/adder/leaderboard/?format=%00", "/submissions/99999999999999999999999/compare/1/",
+    "/api/submissions/1/compare/99999999999999999999999/", "/standings/?difficulty=easy&tag=arithmetic&page=2",
 ]
 
 

@@ -59,3 +59,11 @@ def markdown(text: str) -> str:
 def label(value) -> str:
     """fuel_exhausted → fuel exhausted"""
     return str(value or "—").replace("_", " ")
+
+
+@register.filter
+def ratio(value) -> str:
+    """0.4213 → 0.421×, 12.5 → 12.5×; None → —"""
+    if value is None or value == "":
+        return "—"
+    return f"{float(value):.3g}×"

@@ -26,12 +26,14 @@ class Entry:
     submitted_at: datetime
     wasmtime_version: str
     engine_digest: str = ""
+    carried_from: int | None = None  # the submission on an earlier version it was carried from
 
     @property
     def engine(self) -> str:
         return engine_label(self.wasmtime_version, self.engine_digest)
 
     def as_json(self) -> dict:
+        """The entry of `leaderboard --json` (SPEC §7: exactly these keys)."""
         return {
             "rank": self.rank,
             "name": self.name,
@@ -44,7 +46,7 @@ class Entry:
 
 
 SUBMISSION_FIELDS = ("pk", "name", "variant__slug", "status", "passed", "total_fuel", "overshoot", "passed_count",
-                     "input_count", "created_at", "wasmtime_version", "engine_digest", "board_group")
+                     "input_count", "created_at", "wasmtime_version", "engine_digest", "board_group", "carried_from")
 
 
 def _entry(row: dict, position: int) -> Entry:
@@ -54,7 +56,7 @@ def _entry(row: dict, position: int) -> Entry:
         name=row["name"], variant=row["variant__slug"], status=row["status"], passed=row["passed"],
         total_fuel=row["total_fuel"], overshoot=row["overshoot"], passed_count=row["passed_count"],
         input_count=row["input_count"], submitted_at=row["created_at"], wasmtime_version=row["wasmtime_version"],
-        engine_digest=row["engine_digest"],
+        engine_digest=row["engine_digest"], carried_from=row["carried_from"],
     )
 
 

@@ -63,16 +63,18 @@ class _Changes:
 def _announce(version_ids: set[int], best_fuel_changed: set[int]) -> None:
     """Bump the page generations of the versions whose boards changed."""
     from catalog.models import CaseVersion
-    from sitecache.models import BEST_FUEL, Generation, version_generation
+    from sitecache.models import BEST_FUEL, STANDINGS, Generation, version_generation
 
     names = []
     latest = Q(latest_any=True) | Q(latest_public=True)  # "latest" under either experimental setting
-    for slug, version, is_latest in CaseVersion.objects.filter(pk__in=version_ids).annotate(
+    for slug, version, is_latest, is_counted in CaseVersion.objects.filter(pk__in=version_ids).annotate(
         is_latest=Case(When(latest, then=Value(True)), default=Value(False), output_field=models.BooleanField())
-    ).values_list("case__slug", "version", "is_latest"):
+    ).values_list("case__slug", "version", "is_latest", "latest_public"):
         names.append(version_generation(slug, version))
         if is_latest:
             names.append(version_generation(slug, None))
+        if is_counted:  # the catalog-wide standings count the latest public versions
+            names.append(STANDINGS)
     if CaseVersion.objects.filter(latest, pk__in=best_fuel_changed).exists():
         names.append(BEST_FUEL)
     if names:

@@ -22,7 +22,8 @@ class Command(BaseCommand):
         root = Path(options["path"] or settings.CATALOG_DIR)
         dry_run = options["dry_run"]
         outcome = import_catalog(
-            root, dry_run=dry_run, progress=lambda result: self.stdout.write(result.line(dry_run))
+            root, dry_run=dry_run, progress=lambda result: self.stdout.write(result.line(dry_run)),
+            report=self.stdout.write,
         )
         for error in outcome.other_errors:
             self.stdout.write(f"error        {error}")

@@ -10,48 +10,8 @@ from catalog.models import UnknownTarget, resolve_target
 from lib.commands import CaseVersionCommand
 from scoring.build import SandboxUnavailable
 from scoring.jobs import enqueue_scoring
-from scoring.progress import ScoringProgress
+from scoring.progress import StreamProgress, fuel_text as _fuel
 from scoring.service import ScoringError, as_json, score, submit
-
-
-def _fuel(value: int | None) -> str:
-    return "—" if value is None else f"{value:,}"
-
-
-class Progress(ScoringProgress):
-    """Progress on a stream: one rewritten line on a terminal, plain lines otherwise."""
-
-    def __init__(self, output, total_inputs: int):
-        self.output = output  # a command's OutputWrapper
-        self.live = output.isatty()
-        self.total = total_inputs
-        self.done = 0
-
-    def write(self, text: str) -> None:
-        self.output.write(text, style_func=lambda plain: plain, ending="")
-        self.output.flush()
-
-    def line(self, text: str) -> None:
-        self.write(("\r\033[K" if self.live else "") + text + "\n")
-
-    def building(self, command: str) -> None:
-        self.line(f"building: {command}")
-        if self.live:
-            self.write("building…")
-
-    def running(self, inputs: int) -> None:
-        self.total = inputs
-        if self.live:
-            self.write(f"\r\033[Krunning {self.total} input(s)…")
-
-    def scored(self, index, held_out, outcome) -> None:
-        self.done += 1
-        text = (f"[{self.done}/{self.total}] {held_out.kind:<6} {held_out.input_path:<32} "
-                f"{outcome.status.value:<15} {_fuel(outcome.fuel):>16} fuel")
-        if self.live:
-            self.write(f"\r\033[K{text}" + ("\n" if self.done == self.total else ""))
-        else:
-            self.line(text)
 
 
 class Command(CaseVersionCommand):
@@ -90,7 +50,7 @@ class Command(CaseVersionCommand):
                 self.stdout.write(f"submission #{submission.pk}: {submission.job_state} (job {submission.job_id or '—'})")
             return
         # With --json, stdout carries only the document; progress goes to stderr.
-        progress = Progress(self.stderr if as_document else self.stdout, submission.input_count)
+        progress = StreamProgress(self.stderr if as_document else self.stdout, submission.input_count)
         progress.line(
             f"submission #{submission.pk}: {submission.name} on {version.case.slug} {version.version} "
             f"(variant {variant.slug}), wasmtime {submission.wasmtime_version}"

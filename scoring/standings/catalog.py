@@ -1,0 +1,237 @@
+"""Standings across the catalog: one line per submitter name over the latest public version of every case.
+
+For a case, a submitter's entry is their best on that version's leaderboard (every variant).
+They *solved* the case if it passed. Their **score** is the sum over the cases of
+best fuel ÷ their fuel (1.0 for the best on a case, 0 for a case they did not solve), so the
+maximum is the number of cases; the **geometric mean** of their fuel ÷ the best, over the cases
+they solved, says how far off the best they typically are (1.0: the best everywhere). Lines are
+ordered by score, then cases solved, then name. Only non-experimental cases count, whatever
+CATALOG_SHOW_EXPERIMENTAL says: the standings are the benchmark's published cases.
+
+The standings are a snapshot, refreshed in the background and at most every
+STANDINGS_REFRESH_SECONDS: a page view that finds the standings older than the scores (the
+`catalog` and `standings` generations moved since) and the snapshot older than that interval
+queues one refresh job (`request_refresh`); the refresh reads every entry once, in a few
+grouped queries, and replaces the rows in one transaction. So a page costs one indexed slice of
+`StandingsRow` however many cases and submitters there are, and lags the scores by at most the
+interval plus one refresh (plus the queue's wait, with workers, and at most CHECK_SECONDS more). Every case (""), each difficulty
+and each tag are precomputed scopes; a difficulty and a tag together are computed on request
+from the entries of just the cases that have both.
+"""
+
+from __future__ import annotations
+
+import logging
+import math
+import time
+from dataclasses import dataclass, field
+from datetime import timedelta
+
+from django.conf import settings
+from django.db import transaction
+from django.db.models import Count, F, FloatField, Q, Sum
+from django.db.models.functions import Cast, Greatest, Ln
+from django.utils import timezone
+
+from scoring.standings.places import RANKED
+
+logger = logging.getLogger(__name__)
+
+SNAPSHOT_PK = 1
+# A refresh that was asked for and has not finished after this long is asked for again.
+CLAIM_SECONDS = 15 * 60
+# A process looks at whether the standings are behind at most this often (never more often than
+# the refresh interval allows a refresh anyway), so a page served from the cache costs no more.
+CHECK_SECONDS = 1.0
+_last_check = -math.inf
+
+
+def scope_name(difficulty: str | None = None, tag: str | None = None) -> str:
+    """The scope of a filter: "" every case, "difficulty:<d>", "tag:<t>", or both joined by "+"."""
+    parts = [f"difficulty:{difficulty}" if difficulty else "", f"tag:{tag}" if tag else ""]
+    return "+".join(part for part in parts if part)
+
+
+@dataclass
+class Line:
+    """A submitter's figures in one scope, summed while reading."""
+
+    name: str
+    entered: int = 0
+    solved: int = 0
+    score: float = 0.0
+    log_ratios: float = 0.0  # the sum of ln(their fuel ÷ best) over the cases solved
+    breakdown: dict[str, dict] = field(default_factory=dict)
+    position: int = 0
+
+    @property
+    def geometric_mean(self) -> float | None:
+        return math.exp(self.log_ratios / self.solved) if self.solved else None
+
+    def add(self, difficulty: str, entered: int, solved: int, score: float, log_ratios: float) -> None:
+        self.entered += entered
+        self.solved += solved
+        self.score += score
+        self.log_ratios += log_ratios
+        part = self.breakdown.setdefault(difficulty, {"entered": 0, "solved": 0, "score": 0.0})
+        part["entered"] += entered
+        part["solved"] += solved
+        part["score"] += score
+
+    def as_json(self, difficulties: list[str]) -> dict:
+        return {
+            "rank": self.position, "name": self.name, "solved": self.solved, "entered": self.entered,
+            "score": round(self.score, 6),
+            "geometric_mean": round(self.geometric_mean, 6) if self.geometric_mean is not None else None,
+            "difficulties": {difficulty: {"solved": self.breakdown.get(difficulty, {}).get("solved", 0),
+                                          "score": round(self.breakdown.get(difficulty, {}).get("score", 0.0), 6)}
+                             for difficulty in difficulties},
+        }
+
+
+def _ordered(lines: dict[str, Line]) -> list[Line]:
+    ordered = sorted(lines.values(), key=lambda line: (-round(line.score, 9), -line.solved, line.name))
+    for position, line in enumerate(ordered, 1):
+        line.position = position
+    return ordered
+
+
+def _entries(**filters):
+    """The best entries on the latest public versions, as figures per (…, difficulty, name)."""
+    from scoring.models import Standing
+
+    # best ÷ theirs and ln(theirs ÷ best), each at least 1 fuel so a zero cannot divide.
+    theirs = Cast(Greatest(F("board_key"), 1), FloatField())
+    best = Cast(Greatest(F("version__best_fuel"), 1), FloatField())
+    return (Standing.objects.filter(version__latest_public=True, variant_key=0, **filters)
+            .annotate(share=best / theirs, log_ratio=Ln(theirs / best)))
+
+
+def _figures(rows):
+    return rows.annotate(entered=Count("id"), solved=Count("id", filter=Q(board_group=RANKED)),
+                         score=Sum("share", filter=Q(board_group=RANKED)),
+                         log_ratios=Sum("log_ratio", filter=Q(board_group=RANKED))).order_by()
+
+
+def _add(lines: dict[str, Line], row: dict) -> None:
+    name = row["name"]
+    line = lines.get(name)
+    if line is None:
+        line = lines[name] = Line(name)
+    line.add(row["version__difficulty"], row["entered"], row["solved"], row["score"] or 0.0, row["log_ratios"] or 0.0)
+
+
+def compute(difficulty: str | None = None, tag: str | None = None) -> tuple[list[Line], int]:
+    """One scope's lines, ordered, and its number of cases, read now from the standings."""
+    from catalog.models import CaseVersion
+
+    filters = {}
+    if difficulty:
+        filters["version__difficulty"] = difficulty
+    if tag:
+        filters["version__tags__name"] = tag
+    lines: dict[str, Line] = {}
+    for row in _figures(_entries(**filters).values("version__difficulty", "name")):
+        _add(lines, row)
+    cases = CaseVersion.objects.filter(latest_public=True, **{key.removeprefix("version__"): value
+                                                             for key, value in filters.items()}).count()
+    return _ordered(lines), cases
+
+
+def compute_all() -> dict[str, tuple[list[Line], int]]:
+    """Every precomputed scope: every case, each difficulty, each tag."""
+    from catalog.models import CaseVersion
+
+    scopes: dict[str, dict[str, Line]] = {"": {}}
+    for row in _figures(_entries().values("version__difficulty", "name")):
+        _add(scopes[""], row)
+        _add(scopes.setdefault(scope_name(difficulty=row["version__difficulty"]), {}), row)
+    for row in _figures(_entries(version__tags__isnull=False).values("version__tags__name", "version__difficulty", "name")):
+        _add(scopes.setdefault(scope_name(tag=row["version__tags__name"]), {}), row)
+    cases = {"": 0}
+    for difficulty, tags in _case_scopes(CaseVersion):
+        cases[""] += 1
+        for scope in [scope_name(difficulty=difficulty), *(scope_name(tag=tag) for tag in tags)]:
+            cases[scope] = cases.get(scope, 0) + 1
+    return {scope: (_ordered(scopes.get(scope, {})), count) for scope, count in cases.items()}
+
+
+def _case_scopes(CaseVersion):
+    tags: dict[int, list[str]] = {}
+    for version_id, tag in CaseVersion.tags.through.objects.filter(caseversion__latest_public=True).values_list(
+            "caseversion_id", "tag__name"):
+        tags.setdefault(version_id, []).append(tag)
+    for pk, difficulty in CaseVersion.objects.filter(latest_public=True).values_list("pk", "difficulty"):
+        yield difficulty, tags.get(pk, [])
+
+
+def current_source() -> str:
+    """What the standings are computed from: the generations every change to them bumps."""
+    from sitecache.models import CATALOG, STANDINGS, Generation
+
+    return ".".join(str(value) for value in Generation.current([CATALOG, STANDINGS]))
+
+
+def snapshot():
+    from scoring.models import StandingsSnapshot
+
+    return StandingsSnapshot.objects.filter(pk=SNAPSHOT_PK).first()
+
+
+def refresh() -> float:
+    """Recompute every precomputed scope and replace the rows in one transaction. Returns seconds."""
+    from scoring.models import StandingsRow, StandingsSnapshot
+    from sitecache.models import STANDINGS_SNAPSHOT, Generation
+
+    started = time.perf_counter()
+    source = current_source()  # before reading: a score landing meanwhile makes the next check refresh again
+    scopes = compute_all()
+    with transaction.atomic():
+        StandingsRow.objects.all().delete()
+        StandingsRow.objects.bulk_create(
+            (StandingsRow(scope=scope, position=line.position, name=line.name, entered=line.entered,
+                          solved=line.solved, score=line.score, geometric_mean=line.geometric_mean,
+                          breakdown=line.breakdown)
+             for scope, (lines, _) in scopes.items() for line in lines),
+            batch_size=2000,
+        )
+        seconds = time.perf_counter() - started
+        StandingsSnapshot.objects.update_or_create(pk=SNAPSHOT_PK, defaults={
+            "source": source, "computed_at": timezone.now(), "duration_ms": seconds * 1000, "claimed_at": None,
+            "scopes": {scope: {"cases": cases, "rows": len(lines)} for scope, (lines, cases) in scopes.items()},
+        })
+        Generation.bump(STANDINGS_SNAPSHOT)
+    return seconds
+
+
+def request_refresh() -> bool:
+    """Queue a refresh if the standings are behind the scores and old enough; True if one was queued.
+
+    At most one refresh is asked for at a time (a compare-and-set on the snapshot row); with the
+    immediate task backend it runs right here, before the page is read.
+    """
+    from scoring.models import StandingsSnapshot
+
+    global _last_check
+    if settings.STANDINGS_REFRESH_SECONDS:
+        if time.monotonic() - _last_check < min(CHECK_SECONDS, settings.STANDINGS_REFRESH_SECONDS):
+            return False
+        _last_check = time.monotonic()
+    current = snapshot()
+    now = timezone.now()
+    if current is not None:
+        if current.source == current_source():
+            return False
+        if current.computed_at and now - current.computed_at < timedelta(seconds=settings.STANDINGS_REFRESH_SECONDS):
+            return False
+        if current.claimed_at and now - current.claimed_at < timedelta(seconds=CLAIM_SECONDS):
+            return False
+        claimed = StandingsSnapshot.objects.filter(pk=SNAPSHOT_PK, claimed_at=current.claimed_at).update(claimed_at=now)
+    else:
+        _, claimed = StandingsSnapshot.objects.get_or_create(pk=SNAPSHOT_PK, defaults={"claimed_at": now})
+    if not claimed:
+        return False  # another request claimed it first
+    from scoring.jobs import refresh_standings_job
+
+    refresh_standings_job.enqueue()  # the claim and the job commit together (or both roll back)
+    return True

@@ -1,0 +1,253 @@
+"""Standings across the catalog: the formula, the filters, the refresh cadence, the downloads."""
+
+from __future__ import annotations
+
+import csv
+import io
+import math
+import random
+from datetime import timedelta
+
+import pytest
+from django.db import connection
+from django.test.utils import CaptureQueriesContext
+from django.utils import timezone
+
+from catalog.models import CaseVersion
+from scoring import standings
+from scoring.models import StandingsSnapshot, Submission
+from scoring.sandbox import ENGINE_DIGEST, WASMTIME_VERSION
+from scoring.standings import catalog as catalog_standings
+from scoring.standings.catalog import refresh, request_refresh
+from tests.factories import make_cases
+
+pytestmark = pytest.mark.django_db
+
+
+@pytest.fixture(autouse=True)
+def _refresh_on_every_change(settings, monkeypatch):
+    settings.STANDINGS_REFRESH_SECONDS = 0
+    monkeypatch.setattr(catalog_standings, "CHECK_SECONDS", 0)
+
+
+def entry(version: CaseVersion, name: str, fuel: int | None, *, hidden: bool = False) -> Submission:
+    """A scored submission, passed with `fuel` (None: it failed), through the scorer's board update."""
+    made = Submission.objects.create(
+        version=version, variant=version.variants.first(), name=name, source_kind="wasm", source=b"",
+        wasmtime_version=WASMTIME_VERSION, engine_digest=ENGINE_DIGEST, status=Submission.State.SCORED,
+        passed=fuel is not None, total_fuel=fuel, passed_count=2 if fuel is not None else 0, input_count=2,
+        hidden=hidden,
+    )
+    standings.update_boards([made.pk])
+    return made
+
+
+@pytest.fixture
+def cases(db):
+    """Six cases: easy, medium, hard, easy, medium, hard; the first three tagged `alpha`, the rest `beta`."""
+    return make_cases(3, prefix="alpha", tags=("alpha",)) + make_cases(3, prefix="beta", tags=("beta", "shared"))
+
+
+def oracle(entries: list[tuple[CaseVersion, str, int | None]], in_scope) -> dict[str, tuple]:
+    """name → (score, solved, entered, geometric mean), from the formula on the standings page."""
+    best_of: dict[tuple[int, str], int | None] = {}
+    for version, name, fuel in entries:
+        key = (version.pk, name)
+        if key not in best_of or (fuel is not None and (best_of[key] is None or fuel < best_of[key])):
+            best_of[key] = fuel
+    best_on_case: dict[int, int] = {}
+    for (case, _), fuel in best_of.items():
+        if fuel is not None:
+            best_on_case[case] = min(fuel, best_on_case.get(case, fuel))
+    lines: dict[str, list] = {}
+    scope = {version.pk for version, _, _ in entries if in_scope(version)}
+    for (case, name), fuel in best_of.items():
+        if case not in scope:
+            continue
+        line = lines.setdefault(name, [0.0, 0, 0, []])
+        line[2] += 1
+        if fuel is not None:
+            line[0] += best_on_case[case] / fuel
+            line[1] += 1
+            line[3].append(fuel / best_on_case[case])
+    return {name: (score, solved, entered, math.exp(sum(map(math.log, ratios)) / len(ratios)) if ratios else None)
+            for name, (score, solved, entered, ratios) in lines.items()}
+
+
+def ordered(expected: dict[str, tuple]) -> list[str]:
+    return [name for name, _ in sorted(expected.items(), key=lambda item: (-round(item[1][0], 9), -item[1][1], item[0]))]
+
+
+def test_the_worked_example_of_the_page(client, cases):
+    easy, hard = cases[0], cases[2]
+    entry(easy, "best", 1_000)
+    entry(hard, "best", 5_000)
+    entry(easy, "ana", 2_000)
+    entry(hard, "ana", 4_000)
+    entry(hard, "cy", None)
+    document = client.get("/api/standings/").json()
+    assert document["cases"] == 6
+    rows = {row["name"]: row for row in document["entries"]}
+    assert [row["name"] for row in document["entries"]] == ["best", "ana", "cy"]
+    assert rows["ana"]["score"] == pytest.approx(1.5) and rows["ana"]["solved"] == 2
+    assert rows["ana"]["geometric_mean"] == pytest.approx(math.sqrt(2))
+    assert rows["best"]["score"] == pytest.approx(1.8) and rows["best"]["geometric_mean"] == pytest.approx(math.sqrt(1.25))
+    assert (rows["cy"]["score"], rows["cy"]["solved"], rows["cy"]["entered"], rows["cy"]["geometric_mean"]) == (0, 0, 1, None)
+    assert rows["ana"]["difficulties"] == {"easy": {"solved": 1, "score": 0.5}, "medium": {"solved": 0, "score": 0},
+                                           "hard": {"solved": 1, "score": 1.0}}
+    page = client.get("/standings/").content.decode()
+    assert "1,000 ÷ 2,000 + 4,000 ÷ 4,000 = 0.5 + 1.0 = <strong>1.5</strong>" in page  # the formula, explained
+    assert "<td class=\"num\"><strong>1.500</strong></td>" in page and "2/6" in page
+
+
+def test_every_scope_matches_the_formula_on_random_entries(client, cases):
+    chooser = random.Random(7)
+    names = ["ana", "bob", "cy", "dee", "eve"]
+    entries = []
+    for version in cases:
+        for name in chooser.sample(names, chooser.randint(1, len(names))):
+            for _ in range(chooser.randint(1, 2)):
+                fuel = chooser.choice([None, chooser.randint(1_000, 50_000)])
+                entry(version, name, fuel)
+                entries.append((version, name, fuel))
+    scopes = {
+        "": lambda version: True,
+        "difficulty=medium": lambda version: version.difficulty == "medium",
+        "tag=beta": lambda version: "beta" in version.tag_names,
+        "difficulty=hard&tag=alpha": lambda version: version.difficulty == "hard" and "alpha" in version.tag_names,
+    }
+    for query, in_scope in scopes.items():
+        expected = oracle(entries, in_scope)
+        rows = client.get(f"/api/standings/?{query}").json()["entries"]
+        assert [row["name"] for row in rows] == ordered(expected), query
+        for row in rows:
+            score, solved, entered, mean = expected[row["name"]]
+            assert (row["score"], row["solved"], row["entered"]) == (pytest.approx(score, abs=1e-6), solved, entered)
+            assert row["geometric_mean"] == (pytest.approx(mean, abs=1e-6) if mean is not None else None)
+            assert row["rank"] == rows.index(row) + 1
+
+
+def test_hidden_entries_and_experimental_cases_do_not_count(client, cases):
+    entry(cases[0], "ana", 1_000)
+    entry(cases[0], "bob", 500, hidden=True)
+    CaseVersion.objects.filter(pk=cases[1].pk).update(experimental=True, latest_public=False)
+    entry(cases[1], "bob", 700)
+    from sitecache.models import CATALOG, Generation
+
+    Generation.bump(CATALOG)
+    document = client.get("/api/standings/").json()
+    assert document["cases"] == 5
+    assert [(row["name"], row["score"]) for row in document["entries"]] == [("ana", 1.0)]
+
+
+def test_a_page_is_refreshed_at_most_once_per_interval(client, cases, settings):
+    settings.STANDINGS_REFRESH_SECONDS = 3600
+    entry(cases[0], "ana", 1_000)
+    assert [row["name"] for row in client.get("/api/standings/").json()["entries"]] == ["ana"]  # the first computes
+    computed = StandingsSnapshot.objects.get().computed_at
+    entry(cases[0], "bob", 500)
+    # Within the interval: the snapshot stands, however many scores land.
+    assert [row["name"] for row in client.get("/api/standings/").json()["entries"]] == ["ana"]
+    assert StandingsSnapshot.objects.get().computed_at == computed
+    StandingsSnapshot.objects.update(computed_at=timezone.now() - timedelta(seconds=3601))
+    assert [row["name"] for row in client.get("/api/standings/").json()["entries"]] == ["bob", "ana"]
+    # Nothing changed since: however old, no refresh.
+    StandingsSnapshot.objects.update(computed_at=timezone.now() - timedelta(days=1))
+    assert request_refresh() is False
+
+
+def test_with_workers_the_refresh_is_queued_not_run_in_the_request(client, cases, settings,
+                                                                   django_capture_on_commit_callbacks):
+    from django_tasks_db.models import DBTaskResult
+
+    settings.TASKS_BACKEND = "database"
+    settings.TASKS = {"default": {"BACKEND": "django_tasks_db.DatabaseBackend"}}
+    entry(cases[0], "ana", 1_000)
+    with django_capture_on_commit_callbacks(execute=True):
+        document = client.get("/api/standings/").json()
+        assert document["computing"] is True and document["entries"] == []
+        assert "being computed" in client.get("/standings/").content.decode()
+    assert DBTaskResult.objects.filter(task_path="scoring.jobs.refresh_standings_job").count() == 1  # asked once
+    refresh()  # what the worker runs
+    assert [row["name"] for row in client.get("/api/standings/").json()["entries"]] == ["ana"]
+
+
+def test_a_page_of_the_standings_costs_the_same_queries_at_any_size(client, cases):
+    def queries() -> int:
+        refresh()
+        with CaptureQueriesContext(connection) as captured:
+            assert client.get("/standings/").status_code == 200
+        return len(captured)
+
+    entry(cases[0], "ana", 1_000)
+    small = queries()
+    for index in range(120):
+        entry(cases[index % 6], f"solver-{index:03d}", 1_000 + index)
+    assert queries() == small
+
+
+def test_pages_of_the_standings(client, cases):
+    for index in range(60):
+        entry(cases[index % 6], f"solver-{index:03d}", 1_000 + index)
+    first = client.get("/standings/")
+    assert first.status_code == 200 and "Page 1 of 2" in first.content.decode()
+    second = client.get("/api/standings/", {"page": "2"}).json()
+    assert (second["count"], second["page"], len(second["entries"])) == (60, 2, 10)
+    assert second["entries"][0]["rank"] == 51
+
+
+@pytest.mark.parametrize("query, message", [
+    ({"difficulty": "extreme"}, "unknown difficulty"),
+    ({"tag": "nope"}, "no published case carries that tag"),
+    ({"page": "zero"}, "page"),
+    ({"format": "xml"}, "only download format is csv"),
+])
+def test_bad_filters_are_a_400_with_the_reason(client, cases, query, message):
+    page = client.get("/standings/", query)
+    assert page.status_code == 400 and message in page.content.decode()
+    api = client.get("/api/standings/", query)
+    assert api.status_code == 400 and message in api.json()["error"]
+
+
+def test_the_csv_download_has_the_pages_columns_and_every_line(client, cases):
+    for index in range(60):
+        entry(cases[index % 6], f"solver-{index:03d}", 1_000 + index)
+    entry(cases[0], "=HYPERLINK(1)", 900)
+    response = client.get("/standings/", {"format": "csv", "difficulty": "easy"})
+    assert response["Content-Type"] == "text/csv; charset=utf-8"
+    today = timezone.now().date().isoformat()
+    assert response["Content-Disposition"] == f'attachment; filename="standings-easy-{today}.csv"'
+    rows = list(csv.reader(io.StringIO(b"".join(response.streaming_content).decode())))
+    assert rows[0] == ["rank", "name", "score", "solved", "entered", "cases", "geometric_mean", "easy_solved", "easy_score"]
+    document = client.get("/api/standings/", {"difficulty": "easy"}).json()
+    assert len(rows) - 1 == document["count"] == 21
+    assert rows[1][:4] == ["1", "'=HYPERLINK(1)", "1.0", "1"]  # never a formula in a spreadsheet
+    assert [row[1] for row in rows[2:]] == [line["name"] for line in document["entries"][1:]]
+    assert client.get("/api/standings/", {"format": "csv"})["Content-Type"] == "text/csv; charset=utf-8"
+
+
+def test_the_refresh_command_recomputes_now(cases, settings):
+    from django.core.management import call_command
+
+    settings.STANDINGS_REFRESH_SECONDS = 3600
+    entry(cases[0], "ana", 1_000)
+    entry(cases[3], "bob", 1_000)
+    out = io.StringIO()
+    call_command("refresh_standings", stdout=out)
+    assert "standings: 2 submitter(s) over 6 case(s)" in out.getvalue()
+    snapshot = StandingsSnapshot.objects.get()
+    assert snapshot.scopes["tag:alpha"] == {"cases": 3, "rows": 1} and snapshot.scopes["difficulty:easy"]["rows"] == 2
+
+
+def test_a_process_looks_at_most_once_a_second(cases, settings, monkeypatch):
+    settings.STANDINGS_REFRESH_SECONDS = 60
+    monkeypatch.setattr(catalog_standings, "CHECK_SECONDS", 1.0)
+    monkeypatch.setattr(catalog_standings, "_last_check", float("-inf"))
+    entry(cases[0], "ana", 1_000)
+    with CaptureQueriesContext(connection) as first:
+        assert request_refresh() is True  # no snapshot yet: computed now (the immediate backend)
+    with CaptureQueriesContext(connection) as second:
+        entry(cases[0], "bob", 500)
+        assert request_refresh() is False
+    assert first.captured_queries and not [query for query in second.captured_queries
+                                           if "standingssnapshot" in query["sql"]]

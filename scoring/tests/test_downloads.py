@@ -1,0 +1,73 @@
+"""CSV downloads of leaderboards: every entry, the page's columns, safe in a spreadsheet."""
+
+from __future__ import annotations
+
+import csv
+import io
+
+import pytest
+from django.utils import timezone
+
+from scoring.models import Submission
+from tests.factories import make_cases, make_submissions
+
+pytestmark = pytest.mark.django_db
+
+
+def rows_of(response) -> list[list[str]]:
+    return list(csv.reader(io.StringIO(b"".join(response.streaming_content).decode())))
+
+
+@pytest.fixture
+def board(db):
+    version = make_cases(1, prefix="csv")[0]
+    make_submissions(version, 75)
+    return version
+
+
+def test_the_leaderboard_csv_holds_every_entry_in_board_order(client, board):
+    response = client.get("/cases/csv-00000/leaderboard/", {"format": "csv"})
+    assert response.status_code == 200 and response["Content-Type"] == "text/csv; charset=utf-8"
+    today = timezone.now().date().isoformat()
+    assert response["Content-Disposition"] == f'attachment; filename="csv-00000-v1-leaderboard-{today}.csv"'
+    rows = rows_of(response)
+    assert rows[0] == ["rank", "name", "submission", "variant", "group", "status", "passed", "total_fuel",
+                       "share_of_limit_percent", "overshoot", "passed_inputs", "inputs", "fuel:cases/0.json",
+                       "fuel:cases/1.json", "submitted_at", "engine", "carried_from"]
+    shown = []
+    for number in (1, 2):  # the pages, 50 entries each
+        shown += client.get("/api/cases/csv-00000/leaderboard/", {"page": number}).json()["entries"]
+    assert len(rows) - 1 == len(shown) == 75
+    assert [(row[0], row[1], row[2]) for row in rows[1:]] == [
+        (str(entry["rank"] or ""), entry["name"], str(entry["submission"])) for entry in shown]
+    first = rows[1]
+    submission = Submission.objects.get(pk=first[2])
+    assert first[7] == str(submission.total_fuel) and first[12:14] == ["100", "101"]
+    assert float(first[8]) == pytest.approx(submission.total_fuel * 100 / (2 * board.fuel_limit), abs=1e-3)
+
+
+def test_every_submission_and_the_api_twin(client, board):
+    every = rows_of(client.get("/cases/csv-00000/leaderboard/", {"format": "csv", "all": "1"}))
+    assert len(every) - 1 == 75
+    api = client.get("/api/cases/csv-00000/leaderboard/", {"format": "csv"})
+    assert api["Content-Type"] == "text/csv; charset=utf-8" and len(rows_of(api)) == 76
+
+
+def test_names_never_become_formulas(client, board):
+    Submission.objects.filter(pk=Submission.objects.order_by("board_group", "board_key").first().pk).update(name="@SUM(A1)")
+    from scoring import standings
+
+    standings.rebuild([board.pk])
+    rows = rows_of(client.get("/cases/csv-00000/leaderboard/", {"format": "csv", "all": "1"}))
+    assert rows[1][1] == "'@SUM(A1)"
+
+
+def test_an_unknown_format_is_a_400(client, board):
+    assert client.get("/cases/csv-00000/leaderboard/", {"format": "xlsx"}).status_code == 400
+    api = client.get("/api/cases/csv-00000/leaderboard/", {"format": "xlsx"})
+    assert api.status_code == 400 and "csv" in api.json()["error"]
+
+
+def test_the_page_links_to_its_download(client, board):
+    page = client.get("/cases/csv-00000/leaderboard/", {"all": "1"}).content.decode()
+    assert 'href="?all=1&amp;format=csv"' in page or 'href="?all=1&format=csv"' in page
