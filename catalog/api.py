@@ -25,6 +25,8 @@ def case_summary(version: CaseVersion) -> dict:
         "experimental": version.experimental,
         "latest_version": version.version,
         "best_fuel": version.best_fuel,
+        "entries": version.entry_count,
+        "changed_at": version.imported_at.isoformat(),
         "url": reverse("case-detail", args=[version.case.slug]),
         "api_url": reverse("api-case-detail", args=[version.case.slug]),
     }

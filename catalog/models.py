@@ -105,6 +105,8 @@ class CaseVersion(models.Model):
     # The lowest total fuel of a ranked entry on this version's board: kept by scoring's
     # standings as scores land, so the case list shows it without reading any submission.
     best_fuel = models.BigIntegerField(null=True, blank=True)
+    # Entries on its leaderboard (each submitter's best), for the case list; kept with the standings.
+    entry_count = models.PositiveIntegerField(default=0)
     # manifest.content_digests of its held-out files: no later version may show or seed them.
     held_out_digests = models.JSONField(default=list)
     # What validation warned of ("file: key: message"): names its templates use that the site's
@@ -280,3 +282,20 @@ class VersionFile(models.Model):
 
     def __str__(self) -> str:
         return f"{self.version} {self.path}"
+
+
+class Kit(models.Model):
+    """A variant's take-part zip (catalog/kits.py), built once and kept so every download is the same bytes."""
+
+    variant = models.ForeignKey(Variant, on_delete=models.CASCADE, related_name="kits")
+    source_digest = models.CharField(max_length=64)  # what it was built from: version, variant, README
+    content = models.BinaryField()
+    size = models.PositiveBigIntegerField()
+    digest = models.CharField(max_length=64)  # SHA-256 of `content`: the download's ETag
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        constraints = [models.UniqueConstraint(fields=["variant", "source_digest"], name="one_kit_per_source")]
+
+    def __str__(self) -> str:
+        return f"kit of {self.variant} ({self.digest[:12]})"

@@ -8,8 +8,11 @@ from django.core.paginator import Paginator
 from django.db.models import Exists, OuterRef, QuerySet
 from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import render
+from django.urls import reverse
+from django.utils.cache import get_conditional_response
 
 from catalog.forms import CaseFilterForm
+from catalog.kits import kit_for, limits_of
 from catalog.models import CaseVersion, Tag
 from lib.paging import BadPage, page_of
 from sitecache.models import BEST_FUEL, CATALOG, version_generation
@@ -71,7 +74,42 @@ def case_list(request: HttpRequest) -> HttpResponse:
     return render(request, "catalog/case_list.html", {
         "form": form, "page": shown, "tags": list(tags), "filtered": filtered,
         "page_query": query_without(request, CASE_LIST_PARAMETERS),
+        # "/" and "/cases/" are the same page; the query parameters it reads, normalised.
+        "canonical": request.build_absolute_uri(reverse("case-list") + (
+            "?" + urlencode(canonical_parameters(request, CASE_LIST_PARAMETERS))
+            if canonical_parameters(request, CASE_LIST_PARAMETERS) else "")),
     })
+
+
+SCHEMA_SHOWN_BYTES = 32 * 1024  # a larger contract schema is left to the kit
+
+
+def contract_schemas(version: CaseVersion) -> list[dict]:
+    """The contract's input and output schemas: path, size, and the text when it is short."""
+    paths = list(dict.fromkeys([version.contract_input, version.contract_output]))
+    sizes = dict(version.files.filter(path__in=paths).values_list("path", "size"))
+    short = [path for path in paths if sizes.get(path, 0) <= SCHEMA_SHOWN_BYTES]
+    texts = {path: bytes(content).decode("utf-8", errors="replace")
+             for path, content in version.files.filter(path__in=short).values_list("path", "content")}
+    return [{"path": path, "size": sizes.get(path, 0), "text": texts.get(path)} for path in paths]
+
+
+def kit(request: HttpRequest, slug: str, version: str, variant: str) -> HttpResponse:
+    """A variant's take-part zip: the same bytes on every download, with a strong ETag."""
+    case_version = public_version_or_404(slug, version)
+    chosen = case_version.variants.filter(slug=variant).first()
+    if chosen is None:
+        raise Http404("No such variant")
+    made = kit_for(case_version, chosen)
+    etag = f'"{made.digest}"'
+    not_modified = get_conditional_response(request, etag=etag)
+    if not_modified is not None:
+        return not_modified
+    response = HttpResponse(bytes(made.content), content_type="application/zip")
+    response["Content-Disposition"] = f'attachment; filename="{slug}-{case_version.version}-{chosen.slug}.zip"'
+    response["ETag"] = etag
+    response["Cache-Control"] = "public, max-age=3600"
+    return response
 
 
 def public_version_or_404(slug: str, version: str | None = None) -> CaseVersion:
@@ -93,6 +131,12 @@ def case_detail(request: HttpRequest, slug: str, version: str | None = None) -> 
         "versions": versions,
         "is_latest": versions[0]["version"] == case_version.version,
         "variants": list(case_version.variants.all()),
+        "inputs": list(case_version.held_out_inputs.order_by("position").values("kind", "input_path", "fuel_runway",
+                                                                                "ceiling")),
+        "schemas": contract_schemas(case_version),
+        "limits": limits_of(case_version),
+        # The latest version shows at /cases/<slug>/ and at its own URL; the versioned one is permanent.
+        "canonical": request.build_absolute_uri(reverse("case-version", args=[slug, case_version.version])),
         # Staff see what validation warned of (staff pages are never cached).
         "template_warnings": case_version.template_warnings if request.user.is_staff else [],
     }

@@ -1,8 +1,10 @@
-"""Security headers Django 5.2 does not set by itself."""
+"""Security headers Django 5.2 does not set by itself; caching headers and compression for public responses."""
 
 from __future__ import annotations
 
 from django.conf import settings
+from django.middleware.gzip import GZipMiddleware
+from django.utils.cache import patch_cache_control
 
 
 class SecurityHeadersMiddleware:
@@ -20,3 +22,39 @@ class SecurityHeadersMiddleware:
         response.headers.setdefault("Content-Security-Policy", settings.CONTENT_SECURITY_POLICY)
         response.headers.setdefault("Permissions-Policy", settings.PERMISSIONS_POLICY)
         return response
+
+
+class PublicCachingMiddleware:
+    """A short `Cache-Control: public` on what anonymous visitors GET, so browsers and proxies
+    may keep a page briefly and then revalidate it with its ETag (ConditionalGetMiddleware
+    answers 304 when it still matches). Staff pages, the admin and anything a view marked
+    itself are left alone."""
+
+    def __init__(self, get_response):
+        self.get_response = get_response
+
+    def __call__(self, request):
+        response = self.get_response(request)
+        user = getattr(request, "user", None)
+        if (request.method in ("GET", "HEAD") and response.status_code == 200 and "Cache-Control" not in response
+                and not request.path.startswith("/admin/") and not (user is not None and user.is_authenticated)):
+            patch_cache_control(response, public=True, max_age=settings.PUBLIC_CACHE_SECONDS)
+        return response
+
+
+class SafeGZipMiddleware(GZipMiddleware):
+    """gzip, but never for a response tied to a visitor (BREACH).
+
+    BREACH recovers a secret from the size of compressed responses that also reflect what an
+    attacker sends. The secrets here are the CSRF token and the session, so a response is left
+    uncompressed when the request is authenticated, when a CSRF token was rendered or set
+    (`CSRF_COOKIE_USED`, or a csrftoken cookie), or when it sets any cookie. Archives are
+    already compressed.
+    """
+
+    def process_response(self, request, response):
+        user = getattr(request, "user", None)
+        if ((user is not None and user.is_authenticated) or request.META.get("CSRF_COOKIE_USED")
+                or response.cookies or response.get("Content-Type", "").startswith("application/zip")):
+            return response
+        return super().process_response(request, response)

@@ -40,6 +40,7 @@ INSTALLED_APPS = [
     "django.contrib.sessions",
     "django.contrib.messages",
     "django.contrib.staticfiles",
+    "django.contrib.sitemaps",
     "django_tasks",
     "django_tasks_db",
     "sitecache",
@@ -50,6 +51,11 @@ INSTALLED_APPS = [
 MIDDLEWARE = [
     "django.middleware.security.SecurityMiddleware",
     "config.middleware.SecurityHeadersMiddleware",
+    # Compression last on the way out (so ETags are computed on what the view wrote), never for
+    # a response tied to a visitor; then ETags, 304s and a short public Cache-Control.
+    "config.middleware.SafeGZipMiddleware",
+    "django.middleware.http.ConditionalGetMiddleware",
+    "config.middleware.PublicCachingMiddleware",
     "whitenoise.middleware.WhiteNoiseMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
     "django.middleware.common.CommonMiddleware",
@@ -221,4 +227,6 @@ SCORING_MAX_ATTEMPTS = envint("SCORING_MAX_ATTEMPTS", 3, minimum=1)
 # Public pages are cached for this long (0: off), keyed by the content generation, so a cached
 # page is never older than the data. Each process has its own cache unless CACHES says otherwise.
 PAGE_CACHE_SECONDS = envint("PAGE_CACHE_SECONDS", 300, minimum=0)
+# Browsers and proxies may keep an anonymous page this long before revalidating it (its ETag).
+PUBLIC_CACHE_SECONDS = envint("PUBLIC_CACHE_SECONDS", 30, minimum=0)
 CACHES = {"default": {"BACKEND": "django.core.cache.backends.locmem.LocMemCache", "OPTIONS": {"MAX_ENTRIES": 2000}}}

@@ -1,9 +1,11 @@
 from django.contrib import admin
+from django.contrib.sitemaps.views import sitemap
 from django.http import HttpResponse, HttpResponsePermanentRedirect
 from django.templatetags.static import static
 from django.urls import path, register_converter
 
 from catalog import api as catalog_api
+from catalog import feeds
 from catalog import views as catalog_views
 from scoring import api as scoring_api
 from scoring import standings_views
@@ -45,6 +47,8 @@ urlpatterns = [
     # Before <version>/: "leaderboard" is reserved, no version folder may take the name.
     path("cases/<slug:slug>/leaderboard/", scoring_views.leaderboard, name="leaderboard"),
     path("cases/<slug:slug>/<version:version>/", catalog_views.case_detail, name="case-version"),
+    path("cases/<slug:slug>/<version:version>/kit/<slug:variant>.zip", catalog_views.kit, name="kit"),
+    path("about/", scoring_views.about, name="about"),
     path("standings/", standings_views.standings, name="standings"),
     path("submissions/<int:pk>/", scoring_views.submission_detail, name="submission-detail"),
     path("submissions/<int:a>/compare/<int:b>/", scoring_views.submission_compare, name="submission-compare"),
@@ -56,5 +60,8 @@ urlpatterns = [
     path("api/submissions/<int:a>/compare/<int:b>/", scoring_api.submission_compare, name="api-submission-compare"),
     path("admin/", admin.site.urls),
     path("health/", health, name="health"),
+    path("robots.txt", feeds.robots, name="robots"),
+    path("sitemap.xml", sitemap, {"sitemaps": feeds.SITEMAPS}, name="sitemap"),
+    path("feeds/versions.atom", feeds.NewVersionsFeed(), name="feed-versions"),
     path("favicon.ico", favicon),
 ]

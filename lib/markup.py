@@ -28,6 +28,9 @@ ALLOWED_ATTRIBUTES = {
 }
 URL_SCHEMES = {"http", "https", "mailto"}
 _HEADING = re.compile(r"<(/?)h([1-6])\b", re.IGNORECASE)
+_TABLE = re.compile(r"<table>")
+_TABLE_END = re.compile(r"</table>")
+_SCROLL = '<div class="table-scroll" role="region" aria-label="Table" tabindex="0">'
 
 
 def _shift_heading(match: re.Match) -> str:
@@ -39,7 +42,11 @@ def render_markdown(text: str) -> str:
     """Sanitised HTML for `text` (cached: versions are immutable, so the same text recurs)."""
     html = markdown.markdown(text, extensions=["tables", "fenced_code"], output_format="html")
     html = _HEADING.sub(_shift_heading, html)
-    return nh3.clean(
+    cleaned = nh3.clean(
         html, tags=ALLOWED_TAGS, attributes=ALLOWED_ATTRIBUTES, url_schemes=URL_SCHEMES,
         link_rel="nofollow noopener noreferrer", strip_comments=True,
     )
+    # A wide table scrolls inside the page, not the page sideways; after sanitising, so the
+    # wrapper is ours and the author's markup cannot add one.
+    return _TABLE.sub(lambda match: _SCROLL + match.group(0), _TABLE_END.sub(lambda match: match.group(0) + "</div>",
+                                                                             cleaned))

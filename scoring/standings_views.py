@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from django import forms
 from django.conf import settings
 from django.core.paginator import Paginator
 from django.http import HttpRequest, HttpResponse
@@ -20,6 +21,12 @@ from sitecache.pages import cached_page, choice, page, query_without, text
 
 STANDINGS_PER_PAGE = 50
 STANDINGS_PARAMETERS = (text("difficulty"), text("tag"), page(), choice("format"))
+
+
+class StandingsFilterForm(forms.Form):
+    # A form field refuses NUL characters and overlong values before any query sees them.
+    difficulty = forms.ChoiceField(required=False, choices=[("", "any")] + [(d, d) for d in DIFFICULTIES])
+    tag = forms.CharField(required=False, max_length=100)
 
 
 class BadFilter(ValueError):
@@ -50,10 +57,13 @@ class Standings:
     """What one request for the standings shows: the filter, the lines, how many cases, and when."""
 
     def __init__(self, request: HttpRequest):
-        self.difficulty = request.GET.get("difficulty", "").strip() or None
-        self.tag = request.GET.get("tag", "").strip() or None
-        if self.difficulty and self.difficulty not in DIFFICULTIES:
-            raise BadFilter(f"unknown difficulty: use one of {', '.join(DIFFICULTIES)}")
+        form = StandingsFilterForm(request.GET)
+        if not form.is_valid():
+            if "difficulty" in form.errors:
+                raise BadFilter(f"unknown difficulty: use one of {', '.join(DIFFICULTIES)}")
+            raise BadFilter("tag: " + " ".join(form.errors.get("tag", ["not a tag"])))
+        self.difficulty = form.cleaned_data["difficulty"] or None
+        self.tag = form.cleaned_data["tag"] or None
         if self.tag and not Tag.objects.filter(name=self.tag, latest_public_count__gt=0).exists():
             raise BadFilter("no published case carries that tag")
         self.scope = scope_name(self.difficulty, self.tag)

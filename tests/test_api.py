@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import pytest
 
+from catalog.models import CaseVersion
+
 
 pytestmark = pytest.mark.django_db
 
@@ -16,8 +18,9 @@ def test_the_case_list(client, imported):
     assert adder == {
         "slug": "adder", "name": "Adder", "summary": "Add up a list of integers.", "difficulty": "easy",
         "tags": ["arithmetic", "wasm"], "experimental": False, "latest_version": "v10", "best_fuel": None,
-        "url": "/cases/adder/", "api_url": "/api/cases/adder/",
+        "entries": 0, "changed_at": adder["changed_at"], "url": "/cases/adder/", "api_url": "/api/cases/adder/",
     }
+    assert adder["changed_at"].startswith(str(CaseVersion.objects.get(case__slug="adder", version="v10").imported_at.date()))
 
 
 def test_the_case_list_filters_like_the_page(client, imported, settings):

@@ -9,63 +9,17 @@ shows them).
 from __future__ import annotations
 
 import io
-import os
 import shutil
 import zipfile
 from pathlib import Path
 
 import pytest
 
-from catalog.importer import import_catalog
 from catalog.models import CaseVersion
 from scoring.carry import carry_forward, score_carried
-from scoring.examples import score_examples
-from scoring.service import score, submit
-
-# Playwright's sync API runs an event loop in this thread; the ORM calls the test makes are
-# still synchronous and run between browser steps.
-os.environ.setdefault("DJANGO_ALLOW_ASYNC_UNSAFE", "true")
-
-ROOT = Path(__file__).resolve().parent.parent
-SCREENSHOTS = ROOT / "docs" / "screenshots"
-CHROMIUM = "/usr/bin/chromium"
-CHROMIUM_ARGS = [
-    "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage", "--disable-background-networking",
-    "--disable-component-update", "--disable-sync", "--no-first-run", "--disable-quic",
-]
+from tests.conftest import ROOT, SCREENSHOTS
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
-
-
-@pytest.fixture(scope="module")
-def browser():
-    from playwright.sync_api import sync_playwright
-
-    assert Path(CHROMIUM).exists(), "Chromium is installed by `make test` (Debian package chromium)"
-    with sync_playwright() as playwright:
-        launched = playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
-        yield launched
-        launched.close()
-
-
-@pytest.fixture
-def page(browser):
-    context = browser.new_context(java_script_enabled=False, viewport={"width": 1280, "height": 900})
-    yield context.new_page()
-    context.close()
-
-
-@pytest.fixture
-def site(transactional_db, live_server, settings, tmp_path):
-    """The bundled catalog with its examples scored, plus a starter that does not pass."""
-    settings.SCORING_CACHE_DIR = tmp_path / "cache"
-    assert import_catalog(ROOT / "test-cases").ok
-    score_examples(ROOT / "examples" / "submissions")
-    lattice = CaseVersion.objects.get(case__slug="lattice", version="v1")
-    score(submit(lattice, lattice.variants.get(slug="long-belts"), "starter",
-                 folder=ROOT / "test-cases/performance/hard/lattice/v1/workspaces/base"))
-    SCREENSHOTS.mkdir(parents=True, exist_ok=True)
-    return live_server.url
 
 
 def shot(page, name: str) -> None:
@@ -175,6 +129,23 @@ def test_standings_compare_and_carried_entries(page, site):
     assert page.locator("h1").inner_text().startswith("Submission #")
     assert "range-sums v1" in page.locator(".crumbs").inner_text().lower() or "v1" in page.locator(".crumbs").inner_text()
     assert page.locator("text=Carried to").is_visible()
+
+
+def test_take_part_kit_and_the_method(page, site):
+    page.goto(site + "/cases/lattice/")
+    assert page.locator("#take-part-heading").is_visible()
+    with page.expect_download() as download:
+        page.click("text=Long belts kit")
+    assert download.value.suggested_filename == "lattice-v1-long-belts.zip"
+    with zipfile.ZipFile(download.value.path()) as archive:
+        names = archive.namelist()
+    assert "README.md" in names and "run/PROMPT.md" in names
+    page.click("details.schema >> nth=0")
+    assert page.locator("details.schema pre").first.is_visible()
+    page.click("nav >> text=About")
+    assert page.url.endswith("/about/")
+    assert page.locator("h2#fuel").is_visible()
+    shot(page, "about")
 
 
 def _archive_of_new_version(tmp_path: Path) -> bytes:

@@ -25,7 +25,9 @@ CASE_LIST_QUERIES = 4
 # version, the board's summary (count, engines), entries, stress inputs, results of the page's
 # entries, versions, variants; a later page adds one for the top of the board (the chart).
 LEADERBOARD_QUERIES = 7
-CASE_PAGE_QUERIES = 4  # version, versions, variants, top of the leaderboard
+# version, versions, variants, held-out inputs (kind, path, runway, ceiling), the contract
+# schemas' sizes and then their text, top of the leaderboard
+CASE_PAGE_QUERIES = 7
 
 
 @pytest.mark.parametrize("url", ["/cases/", "/api/cases/"])

@@ -67,3 +67,11 @@ def ratio(value) -> str:
     if value is None or value == "":
         return "—"
     return f"{float(value):.3g}×"
+
+
+@register.filter
+def plain(value) -> str:
+    """7.5 → 7.5, 60.0 → 60 (a setting's number as a person writes it)."""
+    if value is None or value == "":
+        return "—"
+    return f"{float(value):g}"

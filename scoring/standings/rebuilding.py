@@ -94,3 +94,8 @@ def _insert_summaries(Submission, Standing, BoardSummary, CaseVersion, version_i
     versions.exclude(pk__in=list(best)).update(best_fuel=None)
     for version_id, fuel in best.items():
         CaseVersion.objects.filter(pk=version_id).update(best_fuel=fuel)
+    counts = {version_id: fields["entries"] for (version_id, variant_id), fields in summaries.items()
+              if variant_id is None and fields["entries"]}
+    versions.exclude(pk__in=list(counts)).update(entry_count=0)
+    for version_id, count in counts.items():
+        CaseVersion.objects.filter(pk=version_id).update(entry_count=count)

@@ -57,6 +57,10 @@ class _Changes:
             # exclude(best_fuel=best) keeps the row when it differs, NULL either side included.
             if CaseVersion.objects.filter(pk=version_id).exclude(best_fuel=best).update(best_fuel=best):
                 self.best_fuel_changed.add(version_id)
+            overall = self.summaries.get((version_id, None))
+            if overall is not None and CaseVersion.objects.filter(pk=version_id).exclude(
+                    entry_count=overall.entries).update(entry_count=overall.entries):
+                self.best_fuel_changed.add(version_id)  # the case list shows both figures
         _announce(self.versions, self.best_fuel_changed)
 
 

@@ -1,0 +1,91 @@
+"""Take-part kits: a zip of what `seed_run` lays out for a variant, with a README of the rules.
+
+`README.md` at the top of the zip says how to build, what the module must export, and every
+limit; the run root sits beside it in `run/`, exactly as `seed_run` writes it (so the README can
+never clash with a file of the workspace). Held-out inputs and answers are not among a
+version's files, so they cannot be in a kit; a test compares every member with every one.
+
+The bytes are fixed: members in sorted order, one fixed timestamp, fixed permissions, built
+once and stored (`Kit`), so every download of a version's kit is byte-identical and its ETag
+strong. The README holds the site's limits too: a change of settings builds a new kit (its
+digest names what it was built from).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import io
+import zipfile
+from dataclasses import dataclass
+
+from django.conf import settings
+from django.db import IntegrityError, transaction
+from django.template.loader import render_to_string
+
+from catalog.models import CaseVersion, Kit, Variant
+from catalog.seeding import run_root_files
+
+RUN_FOLDER = "run"
+README = "README.md"
+FIXED_TIME = (2000, 1, 1, 0, 0, 0)  # every member's timestamp: the zip's bytes do not depend on when
+
+
+@dataclass(frozen=True)
+class Limits:
+    """What a submission may use, from the manifest and the site's settings."""
+
+    fuel_limit: int
+    max_memory_bytes: int
+    wall_seconds: float
+    build_seconds: float
+    module_bytes: int
+    source_bytes: int
+
+
+def limits_of(version: CaseVersion) -> Limits:
+    return Limits(
+        fuel_limit=version.fuel_limit, max_memory_bytes=version.max_memory_bytes,
+        wall_seconds=settings.SCORING_WALL_SECONDS,
+        build_seconds=min(settings.SCORING_BUILD_TIMEOUT, version.max_runtime_seconds),
+        module_bytes=settings.SCORING_MAX_MODULE_BYTES, source_bytes=settings.SCORING_MAX_SOURCE_BYTES,
+    )
+
+
+def readme(version: CaseVersion, variant: Variant) -> str:
+    return render_to_string("catalog/kit_readme.md", {
+        "version": version, "case": version.case, "variant": variant, "limits": limits_of(version),
+        "inputs": list(version.held_out_inputs.order_by("position").values("kind", "input_path", "fuel_runway",
+                                                                          "ceiling", "input_size")),
+        "run_folder": RUN_FOLDER,
+    })
+
+
+def build_zip(version: CaseVersion, variant: Variant, text: str) -> bytes:
+    members = {f"{RUN_FOLDER}/{path}": content for path, content in run_root_files(version, variant).items()}
+    members[README] = text.encode("utf-8")
+    buffer = io.BytesIO()
+    with zipfile.ZipFile(buffer, "w", compression=zipfile.ZIP_DEFLATED, compresslevel=9) as archive:
+        for name in sorted(members):
+            info = zipfile.ZipInfo(name, date_time=FIXED_TIME)
+            info.compress_type = zipfile.ZIP_DEFLATED
+            info.external_attr = 0o644 << 16
+            info.create_system = 3  # unix, whatever machine builds it
+            archive.writestr(info, members[name])
+    return buffer.getvalue()
+
+
+def kit_for(version: CaseVersion, variant: Variant) -> Kit:
+    """The stored kit of this variant (built now if none matches what it would be built from)."""
+    text = readme(version, variant)
+    source = hashlib.sha256(f"{version.digest}\0{variant.slug}\0{text}".encode()).hexdigest()
+    found = Kit.objects.filter(variant=variant, source_digest=source).first()
+    if found is not None:
+        return found
+    content = build_zip(version, variant, text)
+    try:
+        with transaction.atomic():
+            Kit.objects.filter(variant=variant).delete()
+            return Kit.objects.create(variant=variant, source_digest=source, content=content, size=len(content),
+                                      digest=hashlib.sha256(content).hexdigest())
+    except IntegrityError:  # a concurrent request stored the same kit first
+        return Kit.objects.get(variant=variant, source_digest=source)
