@@ -9,7 +9,7 @@ NODE_STAMP := node_modules/.installed-$(shell sha1sum package-lock.json | cut -c
 HOST ?= 127.0.0.1
 PORT ?= 8000
 
-.PHONY: setup toolchain browser run serve test bench clean
+.PHONY: setup toolchain browser front run serve test bench clean
 
 $(PY):
 	@$(PYTHON) -c 'import sys; sys.exit(sys.version_info < (3, 11))' || \
@@ -32,6 +32,9 @@ $(NODE_STAMP): package.json package-lock.json
 browser:
 	scripts/system-packages.sh browser
 
+front:
+	scripts/system-packages.sh serve
+
 setup: $(REQUIREMENTS_STAMP) toolchain
 	$(PY) manage.py migrate --noinput
 
@@ -40,17 +43,17 @@ run: setup
 	$(PY) manage.py score_examples
 	$(PY) manage.py runserver $(HOST):$(PORT)
 
-# Production-like: hashed and compressed static files, gunicorn (see README "Deploying").
-serve: setup
+# Production-like: hashed and compressed static files, nginx in front of gunicorn (README "Deploying").
+serve: setup front
 	STATIC_MANIFEST=1 $(PY) manage.py collectstatic --noinput --verbosity 0
 	$(PY) manage.py import_catalog
 	$(PY) manage.py score_examples
-	STATIC_MANIFEST=1 HOST=$(HOST) PORT=$(PORT) $(VENV)/bin/gunicorn -c config/gunicorn.py
+	STATIC_MANIFEST=1 HOST=$(HOST) PORT=$(PORT) scripts/serve.sh
 
-test: setup browser $(NODE_STAMP)
+test: setup browser front $(NODE_STAMP)
 	$(PY) -m pytest
 
-bench: setup $(NODE_STAMP)
+bench: setup front $(NODE_STAMP)
 	scripts/system-packages.sh bench
 	$(PY) bench/run.py --update-readme
 

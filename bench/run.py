@@ -77,6 +77,17 @@ def catalog_standings_rows(result: dict) -> list[tuple]:
     return rows
 
 
+def slow_client_rows(result: dict) -> list[tuple]:
+    front, slow, alone = result["nginx"], result["nginx_200_slow"], result["gunicorn_10_slow"]
+    return [
+        ("Case list with 200 slow clients holding connections (nginx in front of gunicorn, wrk)",
+         f"no slow clients {front['rps']:,.0f} req/s", f"200 slow clients {slow['rps']:,.0f} req/s",
+         f"{slow['rps'] / front['rps']:.2f}", "≥ 0.5", verdict(slow["rps"] / front["rps"] >= 0.5)),
+        ("…gunicorn alone, facing 10 slow clients", "(for comparison)",
+         f"{alone['rps']:,.0f} req/s, {alone['timeouts']:,} timeouts", "—", "(why the front is there)", "—"),
+    ]
+
+
 def verdict(ok: bool) -> str:
     return "met" if ok else "**missed**"
 
@@ -90,8 +101,8 @@ def handlebars_differential(examples: int) -> dict:
     return {"examples": examples, "identical": done.returncode == 0, "seconds": time.monotonic() - started}
 
 
-def table(scoring: dict, imports: dict, pages: dict, boards: list[dict], catalogs: list[dict], handlebars: dict,
-          seconds: float) -> str:
+def table(scoring: dict, imports: dict, pages: dict, boards: list[dict], catalogs: list[dict], slow: dict,
+          handlebars: dict, seconds: float) -> str:
     execution, tiny = scoring["overhead_execution"], scoring["overhead_tiny"]
     parallel, cache, hostile = scoring["parallel"], scoring["compile_cache"], scoring["hostile_answer"]
     cached, uncached = pages["cached"], pages["uncached"]
@@ -134,6 +145,7 @@ def table(scoring: dict, imports: dict, pages: dict, boards: list[dict], catalog
         rows += standings_rows(board)
     for catalog in catalogs:
         rows += catalog_standings_rows(catalog)
+    rows += slow_client_rows(slow)
     rows.append((f"Templates against Handlebars.js, {handlebars['examples']:,} random templates and contexts",
                  "Handlebars.js 4.7.8 (Node.js)", "lib/templates/",
                  "identical" if handlebars["identical"] else "**differ**", "identical",
@@ -163,7 +175,9 @@ def main() -> None:
     boards = [run("standings.py"), run_on_postgres("standings.py")]
     print("catalog-wide standings (SQLite, then PostgreSQL)…", flush=True)
     catalogs = [run("catalog_standings.py"), run_on_postgres("catalog_standings.py")]
-    text = table(scoring, imports, pages, boards, catalogs, handlebars, time.monotonic() - started)
+    print("slow clients…", flush=True)
+    slow = run("slow_clients.py")
+    text = table(scoring, imports, pages, boards, catalogs, slow, handlebars, time.monotonic() - started)
     print(text)
     if args.update_readme:
         readme = ROOT / "README.md"

@@ -3,7 +3,14 @@
 import multiprocessing
 import os
 
-bind = f"{os.environ.get('HOST', '127.0.0.1')}:{os.environ.get('PORT', '8000')}"
+from pathlib import Path
+
+# `make serve` binds a Unix socket behind nginx (scripts/serve.sh); alone, gunicorn binds HOST:PORT.
+bind = os.environ.get("GUNICORN_BIND") or f"{os.environ.get('HOST', '127.0.0.1')}:{os.environ.get('PORT', '8000')}"
+# The control socket lives in this instance's own state folder, so two instances never share one.
+_run_dir = Path(os.environ.get("VAR_DIR") or Path(__file__).resolve().parent.parent / "var") / "run"
+_run_dir.mkdir(parents=True, exist_ok=True)
+control_socket = str(_run_dir / "gunicorn.ctl")
 workers = int(os.environ.get("WEB_CONCURRENCY", multiprocessing.cpu_count() * 2 + 1))
 wsgi_app = "config.wsgi:application"
 accesslog = "-"

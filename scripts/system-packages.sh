@@ -5,6 +5,7 @@
 #                                          Debian's python3 (builds)
 #   scripts/system-packages.sh browser     chromium (browser tests)
 #   scripts/system-packages.sh bench       wrk (the page-throughput benchmark)
+#   scripts/system-packages.sh serve       nginx (the buffering front of `make serve`)
 #   scripts/system-packages.sh node        Node.js and npm (test-only oracles: Handlebars.js, axe-core)
 #
 # Debian's rustc carries the wasm32-unknown-unknown standard library (libstd-rust-dev-wasm32)
@@ -31,6 +32,9 @@ for group in "$@"; do
             ;;
         bench)
             need wrk /usr/bin/wrk
+            ;;
+        serve)
+            need nginx /usr/sbin/nginx
             ;;
         node)
             command -v node >/dev/null 2>&1 || need nodejs /usr/bin/node

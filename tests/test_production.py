@@ -1,4 +1,4 @@
-"""The production path: security headers, `check --deploy`, and `make serve` under gunicorn."""
+"""The production path: security headers, `check --deploy`, and `make serve`: nginx before gunicorn."""
 
 from __future__ import annotations
 
@@ -9,6 +9,7 @@ import signal
 import socket
 import subprocess
 import sys
+import threading
 import time
 import urllib.request
 from pathlib import Path
@@ -97,8 +98,43 @@ def _get(url: str, **headers) -> tuple[int, dict, bytes]:
         return response.status, dict(response.headers), response.read()
 
 
+SLOW_CLIENTS = 200
+
+
+def _ordinary_requests_survive_slow_clients(port: int) -> None:
+    """200 connections that send a header byte every 2 s, and never finish, hold no worker:
+    ordinary requests are still answered promptly (nginx reads requests whole first)."""
+    stop = threading.Event()
+    slow = [socket.create_connection(("127.0.0.1", port)) for _ in range(SLOW_CLIENTS)]
+    for connection in slow:
+        connection.sendall(b"GET / HTTP/1.1\r\nHost: x\r\n")
+
+    def drip() -> None:
+        while not stop.wait(2):
+            for connection in slow:
+                try:
+                    connection.sendall(b"X")
+                except OSError:
+                    pass
+
+    dripper = threading.Thread(target=drip, daemon=True)
+    dripper.start()
+    try:
+        time.sleep(3)  # the slow clients are all connected and dripping
+        for _ in range(3):
+            for path in ("/health/", "/cases/", "/cases/lattice/", "/standings/", "/api/cases/"):
+                started = time.monotonic()
+                status, _, _ = _get(f"http://127.0.0.1:{port}{path}")
+                assert status == 200 and time.monotonic() - started < 2, path
+    finally:
+        stop.set()
+        dripper.join()
+        for connection in slow:
+            connection.close()
+
+
 @pytest.mark.slow
-def test_make_serve_serves_the_site_with_hashed_compressed_static_files_under_gunicorn(tmp_path):
+def test_make_serve_serves_the_site_with_hashed_compressed_static_files_behind_nginx(tmp_path):
     port = _free_port()
     env = {**os.environ, "VAR_DIR": str(tmp_path / "var"), "STATIC_ROOT": str(tmp_path / "static"),
            "WEB_CONCURRENCY": "2", "DATABASE_URL": f"sqlite:///{tmp_path / 'serve.sqlite3'}"}
@@ -128,6 +164,7 @@ def test_make_serve_serves_the_site_with_hashed_compressed_static_files_under_gu
         assert status == 200 and "unsafe-inline" not in headers["Content-Security-Policy"]
         status, headers, body = _get(f"http://127.0.0.1:{port}/favicon.ico")  # redirected to the hashed icon
         assert status == 200 and headers["Content-Type"].startswith("image/svg") and body.startswith(b"<svg")
+        _ordinary_requests_survive_slow_clients(port)
     finally:
         os.killpg(server.pid, signal.SIGTERM)
         try:
@@ -136,3 +173,5 @@ def test_make_serve_serves_the_site_with_hashed_compressed_static_files_under_gu
             os.killpg(server.pid, signal.SIGKILL)
     log = server.stdout.read()
     assert "Booting worker" in log or "Listening at" in log, log[-2000:]
+    assert f"Listening at: unix:{tmp_path / 'var' / 'run' / 'gunicorn.sock'}" in log  # behind nginx
+    assert f"Control socket listening at {tmp_path / 'var' / 'run' / 'gunicorn.ctl'}" in log
