@@ -51,3 +51,11 @@ def test_the_catalog_standings_benchmark_runs_and_reports_a_ratio():
     assert (result["cases"], result["rows"]) == (12, 10) and result["refresh_s"] > 0
     if "under_writes" in result:
         assert result["under_writes"]["ratio"] > 0 and result["under_writes"]["age_s"] is not None
+
+
+@pytest.mark.parametrize("script", sorted(path.name for path in (ROOT / "bench").glob("*.py") if not path.name.startswith("_")))
+def test_every_benchmark_script_imports_what_it_uses(script):
+    """`--help` runs every import at the top of a script: a renamed name fails here, not in `make bench`."""
+    done = subprocess.run([sys.executable, f"bench/{script}", "--help"], cwd=ROOT, capture_output=True, text=True,
+                          timeout=120)
+    assert done.returncode == 0, done.stderr[-2000:]
