@@ -74,6 +74,7 @@ def main() -> dict:
     parser.add_argument("--json", action="store_true")
     args = parser.parse_args()
     workdir = setup()
+    workdir.chmod(0o755)  # nginx's workers (nobody, under root) must reach the socket in it
     from tests.factories import make_cases
 
     make_cases(1000)

@@ -60,9 +60,18 @@ def readme(version: CaseVersion, variant: Variant) -> str:
     })
 
 
+class HeldOutInKit(Exception):
+    """A member of a kit would be a held-out file: validation prevents it; this is the last guard."""
+
+
 def build_zip(version: CaseVersion, variant: Variant, text: str) -> bytes:
     members = {f"{RUN_FOLDER}/{path}": content for path, content in run_root_files(version, variant).items()}
     members[README] = text.encode("utf-8")
+    held_out = {bytes(content) for pair in version.held_out_inputs.values_list("input_bytes", "expected_bytes")
+                for content in pair}
+    leaked = sorted(name for name, content in members.items() if content in held_out)
+    if leaked:
+        raise HeldOutInKit(f"{version} {variant.slug}: {', '.join(leaked)} would be a held-out file")
     buffer = io.BytesIO()
     with zipfile.ZipFile(buffer, "w", compression=zipfile.ZIP_DEFLATED, compresslevel=9) as archive:
         for name in sorted(members):

@@ -37,8 +37,11 @@ class PublicCachingMiddleware:
         response = self.get_response(request)
         user = getattr(request, "user", None)
         if (request.method in ("GET", "HEAD") and response.status_code == 200 and "Cache-Control" not in response
+                and not response.cookies
                 and not request.path.startswith("/admin/") and not (user is not None and user.is_authenticated)):
             patch_cache_control(response, public=True, max_age=settings.PUBLIC_CACHE_SECONDS)
+        elif user is not None and user.is_authenticated and "Cache-Control" not in response:
+            patch_cache_control(response, private=True)  # what staff see is theirs alone
         return response
 
 
@@ -48,13 +51,13 @@ class SafeGZipMiddleware(GZipMiddleware):
     BREACH recovers a secret from the size of compressed responses that also reflect what an
     attacker sends. The secrets here are the CSRF token and the session, so a response is left
     uncompressed when the request is authenticated, when a CSRF token was rendered or set
-    (`CSRF_COOKIE_USED`, or a csrftoken cookie), or when it sets any cookie. Archives are
+    (`CSRF_COOKIE_NEEDS_UPDATE`, which rendering a token sets), or when it sets any cookie. Archives are
     already compressed.
     """
 
     def process_response(self, request, response):
         user = getattr(request, "user", None)
-        if ((user is not None and user.is_authenticated) or request.META.get("CSRF_COOKIE_USED")
+        if ((user is not None and user.is_authenticated) or request.META.get("CSRF_COOKIE_NEEDS_UPDATE")
                 or response.cookies or response.get("Content-Type", "").startswith("application/zip")):
             return response
         return super().process_response(request, response)

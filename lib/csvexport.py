@@ -15,7 +15,7 @@ def cell(value) -> object:
     """A value as a CSV cell: None empty, text that could start a formula quoted with a leading '."""
     if value is None:
         return ""
-    if isinstance(value, str) and value.startswith(_FORMULA_STARTS):
+    if isinstance(value, str) and value.lstrip(" \"'").startswith(_FORMULA_STARTS):
         return "'" + value
     return value
 
@@ -27,7 +27,8 @@ class _Echo:
 
 def csv_response(filename: str, header: list[str], rows: Iterable[Iterable]) -> StreamingHttpResponse:
     """A streamed `text/csv` attachment named `filename`: the header, then `rows`."""
-    writer = csv.writer(_Echo(), lineterminator="\r\n")
+    # Every cell quoted: a spreadsheet that splits on `;` cannot find a formula inside one.
+    writer = csv.writer(_Echo(), lineterminator="\r\n", quoting=csv.QUOTE_ALL)
 
     def lines():
         yield writer.writerow(header)

@@ -63,9 +63,12 @@ class Carried:
 
 
 def previous_version(version: CaseVersion) -> CaseVersion | None:
-    """The version of the same case just before `version` in version order."""
-    return (CaseVersion.objects.filter(case_id=version.case_id, ordinal__lt=version.ordinal)
-            .select_related("case").order_by("-ordinal").first())
+    """The version of the same case just before `version` in version order; for a published
+    version, the published one before it (an experimental version's entries stay off public boards)."""
+    earlier = CaseVersion.objects.filter(case_id=version.case_id, ordinal__lt=version.ordinal)
+    if not version.experimental:
+        earlier = earlier.filter(experimental=False)
+    return earlier.select_related("case").order_by("-ordinal").first()
 
 
 def best_entries(version: CaseVersion, top: int) -> list[Submission]:
@@ -94,6 +97,9 @@ def carry_forward(target: CaseVersion, *, source: CaseVersion | None = None, top
         raise CarryRefused("other_case", f"{source} and {target} are versions of different cases")
     if source.pk == target.pk:
         raise CarryRefused("same_version", f"cannot carry {target} forward to itself")
+    if source.experimental and not target.experimental:
+        raise CarryRefused("experimental_source", f"{source} is experimental: its entries cannot be carried to "
+                                                  f"{target}, which is published")
     if top <= 0:
         return []
     entries = best_entries(source, top)

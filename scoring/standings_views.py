@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+import hashlib
+
 from django import forms
 from django.conf import settings
+from django.core.cache import cache
 from django.core.paginator import Paginator
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import render
@@ -16,7 +19,7 @@ from lib.csvexport import csv_response
 from lib.paging import BadPage, page_of
 from scoring.standings.catalog import compute, request_refresh, scope_name, snapshot
 from scoring.views import BadFormat, download_name, wants_csv
-from sitecache.models import CATALOG, STANDINGS_SNAPSHOT
+from sitecache.models import CATALOG, STANDINGS_SNAPSHOT, Generation
 from sitecache.pages import cached_page, choice, page, query_without, text
 
 STANDINGS_PER_PAGE = 50
@@ -68,10 +71,9 @@ class Standings:
             raise BadFilter("no published case carries that tag")
         self.scope = scope_name(self.difficulty, self.tag)
         self.snapshot = snapshot()
-        if self.difficulty and self.tag:  # not precomputed: read now from the entries of these cases
-            lines, self.cases = compute(self.difficulty, self.tag)
-            self.lines = lines
-            self.as_of = None
+        if self.difficulty and self.tag:  # not precomputed: read from the entries of these cases, once per snapshot
+            self.lines, self.cases = combined(self.difficulty, self.tag)
+            self.as_of = self.snapshot.computed_at if self.snapshot else None
         else:
             known = (self.snapshot.scopes if self.snapshot else {}).get(self.scope, {"cases": 0, "rows": 0})
             self.cases = known["cases"]
@@ -111,6 +113,18 @@ class Standings:
                            *[value for _, part in self.parts(line) for value in (part["solved"], round(part["score"], 6))]]
 
         return csv_response(download_name("standings", self.difficulty or "", self.tag or ""), header, rows())
+
+
+def combined(difficulty: str, tag: str):
+    """A difficulty and a tag together, computed once per snapshot (and per catalog change) and
+    remembered: every page, format and host of the same filter reads the same result."""
+    values = ".".join(str(value) for value in Generation.current([CATALOG, STANDINGS_SNAPSHOT]))
+    key = "standings-combined:" + hashlib.sha256(f"{values}\0{difficulty}\0{tag}".encode()).hexdigest()
+    found = cache.get(key)
+    if found is None:
+        found = compute(difficulty, tag)
+        cache.set(key, found, 3600)
+    return found
 
 
 def refreshing_standings(view):

@@ -113,8 +113,7 @@ def leaderboard_csv(version: CaseVersion, variant: Variant | None, include_all: 
               "engine", "carried_from"]
 
     def rows():
-        for start in range(0, entries.count(), CSV_CHUNK):
-            chunk = entries[start:start + CSV_CHUNK]
+        for chunk in entries.batches(CSV_CHUNK):
             fuel = stress_fuel(chunk)
             for entry in chunk:
                 per_input = fuel.get(entry.submission, {})

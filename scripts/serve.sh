@@ -15,10 +15,19 @@ MAX_BODY=$((UPLOAD + 1048576))
 mkdir -p "$RUN_DIR" "$NGINX_DIR"
 rm -f "$RUN_DIR/gunicorn.sock"
 
-# Started as root, nginx's workers would switch to an account that cannot reach the socket in a
-# private VAR_DIR: they run as the account that runs gunicorn (run the site as a service account).
+# Started as root, nginx's master drops its workers to `nobody`, which must reach the socket:
+# every folder above VAR_DIR/run must be searchable by others (a private VAR_DIR is refused here,
+# rather than answering 502 later). Run as another account, nginx runs as that account.
 USER_LINE=""
-[ "$(id -u)" = 0 ] && USER_LINE="user $(id -un) $(id -gn);"
+if [ "$(id -u)" = 0 ]; then
+    USER_LINE="user nobody nogroup;"
+    chmod 755 "$RUN_DIR" "$NGINX_DIR"
+    if ! runuser -u nobody -- test -x "$RUN_DIR"; then
+        echo "nginx's workers (nobody) cannot reach $RUN_DIR: make the folders above it searchable (chmod o+x)," >&2
+        echo "or run make serve as the site's own account" >&2
+        exit 1
+    fi
+fi
 
 sed -e "s|@USER@|$USER_LINE|" -e "s|@RUN_DIR@|$RUN_DIR|g" -e "s|@NGINX_DIR@|$NGINX_DIR|g" -e "s|@HOST@|$HOST|g" -e "s|@PORT@|$PORT|g" \
     -e "s|@MAX_BODY@|$MAX_BODY|g" config/nginx.conf.template > "$NGINX_DIR/nginx.conf"

@@ -55,3 +55,18 @@ def test_errors_are_not_cached_publicly(client, imported):
     for url in ("/cases/nope/", "/cases/?difficulty=extreme"):
         response = client.get(url)
         assert response.status_code in (400, 404) and "public" not in response.get("Cache-Control", "")
+
+
+def test_a_response_that_sets_a_cookie_is_never_public(client, imported):
+    client.cookies["sessionid"] = "stale-or-forged"
+    response = client.get("/cases/")
+    assert response.status_code == 200
+    assert "sessionid" in response.cookies  # the session framework answers a bad session by clearing it
+    assert "public" not in response.get("Cache-Control", "")
+
+
+def test_what_a_signed_in_user_sees_is_private(client, imported, django_user_model):
+    django_user_model.objects.create_superuser("staff", "s@example.com", "pw")
+    client.login(username="staff", password="pw")
+    response = client.get("/cases/adder/")
+    assert "private" in response["Cache-Control"] and "public" not in response["Cache-Control"]

@@ -5,12 +5,15 @@ from __future__ import annotations
 import os
 import re
 import secrets
+import shutil
 import signal
 import socket
 import subprocess
 import sys
+import tempfile
 import threading
 import time
+import urllib.error
 import urllib.request
 from pathlib import Path
 
@@ -136,7 +139,10 @@ def _ordinary_requests_survive_slow_clients(port: int) -> None:
 @pytest.mark.slow
 def test_make_serve_serves_the_site_with_hashed_compressed_static_files_behind_nginx(tmp_path):
     port = _free_port()
-    env = {**os.environ, "VAR_DIR": str(tmp_path / "var"), "STATIC_ROOT": str(tmp_path / "static"),
+    # A state folder nginx's workers can reach (pytest's own tmp folders are private to root).
+    state = Path(tempfile.mkdtemp(prefix="fuelboard-serve-"))
+    state.chmod(0o755)
+    env = {**os.environ, "VAR_DIR": str(state / "var"), "STATIC_ROOT": str(tmp_path / "static"),
            "WEB_CONCURRENCY": "2", "DATABASE_URL": f"sqlite:///{tmp_path / 'serve.sqlite3'}"}
     env.pop("DJANGO_SETTINGS_MODULE", None)
     server = subprocess.Popen(["make", "serve", f"PORT={port}"], cwd=ROOT, env=env, start_new_session=True,
@@ -165,6 +171,13 @@ def test_make_serve_serves_the_site_with_hashed_compressed_static_files_behind_n
         status, headers, body = _get(f"http://127.0.0.1:{port}/favicon.ico")  # redirected to the hashed icon
         assert status == 200 and headers["Content-Type"].startswith("image/svg") and body.startswith(b"<svg")
         _ordinary_requests_survive_slow_clients(port)
+        # Only the archive upload takes a large body; anywhere else nginx refuses it before a worker sees it.
+        big = urllib.request.Request(f"http://127.0.0.1:{port}/standings/", data=b"x" * (2 << 20), method="POST")
+        try:
+            urllib.request.urlopen(big, timeout=10)
+            raise AssertionError("a 2 MiB body was accepted")
+        except urllib.error.HTTPError as refused:
+            assert refused.code == 413
     finally:
         os.killpg(server.pid, signal.SIGTERM)
         try:
@@ -173,5 +186,6 @@ def test_make_serve_serves_the_site_with_hashed_compressed_static_files_behind_n
             os.killpg(server.pid, signal.SIGKILL)
     log = server.stdout.read()
     assert "Booting worker" in log or "Listening at" in log, log[-2000:]
-    assert f"Listening at: unix:{tmp_path / 'var' / 'run' / 'gunicorn.sock'}" in log  # behind nginx
-    assert f"Control socket listening at {tmp_path / 'var' / 'run' / 'gunicorn.ctl'}" in log
+    assert f"Listening at: unix:{state / 'var' / 'run' / 'gunicorn.sock'}" in log  # behind nginx
+    assert f"Control socket listening at {state / 'var' / 'run' / 'gunicorn.ctl'}" in log
+    shutil.rmtree(state, ignore_errors=True)

@@ -9,7 +9,7 @@ from typing import Iterator
 
 from catalog.manifest.context import context_names, manifest_template_context
 from catalog.manifest.fields import Folder, Table, normalize, suggest
-from catalog.manifest.files import FileIdentity
+from catalog.manifest.files import FileIdentity, content_relation
 from catalog.manifest.types import (
     MANIFEST_NAME,
     PROMPT_DEST,
@@ -47,6 +47,12 @@ def check_rendering(folder: Folder, manifest: Manifest) -> None:
     (`{{case.nmae}}`) stays visible."""
     reported: set[tuple[str, str]] = set()
     warned: set[tuple] = set()
+    # What a template renders is seeded and downloadable: it may no more equal or contain a
+    # held-out file than a plain file may (a comment splitting the bytes hides them from the
+    # file checks).
+    held = [(rel, identity) for rel in dict.fromkeys(normalize(path) for case in manifest.cases
+                                                      for path in (case.input, case.expected))
+            if (identity := FileIdentity.of(folder.path / rel)) is not None]
     for variant in manifest.variants:
         context = manifest_template_context(manifest, variant, folder.version)
         templates = [("prompt", manifest.prompt, folder.manifest_file)]
@@ -57,11 +63,18 @@ def check_rendering(folder: Folder, manifest: Manifest) -> None:
                 continue
             missing: list[tuple[str, int]] = []
             try:
-                render_template(folder.read(rel), context, missing=missing)
+                rendered = render_template(folder.read(rel), context, missing=missing).encode("utf-8")
             except TemplateError as exc:
                 reported.add((file, key))
                 folder.error(file, key, f"`{rel}` {exc} (variant `{variant.slug}`)")
                 continue
+            for held_rel, identity in held:
+                relation = content_relation(rendered, identity)
+                if relation:
+                    reported.add((file, key))
+                    folder.error(file, key, f"`{held_rel}` is held out, but `{rel}` rendered for variant "
+                                            f"`{variant.slug}` {relation}")
+                    break
             for name, line in missing:
                 if (file, key, name, line) in warned:
                     continue

@@ -184,9 +184,14 @@ class FileIdentity:
             return "is a link to it"
         if self.inode == other.inode:
             return "is a hard link to it"
-        if self.digests & other.digests:
-            return "has the same content"
-        needle = other.content.strip()
-        if len(needle) >= MIN_EMBEDDED_BYTES and needle in self.content:
-            return "contains it"
-        return None
+        return content_relation(self.content, other, self.digests)
+
+
+def content_relation(content: bytes, held: "FileIdentity", digests: frozenset[str] | None = None) -> str | None:
+    """How `content` (a file's, or what a template rendered) shares a held-out file's content."""
+    if (digests if digests is not None else content_digests(content)) & held.digests:
+        return "has the same content"
+    needle = held.content.strip()
+    if len(needle) >= MIN_EMBEDDED_BYTES and needle in content:
+        return "contains it"
+    return None

@@ -140,3 +140,14 @@ def test_a_failed_submission_is_never_green_and_says_the_same_everywhere(client,
     board = client.get("/cases/adder/leaderboard/", {"version": "v1"}).content.decode()
     for html in (preview, board):
         assert 'status-build_failed">build failed' in html and "0/3" not in html
+
+
+def test_a_kit_member_equal_to_a_held_out_file_is_refused_at_the_last_step(client, adder_v1):
+    from catalog.kits import HeldOutInKit
+    from catalog.models import VersionFile
+
+    held = adder_v1.held_out_inputs.get(input_path="cases/large.json")
+    VersionFile.objects.filter(version=adder_v1, path="specs/rules.md").update(content=bytes(held.input_bytes))
+    with pytest.raises(HeldOutInKit, match="run/specs/rules.md"):
+        client.get("/cases/adder/v1/kit/base.zip")
+    assert not Kit.objects.exists()

@@ -159,6 +159,9 @@ RULES = [
     ("case-held-out-reformatted-copy", lambda c: c.write("workspaces/base/answer.json", '{\n  "sum" :  ' + c.read("cases/small.out").split(":")[1].strip()[:-1] + "\n}\n"), "case[1].expected", "`workspaces/base/answer.json` (in the seeded workspace `workspaces/base`) has the same content"),
     ("case-held-out-embedded", lambda c: c.write("specs/rules.md", "# Rules\n\nFor example " + c.read("cases/large.json").strip() + " is an input.\n"), "case[2].input", "`specs/rules.md` (spec[0].source) contains it"),
     ("case-held-out-through-linked-folder", lambda c: (os.symlink("cases", c.path("alias")), c.edit('input = "cases/small.json"', 'input = "alias/small.json"')), "case[1].input", "goes through the linked folder `alias`"),
+    # what a template renders is seeded too: a comment splitting the bytes does not hide them
+    ("case-held-out-rendered-copy", lambda c: c.write("specs/limits.md.hbs", '{"numbers": [10, 2{{!-- --}}0, 30, 40]}\n'), "spec[1].source", "`cases/large.json` is held out, but `specs/limits.md.hbs` rendered for variant `base` has the same content"),
+    ("case-held-out-rendered-inside", lambda c: c.write("prompt.hbs", 'Solve {{case.name}}. Say {"numbers": [10, 20, {{!}}30, 40]} back.\n'), "prompt", "`prompt.hbs` rendered for variant `base` contains it"),
     ("case-held-out-changelog-copy", lambda c: c.write("changelog.md", c.read("cases/small.out")), "case[1].expected", "`changelog.md` (changelog) has the same content"),
     # what the database can store
     ("slug-too-long", lambda c: c.edit('slug = "adder"', f'slug = "{"a" * 101}"'), "slug", "must be at most 100 characters, not 101"),

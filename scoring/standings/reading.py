@@ -117,6 +117,20 @@ class Leaderboard:
     def __iter__(self):
         return iter(self[0:self.count()])
 
+    def batches(self, size: int = 500):
+        """Every entry in board order, `size` at a time, from one query read as it goes (a
+        download of the whole board, however long, costs one pass over the index)."""
+        batch: list[Entry] = []
+        for position, row in enumerate(self.rows(0, None).iterator(chunk_size=2000), 1):
+            if not self.include_all:
+                row = {name.removeprefix("entry_"): value for name, value in row.items()}
+            batch.append(_entry(row, position))
+            if len(batch) == size:
+                yield batch
+                batch = []
+        if batch:
+            yield batch
+
     def __getitem__(self, index):
         if isinstance(index, int):
             return self[index:index + 1][0]

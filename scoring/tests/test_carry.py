@@ -270,3 +270,17 @@ def test_the_bundled_examples_carry_from_range_sums_v1_to_v2_with_the_real_build
     assert carried.source_kind == "submission" and carried.module_digest and carried.build_log is not None
     assert carried.results.count() == v2.smoke_count + v2.stress_count
     assert all(result.fuel for result in carried.results.all())
+
+
+def test_an_experimental_version_is_never_the_source_of_a_published_one(versions, v1_board, modules):
+    """v1 published, v2 experimental with its own entries, v10 published: v10 carries from v1."""
+    v2, v10 = versions["v2"], versions["v10"]
+    CaseVersion.objects.filter(pk=v2.pk).update(experimental=True)
+    v2.refresh_from_db()
+    score(submit(v2, v2.default_variant(), "secret", wasm_file=modules["fast"]))
+    carried = carry_forward(v10)
+    assert {item.source.version.version for item in carried} == {"v1"} and "secret" not in {
+        item.source.name for item in carried}
+    with pytest.raises(CarryRefused, match="experimental"):
+        carry_forward(v10, source=v2)
+    assert carry_forward(v2, source=versions["v1"], top=1)[0].submission.version == v2  # into experimental: fine

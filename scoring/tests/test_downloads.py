@@ -71,3 +71,17 @@ def test_an_unknown_format_is_a_400(client, board):
 def test_the_page_links_to_its_download(client, board):
     page = client.get("/cases/csv-00000/leaderboard/", {"all": "1"}).content.decode()
     assert 'href="?all=1&amp;format=csv"' in page or 'href="?all=1&format=csv"' in page
+
+
+def test_every_cell_is_quoted_so_no_separator_can_start_a_formula(client, board):
+    Submission.objects.filter(pk=Submission.objects.order_by("board_group", "board_key").first().pk).update(
+        name="a;=1+2")
+    second = Submission.objects.order_by("board_group", "board_key")[1]
+    Submission.objects.filter(pk=second.pk).update(name=' "=cmd')
+    from scoring import standings
+
+    standings.rebuild([board.pk])
+    text = b"".join(client.get("/cases/csv-00000/leaderboard/", {"format": "csv", "all": "1"}).streaming_content).decode()
+    lines = text.splitlines()
+    assert lines[1].startswith('"1","a;=1+2",') and all(line.startswith('"') for line in lines)
+    assert rows_of(client.get("/cases/csv-00000/leaderboard/", {"format": "csv", "all": "1"}))[2][1] == "' \"=cmd"
