@@ -35,14 +35,20 @@ def start_server(env: dict, port: int) -> subprocess.Popen:
         [sys.executable, "-m", "gunicorn", "-c", "config/gunicorn.py"], cwd=ROOT,
         env={**env, "PORT": str(port)}, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True,
     )
+    wait_until_serving(port, "gunicorn")
+    return server
+
+
+def wait_until_serving(port: int, what: str) -> None:
+    """Until /health/ answers on `port` (a minute at most)."""
     deadline = time.monotonic() + 60
     while time.monotonic() < deadline:
         try:
             urllib.request.urlopen(f"http://127.0.0.1:{port}/health/", timeout=2).read()
-            return server
+            return
         except OSError:
             time.sleep(0.3)
-    raise RuntimeError("gunicorn did not start")
+    raise RuntimeError(f"{what} did not start")
 
 
 def stop_server(server: subprocess.Popen) -> None:

@@ -18,10 +18,9 @@ import subprocess
 import sys
 import threading
 import time
-import urllib.request
 
 from _django import ROOT, setup
-from pages import free_port, start_server, stop_server
+from pages import free_port, start_server, stop_server, wait_until_serving
 
 
 def wrk(url: str) -> dict:
@@ -59,14 +58,8 @@ class SlowClients:
 def start_front(env: dict, port: int) -> subprocess.Popen:
     front = subprocess.Popen(["scripts/serve.sh"], cwd=ROOT, env={**env, "PORT": str(port)},
                              stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True)
-    deadline = time.monotonic() + 60
-    while time.monotonic() < deadline:
-        try:
-            urllib.request.urlopen(f"http://127.0.0.1:{port}/health/", timeout=2).read()
-            return front
-        except OSError:
-            time.sleep(0.3)
-    raise RuntimeError("scripts/serve.sh did not start")
+    wait_until_serving(port, "scripts/serve.sh")
+    return front
 
 
 def main() -> dict:

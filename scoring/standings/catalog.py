@@ -78,16 +78,6 @@ class Line:
         part["solved"] += solved
         part["score"] += score
 
-    def as_json(self, difficulties: list[str]) -> dict:
-        return {
-            "rank": self.position, "name": self.name, "solved": self.solved, "entered": self.entered,
-            "score": round(self.score, 6),
-            "geometric_mean": round(self.geometric_mean, 6) if self.geometric_mean is not None else None,
-            "difficulties": {difficulty: {"solved": self.breakdown.get(difficulty, {}).get("solved", 0),
-                                          "score": round(self.breakdown.get(difficulty, {}).get("score", 0.0), 6)}
-                             for difficulty in difficulties},
-        }
-
 
 def _ordered(lines: dict[str, Line]) -> list[Line]:
     ordered = sorted(lines.values(), key=lambda line: (-round(line.score, 9), -line.solved, line.name))
