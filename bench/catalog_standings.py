@@ -60,7 +60,7 @@ def page_age(base: str) -> float | None:
     """Seconds between now and the standings' "as of"."""
     from datetime import datetime, timezone
 
-    document = json.loads(urllib.request.urlopen(base + "/api/standings/", timeout=60).read())
+    document = json.loads(urllib.request.urlopen(base + "/api/v1/standings/", timeout=60).read())
     if not document["as_of"]:
         return None
     return (datetime.now(timezone.utc) - datetime.fromisoformat(document["as_of"])).total_seconds()

@@ -78,7 +78,7 @@ def growth(small: int, large: int, repeat: int) -> dict:
     client = Client(SERVER_NAME="localhost")
     pages = {
         "leaderboard": "/cases/{slug}/leaderboard/",
-        "leaderboard_api": "/api/cases/{slug}/leaderboard/",
+        "leaderboard_api": "/api/v1/cases/{slug}/leaderboard/",
         "case_page": "/cases/{slug}/",
         "all_page_3": "/cases/{slug}/leaderboard/?all=1&page=3",
     }

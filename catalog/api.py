@@ -1,73 +1,153 @@
-"""The catalog as JSON (`/api/cases/`, `/api/cases/<slug>/`). Never any held-out data."""
+"""The catalog in the API: the case list and one case version. Never any held-out data."""
 
 from __future__ import annotations
 
+from datetime import datetime
+from typing import Literal
+
 from django.http import HttpRequest
 from django.urls import reverse
+from ninja import Field, Query, Router, Schema
 
 from catalog.forms import CaseFilterForm
+from catalog.manifest import DIFFICULTIES
 from catalog.models import CaseVersion
-from catalog.views import CASE_LIST_PARAMETERS, counted_cases, list_scope, public_version_or_404
-from lib.api import json_view, paginate
-from sitecache.models import CATALOG
-from sitecache.pages import cached_page, query_without, text
+from catalog.views import counted_cases, public_version_or_404
+from lib.api import PAGE_MAX, PAGE_SIZE, PAGE_SIZE_MAX, ApiProblem, Problem, cached_document, document, page_links
+from sitecache.models import BEST_FUEL, CATALOG
 
-CASES_PER_PAGE = 50
+router = Router(tags=["catalog"])
+
+Difficulty = Literal[DIFFICULTIES]  # type: ignore[valid-type]
+SLUG = r"^[a-z0-9][a-z0-9-]*$"
+VERSION = r"^[A-Za-z0-9][A-Za-z0-9._-]*$"
 
 
-def case_summary(version: CaseVersion) -> dict:
+class CaseSummary(Schema):
+    slug: str
+    name: str
+    summary: str
+    difficulty: str
+    tags: list[str]
+    experimental: bool
+    latest_version: str
+    best_fuel: int | None = Field(..., description="the lowest total fuel of a ranked entry on the latest version")
+    entries: int = Field(..., description="ranked and unranked entries on the latest version")
+    changed_at: datetime = Field(..., description="when the latest version was published")
+    url: str = Field(..., description="the case page")
+    api_url: str
+
+
+class CaseList(Schema):
+    count: int
+    next: str | None
+    previous: str | None
+    results: list[CaseSummary]
+
+
+class Variant(Schema):
+    slug: str
+    name: str
+    default: bool
+    specs: list[str] = Field(..., description="the variant's own spec files, as laid out for a solver")
+    kit_url: str = Field(..., description="a zip of everything a solver starts from")
+
+
+class Contract(Schema):
+    entry: str = Field(..., description="the exported function the scorer calls")
+    input: str = Field(..., description="the input's JSON Schema (a file of the version)")
+    output: str
+
+
+class Sandbox(Schema):
+    fuel_limit: int
+    max_memory_bytes: int
+
+
+class Inputs(Schema):
+    smoke: int
+    stress: int
+
+
+class CaseDetail(Schema):
+    slug: str
+    name: str
+    version: str
+    versions: list[str] = Field(..., description="every published version, newest first")
+    published_at: datetime
+    difficulty: str
+    experimental: bool
+    tags: list[str]
+    summary: str
+    description: str = Field(..., description="Markdown, as the author wrote it")
+    changelog: str
+    variants: list[Variant]
+    specs: list[str]
+    contract: Contract
+    sandbox: Sandbox
+    inputs: Inputs
+    url: str
+    leaderboard_url: str
+
+
+def case_summary(request: HttpRequest, version: CaseVersion) -> dict:
+    slug = version.case.slug
     return {
-        "slug": version.case.slug,
-        "name": version.name,
-        "summary": version.summary,
-        "difficulty": version.difficulty,
-        "tags": version.tag_names,
-        "experimental": version.experimental,
-        "latest_version": version.version,
-        "best_fuel": version.best_fuel,
-        "entries": version.entry_count,
-        "changed_at": version.imported_at.isoformat(),
-        "url": reverse("case-detail", args=[version.case.slug]),
-        "api_url": reverse("api-case-detail", args=[version.case.slug]),
+        "slug": slug, "name": version.name, "summary": version.summary, "difficulty": version.difficulty,
+        "tags": version.tag_names, "experimental": version.experimental, "latest_version": version.version,
+        "best_fuel": version.best_fuel, "entries": version.entry_count, "changed_at": version.imported_at,
+        "url": request.build_absolute_uri(reverse("case-detail", args=[slug])),
+        "api_url": request.build_absolute_uri(reverse("api-v1:case", args=[slug])),
     }
 
 
-@cached_page(*CASE_LIST_PARAMETERS, scope=list_scope)
-@json_view
-def case_list(request: HttpRequest):
-    form = CaseFilterForm(request.GET)
+@router.get("/cases/", response={200: CaseList, 400: Problem, 404: Problem}, url_name="cases")
+def case_list(request: HttpRequest,
+              q: str | None = Query(None, max_length=100, description="part of the name"),
+              tag: str | None = Query(None, max_length=100),
+              difficulty: Difficulty | None = None,
+              page: int = Query(1, ge=1, le=PAGE_MAX),
+              page_size: int = Query(PAGE_SIZE, ge=1, le=PAGE_SIZE_MAX)):
+    """The latest published version of every case, by name; filtered like the case list page."""
+    form = CaseFilterForm({"q": q or "", "tag": tag or "", "difficulty": difficulty or ""})
     if not form.is_valid():
-        return {"error": "invalid filter", "fields": form.errors.get_json_data()}, 400
-    versions, pagination = paginate(request, counted_cases(request, form), per_page=CASES_PER_PAGE,
-                                    query=query_without(request, CASE_LIST_PARAMETERS))
-    return {**pagination, "cases": [case_summary(version) for version in versions]}
+        raise ApiProblem(400, "invalid filter", errors={name: [error["message"] for error in errors]
+                                                         for name, errors in form.errors.get_json_data().items()})
+    query = {name: value or None for name, value in form.cleaned_data.items()}
+
+    def render():
+        versions, links = page_links(request, counted_cases(form), page=page, page_size=page_size, query=query)
+        return document(CaseList, {**links, "results": [case_summary(request, version) for version in versions]})
+
+    return cached_document(request, {**query, "page": page, "page_size": page_size}, [CATALOG, BEST_FUEL], render)
 
 
-@cached_page(text("version"), scope=lambda request, slug: [CATALOG])
-@json_view
-def case_detail(request: HttpRequest, slug: str):
-    version = public_version_or_404(slug, request.GET.get("version") or None)
-    versions = CaseVersion.objects.public_versions_of(version.case).values_list("version", flat=True)
-    return {
-        "slug": version.case.slug,
-        "name": version.name,
-        "version": version.version,
-        "versions": list(versions),
-        "difficulty": version.difficulty,
-        "experimental": version.experimental,
-        "tags": version.tag_names,
-        "summary": version.summary,
-        "description": version.description,
-        "changelog": version.changelog,
-        "variants": [
-            {"slug": variant.slug, "name": variant.name, "default": variant.is_default,
-             "specs": [spec["dest"] for spec in variant.specs]}
-            for variant in version.variants.all()
-        ],
-        "specs": [spec["dest"] for spec in version.specs],
-        "contract": {"entry": version.contract_entry, "input": version.contract_input, "output": version.contract_output},
-        "sandbox": {"fuel_limit": version.fuel_limit, "max_memory_bytes": version.max_memory_bytes},
-        "inputs": {"smoke": version.smoke_count, "stress": version.stress_count},
-        "url": reverse("case-version", args=[version.case.slug, version.version]),
-        "leaderboard_url": reverse("api-leaderboard", args=[version.case.slug]) + f"?version={version.version}",
-    }
+@router.get("/cases/{slug}/", response={200: CaseDetail, 400: Problem, 404: Problem}, url_name="case")
+def case_detail(request: HttpRequest, slug: str,
+                version: str | None = Query(None, max_length=100, description="a version (default: the latest)")):
+    """One published version of a case: what a solver needs, and where its kit and leaderboard are."""
+
+    def render():
+        found = public_version_or_404(slug, version or None)
+        versions = CaseVersion.objects.public_versions_of(found.case).values_list("version", flat=True)
+        return document(CaseDetail, {
+            "slug": found.case.slug, "name": found.name, "version": found.version, "versions": list(versions),
+            "published_at": found.imported_at, "difficulty": found.difficulty, "experimental": found.experimental,
+            "tags": found.tag_names, "summary": found.summary, "description": found.description,
+            "changelog": found.changelog,
+            "variants": [
+                {"slug": variant.slug, "name": variant.name, "default": variant.is_default,
+                 "specs": [spec["dest"] for spec in variant.specs],
+                 "kit_url": request.build_absolute_uri(reverse("kit", args=[found.case.slug, found.version, variant.slug]))}
+                for variant in found.variants.all()
+            ],
+            "specs": [spec["dest"] for spec in found.specs],
+            "contract": {"entry": found.contract_entry, "input": found.contract_input, "output": found.contract_output},
+            "sandbox": {"fuel_limit": found.fuel_limit, "max_memory_bytes": found.max_memory_bytes},
+            "inputs": {"smoke": found.smoke_count, "stress": found.stress_count},
+            "url": request.build_absolute_uri(reverse("case-version", args=[found.case.slug, found.version])),
+            "leaderboard_url": request.build_absolute_uri(
+                reverse("api-v1:leaderboard", args=[found.case.slug]) + f"?version={found.version}"),
+        })
+
+    return cached_document(request, {"version": version or None}, [CATALOG], render)

@@ -34,9 +34,9 @@ def version_scope(request: HttpRequest, slug: str, version: str | None = None) -
     return [CATALOG, version_generation(slug, version or request.GET.get("version") or None)]
 
 
-def counted_cases(request: HttpRequest, form: CaseFilterForm) -> CountedByGeneration:
-    """`filtered_cases`, its count remembered until the catalog changes."""
-    identity = urlencode(canonical_parameters(request, CASE_LIST_PARAMETERS[:-1]))
+def counted_cases(form: CaseFilterForm) -> CountedByGeneration:
+    """`filtered_cases` of a valid form, its count remembered until the catalog changes."""
+    identity = urlencode(sorted((name, value) for name, value in form.cleaned_data.items() if value))
     return CountedByGeneration(filtered_cases(form), generation=CATALOG, identity=identity)
 
 
@@ -66,7 +66,7 @@ def case_list(request: HttpRequest) -> HttpResponse:
     if not form.is_valid():
         return render(request, "catalog/case_list.html", {"form": form, "page": None, "tags": []}, status=400)
     try:
-        shown = page_of(Paginator(counted_cases(request, form), CASES_PER_PAGE), request.GET.get("page"))
+        shown = page_of(Paginator(counted_cases(form), CASES_PER_PAGE), request.GET.get("page"))
     except BadPage as bad:
         return bad_request(request, str(bad))
     tags = Tag.objects.shown().values_list("name", flat=True)

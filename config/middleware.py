@@ -2,9 +2,18 @@
 
 from __future__ import annotations
 
+from http import HTTPStatus
+
 from django.conf import settings
+from django.http import HttpResponse
 from django.middleware.gzip import GZipMiddleware
+from django.urls import Resolver404, resolve
 from django.utils.cache import patch_cache_control
+
+from lib.api import is_problem, problem
+
+API_PREFIX = "/api/"
+API_METHODS = ("GET", "HEAD", "OPTIONS")
 
 
 class SecurityHeadersMiddleware:
@@ -61,3 +70,44 @@ class SafeGZipMiddleware(GZipMiddleware):
                 or response.cookies or response.get("Content-Type", "").startswith("application/zip")):
             return response
         return super().process_response(request, response)
+
+
+class ApiMiddleware:
+    """Under /api/: only GET, HEAD and OPTIONS, and every error a problem document (RFC 9457).
+
+    A write method is refused before any view (or the CSRF check) sees it. HEAD runs the GET
+    operation (the server sends the headers alone). OPTIONS answers with `Allow` (a CORS
+    preflight is answered earlier, by django-cors-headers). An error page from anywhere else
+    (an unknown path, a server error) is turned into a problem document with the same status.
+    """
+
+    def __init__(self, get_response):
+        self.get_response = get_response
+
+    def __call__(self, request):
+        if not request.path.startswith(API_PREFIX):
+            return self.get_response(request)
+        allow = ", ".join(API_METHODS)
+        if request.method not in API_METHODS:
+            return problem(405, f"{request.method} is not allowed here: the API is read-only", headers={"Allow": allow})
+        if request.method == "OPTIONS":
+            try:
+                resolve(request.path_info)
+            except Resolver404:
+                return problem(404, "no such API path")
+            response = HttpResponse(status=204)
+            response["Allow"] = allow
+            return response
+        head = request.method == "HEAD"
+        if head:
+            request.method = "GET"
+        try:
+            response = self.get_response(request)
+        finally:
+            if head:
+                request.method = "HEAD"
+        if response.status_code >= 400 and not is_problem(response):
+            detail = "no such API path" if response.status_code == 404 else HTTPStatus(response.status_code).phrase
+            extra = {"Allow": allow} if response.status_code == 405 else {}
+            response = problem(response.status_code, detail, headers=extra)
+        return response

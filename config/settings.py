@@ -41,6 +41,7 @@ INSTALLED_APPS = [
     "django.contrib.messages",
     "django.contrib.staticfiles",
     "django.contrib.sitemaps",
+    "corsheaders",
     "django_tasks",
     "django_tasks_db",
     "sitecache",
@@ -51,6 +52,9 @@ INSTALLED_APPS = [
 MIDDLEWARE = [
     "django.middleware.security.SecurityMiddleware",
     "config.middleware.SecurityHeadersMiddleware",
+    # The API: read-only CORS for any origin, then its methods and problem documents.
+    "corsheaders.middleware.CorsMiddleware",
+    "config.middleware.ApiMiddleware",
     # Compression last on the way out (so ETags are computed on what the view wrote), never for
     # a response tied to a visitor; then ETags, 304s and a short public Cache-Control.
     "config.middleware.SafeGZipMiddleware",
@@ -229,4 +233,15 @@ SCORING_MAX_ATTEMPTS = envint("SCORING_MAX_ATTEMPTS", 3, minimum=1)
 PAGE_CACHE_SECONDS = envint("PAGE_CACHE_SECONDS", 300, minimum=0)
 # Browsers and proxies may keep an anonymous page this long before revalidating it (its ETag).
 PUBLIC_CACHE_SECONDS = envint("PUBLIC_CACHE_SECONDS", 30, minimum=0)
+
+# --- the API ---------------------------------------------------------------------------------------
+# Read-only and public: any origin may read it from a browser, never with credentials (cookies are
+# not sent, so a page elsewhere cannot read what a signed-in visitor sees).
+CORS_URLS_REGEX = r"^/api/.*$"
+CORS_ALLOW_ALL_ORIGINS = True
+CORS_ALLOW_CREDENTIALS = False
+CORS_ALLOW_METHODS = ["GET", "HEAD", "OPTIONS"]
+CORS_ALLOW_HEADERS = ["accept", "if-none-match", "if-modified-since"]
+CORS_EXPOSE_HEADERS = ["ETag"]
+CORS_PREFLIGHT_MAX_AGE = 86400
 CACHES = {"default": {"BACKEND": "django.core.cache.backends.locmem.LocMemCache", "OPTIONS": {"MAX_ENTRIES": 2000}}}

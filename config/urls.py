@@ -2,12 +2,12 @@ from django.contrib import admin
 from django.contrib.sitemaps.views import sitemap
 from django.http import HttpResponse, HttpResponsePermanentRedirect
 from django.templatetags.static import static
-from django.urls import path, register_converter
+from django.urls import path, re_path, register_converter
 
-from catalog import api as catalog_api
 from catalog import feeds
 from catalog import views as catalog_views
-from scoring import api as scoring_api
+from config.api import api
+from config.api import docs as api_docs
 from scoring import standings_views
 from scoring import views as scoring_views
 
@@ -31,6 +31,11 @@ def health(request):
     return HttpResponse("ok\n", content_type="text/plain")
 
 
+def api_moved(request, rest: str):
+    """The first API's URLs (`/api/cases/`…) moved, unchanged, under `/api/v1/`."""
+    return HttpResponsePermanentRedirect("/api/v1/" + request.get_full_path()[len("/api/"):])
+
+
 def favicon(request):
     """Browsers ask for /favicon.ico on pages that name no icon (the admin's).
 
@@ -52,12 +57,9 @@ urlpatterns = [
     path("standings/", standings_views.standings, name="standings"),
     path("submissions/<int:pk>/", scoring_views.submission_detail, name="submission-detail"),
     path("submissions/<int:a>/compare/<int:b>/", scoring_views.submission_compare, name="submission-compare"),
-    path("api/cases/", catalog_api.case_list, name="api-case-list"),
-    path("api/cases/<slug:slug>/", catalog_api.case_detail, name="api-case-detail"),
-    path("api/cases/<slug:slug>/leaderboard/", scoring_api.leaderboard, name="api-leaderboard"),
-    path("api/standings/", standings_views.standings_api, name="api-standings"),
-    path("api/submissions/<int:pk>/", scoring_api.submission, name="api-submission"),
-    path("api/submissions/<int:a>/compare/<int:b>/", scoring_api.submission_compare, name="api-submission-compare"),
+    path("api/v1/docs", api_docs, name="api-docs"),
+    path("api/v1/", api.urls),
+    re_path(r"^api/(?!v1(?:/|$))(?P<rest>.*)$", api_moved),
     path("admin/", admin.site.urls),
     path("health/", health, name="health"),
     path("robots.txt", feeds.robots, name="robots"),

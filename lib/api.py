@@ -1,55 +1,98 @@
-"""Small helpers for the JSON API views."""
+"""The pieces every JSON API operation shares: problem documents (RFC 9457), one way to page a
+list, and cached responses validated against the operation's schema."""
 
 from __future__ import annotations
 
-import functools
+from http import HTTPStatus
+from typing import Any, Callable
+from urllib.parse import urlencode
 
-from django.core.paginator import Paginator
-from django.http import Http404, JsonResponse
-from django.http.response import HttpResponseBase
+from django.core.paginator import EmptyPage, Paginator
+from django.http import HttpRequest, HttpResponse, JsonResponse
+from ninja import Field, Schema
+from pydantic import BaseModel
 
-from lib.paging import BadPage, page_of
+from sitecache.pages import cached_response
 
-
-def json_view(view):
-    """Return the view's dict as JSON; a 404 becomes a JSON error instead of an HTML page. A view
-    may return a response of its own (a CSV download)."""
-
-    @functools.wraps(view)
-    def wrapper(request, *args, **kwargs):
-        try:
-            result = view(request, *args, **kwargs)
-        except Http404 as missing:
-            return JsonResponse({"error": str(missing) or "not found"}, status=404)
-        except BadPage as bad:
-            return JsonResponse({"error": str(bad)}, status=400)
-        if isinstance(result, HttpResponseBase):
-            return result
-        if isinstance(result, tuple):
-            document, status = result
-            return JsonResponse(document, status=status)
-        return JsonResponse(result)
-
-    return wrapper
+PROBLEM_TYPE = "application/problem+json"
+PAGE_SIZE = 50  # a list's default page
+PAGE_SIZE_MAX = 200  # the most `?page_size=` may ask for
+PAGE_MAX = 10**9  # the largest page number the API reads
 
 
-def paginate(request, items, *, per_page: int, query: str) -> tuple[list, dict]:
-    """One page of `items` and the fields that describe it: count, page, pages, next, previous.
+class Problem(Schema):
+    """An error (RFC 9457). `errors` names each query parameter that was refused, and why."""
 
-    Raises BadPage for a `?page=` that is not a page number, Http404 past the last page. `query`
-    is the rest of the links' query string (`a=1&b=2&`: only the parameters the endpoint reads).
+    type: str = Field("about:blank", description="about:blank: the status says what went wrong")
+    title: str = Field(..., description="the HTTP status phrase")
+    status: int
+    detail: str = Field(..., description="what was wrong with this request")
+    errors: dict[str, list[str]] | None = Field(None, description="per parameter: why its value was refused")
+
+
+class ApiProblem(Exception):
+    """Raise to answer with a problem document."""
+
+    def __init__(self, status: int, detail: str, errors: dict[str, list[str]] | None = None):
+        super().__init__(detail)
+        self.status = status
+        self.detail = detail
+        self.errors = errors
+
+
+def problem(status: int, detail: str, *, errors: dict[str, list[str]] | None = None,
+            headers: dict[str, str] | None = None) -> JsonResponse:
+    document = {"type": "about:blank", "title": HTTPStatus(status).phrase, "status": status, "detail": detail}
+    if errors:
+        document["errors"] = errors
+    response = JsonResponse(document, status=status, content_type=PROBLEM_TYPE,
+                            json_dumps_params={"ensure_ascii": True})
+    for name, value in (headers or {}).items():
+        response[name] = value
+    return response
+
+
+def is_problem(response: HttpResponse) -> bool:
+    return response.get("Content-Type", "").startswith(PROBLEM_TYPE)
+
+
+def page_links(request: HttpRequest, items, *, page: int, page_size: int, query: dict[str, Any]) -> tuple[list, dict]:
+    """One page of `items` (anything a Paginator takes) and {count, next, previous}.
+
+    The links are absolute and built from the validated parameters in `query` (never from the
+    raw query string: a cached document is served to every request that reads the same way).
+    A page past the last is a 404 (page 1 of an empty list is an empty page).
     """
-    paginator = Paginator(items, per_page)
-    shown = page_of(paginator, request.GET.get("page"))
-    base = f"{request.path}?{query}"
+    paginator = Paginator(items, page_size)
+    try:
+        shown = paginator.page(page)
+    except EmptyPage:
+        raise ApiProblem(404, f"there is no page {page}: the last is {paginator.num_pages}") from None
+    kept = {name: value for name, value in query.items() if value not in (None, "", False)}
+    if page_size != PAGE_SIZE:
+        kept["page_size"] = page_size
 
     def link(number: int) -> str:
-        return request.build_absolute_uri(f"{base}page={number}")
+        parameters = {**kept, **({"page": number} if number != 1 else {})}
+        parameters = {name: ("1" if value is True else value) for name, value in parameters.items()}
+        return request.build_absolute_uri(request.path + ("?" + urlencode(sorted(parameters.items())) if parameters else ""))
 
     return list(shown), {
         "count": paginator.count,
-        "page": shown.number,
-        "pages": paginator.num_pages,
         "next": link(shown.next_page_number()) if shown.has_next() else None,
         "previous": link(shown.previous_page_number()) if shown.has_previous() else None,
     }
+
+
+def document(schema: type[BaseModel], data: dict) -> JsonResponse:
+    """`data` checked against the operation's response schema, as JSON: a field the schema does
+    not promise fails here, in the tests, instead of surprising a client."""
+    return JsonResponse(schema.model_validate(data).model_dump(mode="json"))
+
+
+def cached_document(request: HttpRequest, query: dict[str, Any], generations: list[str],
+                    render: Callable[[], HttpResponse]) -> HttpResponse:
+    """The page cache, keyed by the operation's validated parameters: two spellings of one value
+    (`?page=01`, `?all=true`) share an entry, so no client can fill the cache with copies."""
+    canonical = sorted((name, str(value)) for name, value in query.items() if value is not None)
+    return cached_response(request, canonical, generations, render)

@@ -1,60 +1,257 @@
-"""Leaderboards and submissions as JSON. Never any held-out data."""
+"""Results in the API: leaderboards, submissions, comparisons and the standings. Never any
+held-out data (input paths and counts only)."""
 
 from __future__ import annotations
 
+from datetime import datetime
+from typing import Literal
+
 from django.http import HttpRequest
 from django.urls import reverse
+from ninja import Field, Query, Router, Schema
 
+from catalog.api import Difficulty
 from catalog.views import version_scope
-from lib.api import json_view, paginate
-from sitecache.pages import cached_page, query_without
-from scoring.models import Submission
-from scoring.service import as_json
+from lib.api import PAGE_MAX, PAGE_SIZE, PAGE_SIZE_MAX, ApiProblem, Problem, cached_document, document, page_links
 from scoring.compare import NotComparable
-from scoring.views import (
-    ENTRIES_PER_PAGE, LEADERBOARD_PARAMETERS, BadFormat, comparison_or_error, leaderboard_csv, leaderboard_selection,
-    public_submission_or_404, wants_csv,
-)
+from scoring.models import Submission
+from scoring.standings.catalog import request_refresh
+from scoring.standings.places import engine_label
+from scoring.standings_views import BadFilter, Standings, UnknownTag, standings_scope
+from scoring.views import CURRENT_ENGINE, board_of, comparison_or_error, leaderboard_csv, public_submission_or_404
+
+router = Router(tags=["results"])
+
+Format = Literal["json", "csv"]
+CSV_RESPONSE = {"responses": {200: {"content": {"text/csv": {"schema": {"type": "string"}}}}}}
 
 
-@cached_page(*LEADERBOARD_PARAMETERS, scope=version_scope)
-@json_view
-def leaderboard(request: HttpRequest, slug: str):
-    version, variant, include_all = leaderboard_selection(request, slug)
-    try:
-        if wants_csv(request):
-            return leaderboard_csv(version, variant, include_all)
-    except BadFormat as bad:
-        return {"error": str(bad)}, 400
-    entries = Submission.objects.leaderboard(version, variant=variant, include_all=include_all)
-    shown, pagination = paginate(request, entries, per_page=ENTRIES_PER_PAGE,
-                                 query=query_without(request, LEADERBOARD_PARAMETERS))
+class LeaderboardRow(Schema):
+    rank: int | None = Field(..., description="null unless the entry passed every input within the pass line")
+    group: Literal["ranked", "over_limit", "unranked"]
+    name: str
+    submission: int
+    variant: str
+    status: str
+    passed: bool
+    total_fuel: int | None
+    overshoot: int = Field(..., description="fuel used past the inputs' pass lines, within their runway")
+    passed_inputs: int
+    inputs: int
+    submitted_at: datetime
+    engine: str = Field(..., description="the wasmtime version and engine configuration that measured it")
+    current_engine: bool = Field(..., description="measured by the engine the site scores with today")
+    carried_from: int | None = Field(..., description="the submission on an earlier version it was rescored from")
+    url: str
+    api_url: str
+
+
+class Leaderboard(Schema):
+    case: str
+    version: str
+    variant: str | None
+    all: bool = Field(..., description="every submission, not only each submitter's best")
+    count: int
+    next: str | None
+    previous: str | None
+    results: list[LeaderboardRow]
+
+
+class Result(Schema):
+    kind: Literal["smoke", "stress"]
+    input: str
+    status: str
+    fuel: int | None
+    fuel_limit: int
+    ceiling: int
+    overshoot: int
+    wall_ms: float | None = Field(..., description="wall-clock milliseconds (not the measure)")
+    message: str
+
+
+class SubmissionDocument(Schema):
+    submission: int
+    case: str
+    version: str
+    variant: str
+    name: str
+    status: str
+    job: Literal["queued", "running", "done", "failed"]
+    message: str = Field(..., description="why the build failed or the module was refused, if it was")
+    passed: bool
+    total_fuel: int | None
+    overshoot: int
+    passed_inputs: int
+    inputs: int
+    wasmtime: str
+    engine: str
+    created_at: datetime
+    scored_at: datetime | None
+    carried_from: int | None
+    results: list[Result]
+    url: str
+
+
+class Side(Schema):
+    submission: int
+    name: str
+    variant: str
+    status: str
+    passed: bool
+    total_fuel: int | None
+    carried_from: int | None
+
+
+class InputFuel(Schema):
+    status: str
+    fuel: int | None
+
+
+class InputPair(Schema):
+    kind: str
+    input: str
+    a: InputFuel | None
+    b: InputFuel | None
+    ratio: float | None = Field(..., description="A's fuel ÷ B's, when both passed")
+
+
+class ComparisonDocument(Schema):
+    case: str
+    version: str
+    a: Side
+    b: Side
+    total_ratio: float | None
+    geometric_mean: float | None
+    inputs: list[InputPair]
+    url: str
+
+
+class DifficultyPart(Schema):
+    solved: int
+    score: float
+
+
+class StandingsLine(Schema):
+    rank: int
+    name: str
+    solved: int
+    entered: int
+    score: float = Field(..., description="the sum over cases of best fuel ÷ own fuel (0 if unsolved)")
+    geometric_mean: float | None
+    difficulties: dict[str, DifficultyPart]
+
+
+class StandingsDocument(Schema):
+    difficulty: str | None
+    tag: str | None
+    cases: int
+    as_of: datetime | None
+    computing: bool = Field(..., description="the first standings are still being computed")
+    count: int
+    next: str | None
+    previous: str | None
+    results: list[StandingsLine]
+
+
+def leaderboard_row(request: HttpRequest, entry) -> dict:
     return {
-        "case": version.case.slug,
-        "version": version.version,
-        "variant": variant.slug if variant else None,
-        "all": include_all,
-        **pagination,
-        "entries": [{**entry.as_json(), "carried_from": entry.carried_from} for entry in shown],
+        "rank": entry.rank, "group": entry.group, "name": entry.name, "submission": entry.submission,
+        "variant": entry.variant, "status": entry.status, "passed": entry.passed, "total_fuel": entry.total_fuel,
+        "overshoot": entry.overshoot, "passed_inputs": entry.passed_count, "inputs": entry.input_count,
+        "submitted_at": entry.submitted_at, "engine": entry.engine, "current_engine": entry.engine == CURRENT_ENGINE,
+        "carried_from": entry.carried_from,
+        "url": request.build_absolute_uri(reverse("submission-detail", args=[entry.submission])),
+        "api_url": request.build_absolute_uri(reverse("api-v1:submission", args=[entry.submission])),
     }
 
 
-@json_view
+@router.get("/cases/{slug}/leaderboard/", response={200: Leaderboard, 400: Problem, 404: Problem},
+            url_name="leaderboard", openapi_extra=CSV_RESPONSE)
+def leaderboard(request: HttpRequest, slug: str,
+                version: str | None = Query(None, max_length=100, description="a version (default: the latest)"),
+                variant: str | None = Query(None, max_length=100, description="one variant (default: all)"),
+                all: bool = Query(False, description="every submission, not only each submitter's best"),
+                page: int = Query(1, ge=1, le=PAGE_MAX),
+                page_size: int = Query(PAGE_SIZE, ge=1, le=PAGE_SIZE_MAX),
+                format: Format = Query("json", description="csv: the whole board, every page")):
+    """A version's leaderboard: each submitter's best entry, ranked by total fuel (fewer first; a tie goes to
+    the earlier submission), then the unranked entries."""
+    query = {"version": version or None, "variant": variant or None, "all": all}
+
+    def render():
+        case_version, chosen = board_of(slug, query["version"], query["variant"])
+        if format == "csv":
+            return leaderboard_csv(case_version, chosen, all)
+        entries = Submission.objects.leaderboard(case_version, variant=chosen, include_all=all)
+        shown, links = page_links(request, entries, page=page, page_size=page_size, query=query)
+        return document(Leaderboard, {
+            "case": case_version.case.slug, "version": case_version.version,
+            "variant": chosen.slug if chosen else None, "all": all, **links,
+            "results": [leaderboard_row(request, entry) for entry in shown],
+        })
+
+    generations = version_scope(request, slug, query["version"])
+    return cached_document(request, {**query, "page": page, "page_size": page_size, "format": format}, generations,
+                           render)
+
+
+@router.get("/submissions/{pk}/", response={200: SubmissionDocument, 400: Problem, 404: Problem}, url_name="submission")
 def submission(request: HttpRequest, pk: int):
+    """One submission's per-input results. Never the inputs themselves, nor the answers."""
     found = public_submission_or_404(pk)
-    document = as_json(found)
-    document["job"] = found.job_state  # queued, running, done or failed
-    document["url"] = reverse("submission-detail", args=[found.pk])
-    document["carried_from"] = found.carried_from_id
-    return document
+    results = found.results.order_by("position")
+    return document(SubmissionDocument, {
+        "submission": found.pk, "case": found.version.case.slug, "version": found.version.version,
+        "variant": found.variant.slug, "name": found.name, "status": found.status, "job": found.job_state,
+        "message": found.message, "passed": found.passed, "total_fuel": found.total_fuel,
+        "overshoot": found.overshoot, "passed_inputs": found.passed_count, "inputs": found.input_count,
+        "wasmtime": found.wasmtime_version, "engine": engine_label(found.wasmtime_version, found.engine_digest), "created_at": found.created_at,
+        "scored_at": found.scored_at, "carried_from": found.carried_from_id,
+        "results": [{"kind": result.kind, "input": result.input_path, "status": result.status, "fuel": result.fuel,
+                     "fuel_limit": result.fuel_limit, "ceiling": result.ceiling, "overshoot": result.overshoot,
+                     "wall_ms": result.wall_ms, "message": result.message} for result in results],
+        "url": request.build_absolute_uri(reverse("submission-detail", args=[found.pk])),
+    })
 
 
-@json_view
+@router.get("/submissions/{a}/compare/{b}/", response={200: ComparisonDocument, 400: Problem, 404: Problem},
+            url_name="compare")
 def submission_compare(request: HttpRequest, a: int, b: int):
+    """Two submissions on the same version, input by input."""
     try:
-        comparison = comparison_or_error(request, a, b)
+        comparison = comparison_or_error(a, b)
     except NotComparable as reason:
-        return {"error": str(reason)}, 400
-    document = comparison.as_json()
-    document["url"] = reverse("submission-compare", args=[a, b])
-    return document
+        raise ApiProblem(400, str(reason)) from None
+    return document(ComparisonDocument, {
+        **comparison.as_json(), "url": request.build_absolute_uri(reverse("submission-compare", args=[a, b]))})
+
+
+@router.get("/standings/", response={200: StandingsDocument, 400: Problem, 404: Problem}, url_name="standings",
+            openapi_extra=CSV_RESPONSE)
+def standings(request: HttpRequest,
+              difficulty: Difficulty | None = None,
+              tag: str | None = Query(None, max_length=100),
+              page: int = Query(1, ge=1, le=PAGE_MAX),
+              page_size: int = Query(PAGE_SIZE, ge=1, le=PAGE_SIZE_MAX),
+              format: Format = Query("json", description="csv: every line")):
+    """The catalog-wide standings: per submitter name, the cases solved and the score."""
+    request_refresh()
+    query = {"difficulty": difficulty, "tag": tag or None}
+
+    def render():
+        try:
+            shown = Standings({name: value or "" for name, value in query.items()})
+        except UnknownTag as unknown:  # well-formed, and names nothing: as an unknown variant is
+            raise ApiProblem(404, str(unknown)) from None
+        except BadFilter as bad:
+            raise ApiProblem(400, str(bad), errors={"tag": [str(bad)]}) from None
+        if format == "csv":
+            return shown.csv()
+        lines, links = page_links(request, shown.lines, page=page, page_size=page_size, query=query)
+        return document(StandingsDocument, {
+            "difficulty": shown.difficulty, "tag": shown.tag, "cases": shown.cases, "as_of": shown.as_of,
+            "computing": shown.computing, **links, "results": [shown.as_json(line) for line in lines],
+        })
+
+    return cached_document(request, {**query, "page": page, "page_size": page_size, "format": format},
+                           standings_scope(request), render)

@@ -14,7 +14,6 @@ from django.shortcuts import render
 from catalog.manifest import DIFFICULTIES
 from catalog.models import Tag
 from catalog.views import bad_request
-from lib.api import json_view, paginate
 from lib.csvexport import csv_response
 from lib.paging import BadPage, page_of
 from scoring.standings.catalog import compute, request_refresh, scope_name, snapshot
@@ -33,7 +32,11 @@ class StandingsFilterForm(forms.Form):
 
 
 class BadFilter(ValueError):
-    """A ?difficulty= or ?tag= that names nothing."""
+    """A ?difficulty= or ?tag= that is not one."""
+
+
+class UnknownTag(BadFilter):
+    """A well-formed ?tag= that no published case carries."""
 
 
 class ScopeLines:
@@ -59,8 +62,8 @@ class ScopeLines:
 class Standings:
     """What one request for the standings shows: the filter, the lines, how many cases, and when."""
 
-    def __init__(self, request: HttpRequest):
-        form = StandingsFilterForm(request.GET)
+    def __init__(self, parameters):
+        form = StandingsFilterForm(parameters)
         if not form.is_valid():
             if "difficulty" in form.errors:
                 raise BadFilter(f"unknown difficulty: use one of {', '.join(DIFFICULTIES)}")
@@ -68,7 +71,7 @@ class Standings:
         self.difficulty = form.cleaned_data["difficulty"] or None
         self.tag = form.cleaned_data["tag"] or None
         if self.tag and not Tag.objects.filter(name=self.tag, latest_public_count__gt=0).exists():
-            raise BadFilter("no published case carries that tag")
+            raise UnknownTag("no published case carries that tag")
         self.scope = scope_name(self.difficulty, self.tag)
         self.snapshot = snapshot()
         if self.difficulty and self.tag:  # not precomputed: read from the entries of these cases, once per snapshot
@@ -147,7 +150,7 @@ def standings_scope(request: HttpRequest) -> list[str]:
 @cached_page(*STANDINGS_PARAMETERS, scope=standings_scope)
 def standings(request: HttpRequest) -> HttpResponse:
     try:
-        shown = Standings(request)
+        shown = Standings(request.GET)
         if wants_csv(request):
             return shown.csv()
         lines = page_of(Paginator(shown.lines, STANDINGS_PER_PAGE), request.GET.get("page"))
@@ -164,23 +167,3 @@ def standings(request: HttpRequest) -> HttpResponse:
         "refresh_seconds": settings.STANDINGS_REFRESH_SECONDS,
     }
     return render(request, "scoring/standings.html", context)
-
-
-@refreshing_standings
-@cached_page(*STANDINGS_PARAMETERS, scope=standings_scope)
-@json_view
-def standings_api(request: HttpRequest):
-    try:
-        shown = Standings(request)
-        if wants_csv(request):
-            return shown.csv()
-    except (BadFilter, BadFormat) as bad:
-        return {"error": str(bad)}, 400
-    lines, pagination = paginate(request, shown.lines, per_page=STANDINGS_PER_PAGE,
-                                 query=query_without(request, STANDINGS_PARAMETERS))
-    return {
-        "difficulty": shown.difficulty, "tag": shown.tag, "cases": shown.cases,
-        "as_of": shown.as_of.isoformat() if shown.as_of else None, "computing": shown.computing,
-        **pagination,
-        "entries": [shown.as_json(line) for line in lines],
-    }

@@ -43,14 +43,19 @@ class Bar:
 
 def leaderboard_selection(request: HttpRequest, slug: str) -> tuple[CaseVersion, Variant | None, bool]:
     """The version, variant and all-submissions choice a leaderboard request names (404 if unknown)."""
-    version = public_version_or_404(slug, request.GET.get("version") or None)
+    version, variant = board_of(slug, request.GET.get("version") or None, request.GET.get("variant") or None)
+    return version, variant, request.GET.get("all") == "1"
+
+
+def board_of(slug: str, version_name: str | None, variant_name: str | None) -> tuple[CaseVersion, Variant | None]:
+    """A public version (the latest when unnamed) and one of its variants (None: all), or 404."""
+    version = public_version_or_404(slug, version_name)
     variant = None
-    if request.GET.get("variant"):
-        wanted = request.GET["variant"]
-        variant = version.variants.filter(slug=wanted).first() if SLUG_PATTERN.match(wanted) else None
+    if variant_name:
+        variant = version.variants.filter(slug=variant_name).first() if SLUG_PATTERN.match(variant_name) else None
         if variant is None:
             raise Http404("No such variant")
-    return version, variant, request.GET.get("all") == "1"
+    return version, variant
 
 
 def chart_bars(entries: list[Entry]) -> list[Bar]:
@@ -214,7 +219,7 @@ def submission_detail(request: HttpRequest, pk: int) -> HttpResponse:
     return render(request, "scoring/submission_detail.html", context)
 
 
-def comparison_or_error(request: HttpRequest, a: int, b: int) -> Comparison:
+def comparison_or_error(a: int, b: int) -> Comparison:
     """The comparison of two public submissions (404 if either is unknown). Raises NotComparable."""
     first, second = public_submission_or_404(a), public_submission_or_404(b)
     return compare(first, second)
@@ -222,7 +227,7 @@ def comparison_or_error(request: HttpRequest, a: int, b: int) -> Comparison:
 
 def submission_compare(request: HttpRequest, a: int, b: int) -> HttpResponse:
     try:
-        comparison = comparison_or_error(request, a, b)
+        comparison = comparison_or_error(a, b)
     except NotComparable as reason:
         return bad_request(request, str(reason))
     bars = comparison.bars()

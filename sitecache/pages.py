@@ -90,14 +90,31 @@ def query_without(request, parameters: tuple[Parameter, ...], name: str = "page"
     return "".join(f"{urlencode({key: value})}&" for key, value in canonical_parameters(request, parameters) if key != name)
 
 
-def cache_key(request, parameters: tuple[Parameter, ...], generations: list[str]) -> str:
+def cache_key(request, canonical: list[tuple[str, str]], generations: list[str]) -> str:
     # Encoded, so a value holding "&" or "=" cannot pass for two parameters.
-    canonical = urlencode(canonical_parameters(request, parameters))
+    query = urlencode(canonical)
     # The scheme and host too: API documents carry absolute links.
-    identity = f"{request.scheme}://{request.get_host().lower()}{request.path}?{canonical}"
+    identity = f"{request.scheme}://{request.get_host().lower()}{request.path}?{query}"
     digest = hashlib.sha256(identity.encode("utf-8", "surrogatepass")).hexdigest()
     values = ".".join(str(value) for value in Generation.current(generations))
     return f"page:{values}:{int(settings.CATALOG_SHOW_EXPERIMENTAL)}:{digest}"
+
+
+def cached_response(request, canonical: list[tuple[str, str]], generations: list[str],
+                    render: Callable[[], HttpResponse]) -> HttpResponse:
+    """`render()`'s response, or the one stored for the same path, `canonical` parameters and
+    generations. Only anonymous GETs are cached, and only 200s are stored."""
+    if not settings.PAGE_CACHE_SECONDS or request.method != "GET" or request.user.is_authenticated:
+        return render()
+    key = cache_key(request, canonical, generations)
+    hit = cache.get(key)
+    if hit is not None:
+        content, content_type = hit
+        return HttpResponse(content, content_type=content_type)
+    response = render()
+    if response.status_code == 200 and not response.streaming:
+        cache.set(key, (response.content, response["Content-Type"]), settings.PAGE_CACHE_SECONDS)
+    return response
 
 
 def cached_page(*parameters: Parameter, scope: Scope):
@@ -109,15 +126,8 @@ def cached_page(*parameters: Parameter, scope: Scope):
         def wrapper(request, *args, **kwargs):
             if not settings.PAGE_CACHE_SECONDS or request.method != "GET" or request.user.is_authenticated:
                 return view(request, *args, **kwargs)
-            key = cache_key(request, parameters, scope(request, *args, **kwargs))
-            hit = cache.get(key)
-            if hit is not None:
-                content, content_type = hit
-                return HttpResponse(content, content_type=content_type)
-            response = view(request, *args, **kwargs)
-            if response.status_code == 200 and not response.streaming:
-                cache.set(key, (response.content, response["Content-Type"]), settings.PAGE_CACHE_SECONDS)
-            return response
+            return cached_response(request, canonical_parameters(request, parameters), scope(request, *args, **kwargs),
+                                   lambda: view(request, *args, **kwargs))
 
         return wrapper
 

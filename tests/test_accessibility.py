@@ -24,7 +24,7 @@ def page_kinds() -> dict[str, str]:
         "list": "/", "case": "/cases/lattice/", "version": "/cases/range-sums/v1/",
         "leaderboard": "/cases/lattice/leaderboard/", "all": "/cases/lattice/leaderboard/?all=1",
         "submission": f"/submissions/{naive.pk}/", "compare": f"/submissions/{naive.pk}/compare/{fast.pk}/",
-        "standings": "/standings/", "about": "/about/", "not found": "/cases/no-such-case/",
+        "standings": "/standings/", "about": "/about/", "api docs": "/api/v1/docs", "not found": "/cases/no-such-case/",
     }
 
 

@@ -147,6 +147,17 @@ def test_take_part_kit_and_the_method(page, site):
     assert page.locator("h2#fuel").is_visible()
     shot(page, "about")
 
+    page.click("nav >> text=API")
+    assert page.url.endswith("/api/v1/docs")
+    page.screenshot(path=str(SCREENSHOTS / "api-docs.png"))  # the top: the reference below is long
+    page.click("a:has-text('GET /api/v1/cases/{slug}/leaderboard/')")
+    assert page.url.endswith("#op-leaderboard") and page.locator("#op-leaderboard").is_visible()
+    page.click("a[href='#schema-leaderboard'] >> nth=0")
+    assert page.locator("#schema-leaderboard").is_visible()
+    page.goto(site + "/api/v1/cases/lattice/leaderboard/")
+    document = page.evaluate("() => JSON.parse(document.body.innerText)")
+    assert document["results"][0]["name"] == "example-fast"
+
 
 def _archive_of_new_version(tmp_path: Path) -> bytes:
     folder = tmp_path / "v3"

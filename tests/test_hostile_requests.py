@@ -14,9 +14,10 @@ from catalog.tests.conftest import VALID_CATALOG
 pytestmark = pytest.mark.django_db
 
 PREFIXES = ["/", "/cases/", "/cases/adder/", "/cases/adder/leaderboard/", "/cases/{s}/", "/cases/adder/{s}/",
-            "/cases/{s}/leaderboard/", "/submissions/{s}/", "/api/cases/", "/api/cases/{s}/",
-            "/api/cases/{s}/leaderboard/", "/api/submissions/{s}/", "/admin/", "/admin/{s}/", "/static/{s}",
-            "/standings/", "/api/standings/", "/submissions/{s}/compare/1/", "/api/submissions/1/compare/{s}/"]
+            "/cases/{s}/leaderboard/", "/submissions/{s}/", "/api/v1/cases/", "/api/v1/cases/{s}/",
+            "/api/v1/cases/{s}/leaderboard/", "/api/v1/submissions/{s}/", "/admin/", "/admin/{s}/", "/static/{s}",
+            "/standings/", "/api/v1/standings/", "/submissions/{s}/compare/1/", "/api/v1/submissions/1/compare/{s}/",
+            "/api/{s}/", "/api/cases/{s}/leaderboard/", "/api/v1/{s}/", "/api/v1/docs"]
 PARAMETERS = ["q", "tag", "difficulty", "page", "version", "variant", "all", "format"]
 nasty_text = st.one_of(
     st.text(max_size=40),
@@ -44,13 +45,13 @@ def test_no_url_or_parameter_makes_a_server_error(client, catalog_loaded, prefix
 
 
 NASTY_URLS = [
-    "/submissions/99999999999999999999999/", "/api/submissions/99999999999999999999999/",
+    "/submissions/99999999999999999999999/", "/api/v1/submissions/99999999999999999999999/",
     "/cases/adder/?version=%00", "/cases/adder/leaderboard/?version=%00", "/cases/adder/leaderboard/?variant=%00",
-    "/api/cases/adder/leaderboard/?version=%00&variant=%00", "/cases/?q=%00", "/cases/?page=-1",
-    "/cases/adder/v1%00/", "/api/cases/?tag=%00",
-    "/standings/?tag=%00", "/api/standings/?difficulty=%00&tag=%00", "/standings/?format=%00",
+    "/api/v1/cases/adder/leaderboard/?version=%00&variant=%00", "/cases/?q=%00", "/cases/?page=-1",
+    "/cases/adder/v1%00/", "/api/v1/cases/?tag=%00",
+    "/standings/?tag=%00", "/api/v1/standings/?difficulty=%00&tag=%00", "/standings/?format=%00",
     "/cases/adder/leaderboard/?format=%00", "/submissions/99999999999999999999999/compare/1/",
-    "/api/submissions/1/compare/99999999999999999999999/", "/standings/?difficulty=easy&tag=arithmetic&page=2",
+    "/api/v1/submissions/1/compare/99999999999999999999999/", "/standings/?difficulty=easy&tag=arithmetic&page=2",
 ]
 
 

@@ -8,8 +8,8 @@ import pytest
 
 pytestmark = pytest.mark.django_db
 
-PUBLIC = ["/cases/", "/cases/adder/", "/cases/adder/leaderboard/", "/standings/", "/about/", "/api/cases/",
-          "/api/cases/adder/leaderboard/", "/api/standings/"]
+PUBLIC = ["/cases/", "/cases/adder/", "/cases/adder/leaderboard/", "/standings/", "/about/", "/api/v1/cases/",
+          "/api/v1/cases/adder/leaderboard/", "/api/v1/standings/"]
 
 
 @pytest.mark.parametrize("url", PUBLIC)
@@ -39,7 +39,7 @@ def test_nothing_carrying_a_csrf_token_or_a_session_is_compressed(client, import
     assert "public" not in login.get("Cache-Control", "")
     django_user_model.objects.create_superuser("staff", "s@example.com", "pw")
     client.login(username="staff", password="pw")
-    for url in ("/cases/", "/admin/", "/api/cases/", "/admin/catalog/caseversion/import/"):
+    for url in ("/cases/", "/admin/", "/api/v1/cases/", "/admin/catalog/caseversion/import/"):
         response = client.get(url, HTTP_ACCEPT_ENCODING="gzip")
         assert response.status_code == 200 and "Content-Encoding" not in response, url
         assert "public" not in response.get("Cache-Control", ""), url

@@ -25,7 +25,7 @@ def queries(client, url: str) -> tuple[int, bytes]:
     return len(context.captured_queries), response.content
 
 
-@pytest.mark.parametrize("url", ["/cases/", "/cases/adder/", "/cases/adder/leaderboard/", "/api/cases/", "/api/cases/adder/leaderboard/"])
+@pytest.mark.parametrize("url", ["/cases/", "/cases/adder/", "/cases/adder/leaderboard/", "/api/v1/cases/", "/api/v1/cases/adder/leaderboard/"])
 def test_a_repeated_page_costs_one_query(client, imported, url):
     first, content = queries(client, url)
     again, cached = queries(client, url)
@@ -142,8 +142,8 @@ def test_absolute_links_follow_the_scheme_they_were_asked_with(client, imported)
     from tests.factories import make_cases
 
     make_cases(60)
-    assert client.get("/api/cases/").json()["next"].startswith("http://")
-    assert client.get("/api/cases/", secure=True).json()["next"].startswith("https://")
+    assert client.get("/api/v1/cases/").json()["next"].startswith("http://")
+    assert client.get("/api/v1/cases/", secure=True).json()["next"].startswith("https://")
 
 
 # --- a write empties only the pages that show what it changed -----------------------------------
@@ -151,7 +151,7 @@ def test_absolute_links_follow_the_scheme_they_were_asked_with(client, imported)
 
 def test_a_score_on_one_version_leaves_other_versions_pages_and_the_case_list_cached(client, adder_v1, correct_wasm):
     others = ["/cases/adder/leaderboard/?version=v2", "/cases/adder/v2/", "/cases/adder/leaderboard/",
-              "/cases/adder/", "/cases/", "/api/cases/"]
+              "/cases/adder/", "/cases/", "/api/v1/cases/"]
     for url in others:
         queries(client, url)
     mine = "/cases/adder/leaderboard/?version=v1"

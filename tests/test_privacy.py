@@ -42,10 +42,10 @@ def secret_catalog(catalog, settings, tmp_path):
 
 def urls(submissions) -> list[str]:
     pages = ["/", "/cases/", "/cases/?q=add", "/cases/adder/", "/cases/adder/v10/", "/cases/adder/v1/",
-             "/cases/adder/leaderboard/", "/cases/adder/leaderboard/?all=1", "/api/cases/", "/api/cases/adder/",
-             "/api/cases/adder/?version=v1", "/api/cases/adder/leaderboard/?all=1"]
+             "/cases/adder/leaderboard/", "/cases/adder/leaderboard/?all=1", "/api/v1/cases/", "/api/v1/cases/adder/",
+             "/api/v1/cases/adder/?version=v1", "/api/v1/cases/adder/leaderboard/?all=1"]
     for submission in submissions:
-        pages += [f"/submissions/{submission.pk}/", f"/api/submissions/{submission.pk}/"]
+        pages += [f"/submissions/{submission.pk}/", f"/api/v1/submissions/{submission.pk}/"]
     return pages
 
 
@@ -95,7 +95,7 @@ def test_names_and_keys_a_module_chose_reach_staff_only(client, admin_client, im
             for name, path in (("importer", importing), ("extra", extra_key))]
     assert [submission.status for submission in made] == ["invalid_module", "scored"]
     for submission in made:
-        for url in (f"/submissions/{submission.pk}/", f"/api/submissions/{submission.pk}/",
+        for url in (f"/submissions/{submission.pk}/", f"/api/v1/submissions/{submission.pk}/",
                     "/cases/adder/leaderboard/?version=v1&all=1"):
             assert CHOSEN.encode() not in client.get(url).content, url
     # The import's name is there for staff (the answer's key is named nowhere: the schema check

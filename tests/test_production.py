@@ -38,7 +38,7 @@ PRODUCTION_ENV = {
 @pytest.mark.django_db
 def test_every_response_carries_the_security_headers(client, catalog):
     assert import_catalog(catalog.root).ok
-    for url in ("/", "/cases/adder/", "/cases/adder/leaderboard/", "/api/cases/", "/cases/nope/"):
+    for url in ("/", "/cases/adder/", "/cases/adder/leaderboard/", "/api/v1/cases/", "/cases/nope/"):
         response = client.get(url)
         policy = response["Content-Security-Policy"]
         assert "default-src 'self'" in policy and "frame-ancestors 'none'" in policy
@@ -125,7 +125,7 @@ def _ordinary_requests_survive_slow_clients(port: int) -> None:
     try:
         time.sleep(3)  # the slow clients are all connected and dripping
         for _ in range(3):
-            for path in ("/health/", "/cases/", "/cases/lattice/", "/standings/", "/api/cases/"):
+            for path in ("/health/", "/cases/", "/cases/lattice/", "/standings/", "/api/v1/cases/"):
                 started = time.monotonic()
                 status, _, _ = _get(f"http://127.0.0.1:{port}{path}")
                 assert status == 200 and time.monotonic() - started < 2, path

@@ -30,7 +30,7 @@ LEADERBOARD_QUERIES = 7
 CASE_PAGE_QUERIES = 7
 
 
-@pytest.mark.parametrize("url", ["/cases/", "/api/cases/"])
+@pytest.mark.parametrize("url", ["/cases/", "/api/v1/cases/"])
 def test_the_case_list_takes_the_same_queries_for_ten_or_a_thousand_cases(client, url):
     make_cases(10)
     few = queries_for(client, url)
@@ -59,7 +59,7 @@ def test_leaderboard_json_and_case_page_are_constant_too(client):
     version = make_cases(1)[0]
     slug = version.case.slug
     make_submissions(version, 10)
-    few_api, few_page = queries_for(client, f"/api/cases/{slug}/leaderboard/"), queries_for(client, f"/cases/{slug}/")
+    few_api, few_page = queries_for(client, f"/api/v1/cases/{slug}/leaderboard/"), queries_for(client, f"/cases/{slug}/")
     make_submissions(version, 9_990, distinct_names=False)
-    assert queries_for(client, f"/api/cases/{slug}/leaderboard/") == few_api == 3  # version, summary, entries
+    assert queries_for(client, f"/api/v1/cases/{slug}/leaderboard/") == few_api == 3  # version, summary, entries
     assert queries_for(client, f"/cases/{slug}/") == few_page == CASE_PAGE_QUERIES

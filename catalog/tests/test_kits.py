@@ -104,7 +104,7 @@ def test_the_case_list_shows_entries_and_when_a_case_changed(client, adder_v1, c
         score(submit(latest, latest.default_variant(), name, wasm_file=correct_wasm))
     page = client.get("/cases/").content.decode()
     assert "2 entries" in page and latest.imported_at.strftime("%Y-%m-%d") in page
-    assert client.get("/api/cases/").json()["cases"][0]["entries"] == 2
+    assert client.get("/api/v1/cases/").json()["results"][0]["entries"] == 2
 
 
 def test_the_about_page_takes_its_figures_from_the_code_and_settings(client, settings, db):

@@ -97,9 +97,9 @@ def test_experimental_cases_are_hidden_by_default(client, imported, settings):
     assert client.get("/cases/counter/").status_code == 404
     assert client.get("/cases/counter/1.0/").status_code == 404
     assert client.get("/cases/counter/leaderboard/").status_code == 404
-    assert client.get("/api/cases/counter/").status_code == 404
-    assert client.get("/api/cases/counter/leaderboard/").status_code == 404
-    assert b"counter" not in client.get("/api/cases/").content
+    assert client.get("/api/v1/cases/counter/").status_code == 404
+    assert client.get("/api/v1/cases/counter/leaderboard/").status_code == 404
+    assert b"counter" not in client.get("/api/v1/cases/").content
 
 
 def test_experimental_cases_show_marked_when_enabled(client, imported, settings):
@@ -109,7 +109,7 @@ def test_experimental_cases_show_marked_when_enabled(client, imported, settings)
     page = client.get("/cases/counter/")
     assert page.status_code == 200 and b"experimental" in page.content
     assert client.get("/cases/counter/leaderboard/").status_code == 200
-    assert b"counter" in client.get("/api/cases/").content
+    assert b"counter" in client.get("/api/v1/cases/").content
 
 
 def test_an_experimental_new_version_hides_only_itself(client, imported, settings):

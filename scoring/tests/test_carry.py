@@ -212,9 +212,9 @@ def test_pages_mark_and_link_carried_entries(client, versions, v1_board):
     assert f'href="/submissions/{v1_board["ada-fast"].pk}/"' in detail and "Carried from" in detail
     source_page = client.get(f"/submissions/{v1_board['ada-fast'].pk}/").content.decode()
     assert f'href="/submissions/{new.pk}/"' in source_page and "Carried to" in source_page
-    entries = client.get("/api/cases/adder/leaderboard/", {"version": "v2"}).json()["entries"]
+    entries = client.get("/api/v1/cases/adder/leaderboard/", {"version": "v2"}).json()["results"]
     assert entries[0]["carried_from"] == v1_board["ada-fast"].pk
-    assert client.get(f"/api/submissions/{new.pk}/").json()["carried_from"] == v1_board["ada-fast"].pk
+    assert client.get(f"/api/v1/submissions/{new.pk}/").json()["carried_from"] == v1_board["ada-fast"].pk
 
 
 def test_the_admin_action_carries_to_the_selected_version(admin_client, versions, v1_board,

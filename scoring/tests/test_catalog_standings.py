@@ -85,10 +85,10 @@ def test_the_worked_example_of_the_page(client, cases):
     entry(easy, "ana", 2_000)
     entry(hard, "ana", 4_000)
     entry(hard, "cy", None)
-    document = client.get("/api/standings/").json()
+    document = client.get("/api/v1/standings/").json()
     assert document["cases"] == 6
-    rows = {row["name"]: row for row in document["entries"]}
-    assert [row["name"] for row in document["entries"]] == ["best", "ana", "cy"]
+    rows = {row["name"]: row for row in document["results"]}
+    assert [row["name"] for row in document["results"]] == ["best", "ana", "cy"]
     assert rows["ana"]["score"] == pytest.approx(1.5) and rows["ana"]["solved"] == 2
     assert rows["ana"]["geometric_mean"] == pytest.approx(math.sqrt(2))
     assert rows["best"]["score"] == pytest.approx(1.8) and rows["best"]["geometric_mean"] == pytest.approx(math.sqrt(1.25))
@@ -118,7 +118,7 @@ def test_every_scope_matches_the_formula_on_random_entries(client, cases):
     }
     for query, in_scope in scopes.items():
         expected = oracle(entries, in_scope)
-        rows = client.get(f"/api/standings/?{query}").json()["entries"]
+        rows = client.get(f"/api/v1/standings/?{query}").json()["results"]
         assert [row["name"] for row in rows] == ordered(expected), query
         for row in rows:
             score, solved, entered, mean = expected[row["name"]]
@@ -135,22 +135,22 @@ def test_hidden_entries_and_experimental_cases_do_not_count(client, cases):
     from sitecache.models import CATALOG, Generation
 
     Generation.bump(CATALOG)
-    document = client.get("/api/standings/").json()
+    document = client.get("/api/v1/standings/").json()
     assert document["cases"] == 5
-    assert [(row["name"], row["score"]) for row in document["entries"]] == [("ana", 1.0)]
+    assert [(row["name"], row["score"]) for row in document["results"]] == [("ana", 1.0)]
 
 
 def test_a_page_is_refreshed_at_most_once_per_interval(client, cases, settings):
     settings.STANDINGS_REFRESH_SECONDS = 3600
     entry(cases[0], "ana", 1_000)
-    assert [row["name"] for row in client.get("/api/standings/").json()["entries"]] == ["ana"]  # the first computes
+    assert [row["name"] for row in client.get("/api/v1/standings/").json()["results"]] == ["ana"]  # the first computes
     computed = StandingsSnapshot.objects.get().computed_at
     entry(cases[0], "bob", 500)
     # Within the interval: the snapshot stands, however many scores land.
-    assert [row["name"] for row in client.get("/api/standings/").json()["entries"]] == ["ana"]
+    assert [row["name"] for row in client.get("/api/v1/standings/").json()["results"]] == ["ana"]
     assert StandingsSnapshot.objects.get().computed_at == computed
     StandingsSnapshot.objects.update(computed_at=timezone.now() - timedelta(seconds=3601))
-    assert [row["name"] for row in client.get("/api/standings/").json()["entries"]] == ["bob", "ana"]
+    assert [row["name"] for row in client.get("/api/v1/standings/").json()["results"]] == ["bob", "ana"]
     # Nothing changed since: however old, no refresh.
     StandingsSnapshot.objects.update(computed_at=timezone.now() - timedelta(days=1))
     assert request_refresh() is False
@@ -164,12 +164,12 @@ def test_with_workers_the_refresh_is_queued_not_run_in_the_request(client, cases
     settings.TASKS = {"default": {"BACKEND": "django_tasks_db.DatabaseBackend"}}
     entry(cases[0], "ana", 1_000)
     with django_capture_on_commit_callbacks(execute=True):
-        document = client.get("/api/standings/").json()
-        assert document["computing"] is True and document["entries"] == []
+        document = client.get("/api/v1/standings/").json()
+        assert document["computing"] is True and document["results"] == []
         assert "being computed" in client.get("/standings/").content.decode()
     assert DBTaskResult.objects.filter(task_path="scoring.jobs.refresh_standings_job").count() == 1  # asked once
     refresh()  # what the worker runs
-    assert [row["name"] for row in client.get("/api/standings/").json()["entries"]] == ["ana"]
+    assert [row["name"] for row in client.get("/api/v1/standings/").json()["results"]] == ["ana"]
 
 
 def test_a_page_of_the_standings_costs_the_same_queries_at_any_size(client, cases):
@@ -191,22 +191,27 @@ def test_pages_of_the_standings(client, cases):
         entry(cases[index % 6], f"solver-{index:03d}", 1_000 + index)
     first = client.get("/standings/")
     assert first.status_code == 200 and "Page 1 of 2" in first.content.decode()
-    second = client.get("/api/standings/", {"page": "2"}).json()
-    assert (second["count"], second["page"], len(second["entries"])) == (60, 2, 10)
-    assert second["entries"][0]["rank"] == 51
+    second = client.get("/api/v1/standings/", {"page": "2"}).json()
+    assert (second["count"], len(second["results"])) == (60, 10) and second["previous"].endswith("/api/v1/standings/")
+    assert second["results"][0]["rank"] == 51
 
 
-@pytest.mark.parametrize("query, message", [
-    ({"difficulty": "extreme"}, "unknown difficulty"),
-    ({"tag": "nope"}, "no published case carries that tag"),
-    ({"page": "zero"}, "page"),
-    ({"format": "xml"}, "only download format is csv"),
+@pytest.mark.parametrize("query, message, refused", [
+    ({"difficulty": "extreme"}, "unknown difficulty", "difficulty"),
+    ({"tag": "nope"}, "no published case carries that tag", None),
+    ({"tag": "a\x00b"}, "Null characters are not allowed", "tag"),
+    ({"page": "zero"}, "page", "page"),
+    ({"format": "xml"}, "only download format is csv", "format"),
 ])
-def test_bad_filters_are_a_400_with_the_reason(client, cases, query, message):
+def test_bad_filters_are_a_400_with_the_reason(client, cases, query, message, refused):
     page = client.get("/standings/", query)
     assert page.status_code == 400 and message in page.content.decode()
-    api = client.get("/api/standings/", query)
-    assert api.status_code == 400 and message in api.json()["error"]
+    api = client.get("/api/v1/standings/", query)
+    assert api["Content-Type"] == "application/problem+json"
+    if refused:  # the parameter's type refuses it: a 400 naming it, with the reason
+        assert api.status_code == 400 and list(api.json()["errors"]) == [refused]
+    else:  # a well-formed tag that names nothing: as an unknown variant, a 404
+        assert api.status_code == 404 and message in api.json()["detail"]
 
 
 def test_the_csv_download_has_the_pages_columns_and_every_line(client, cases):
@@ -219,11 +224,11 @@ def test_the_csv_download_has_the_pages_columns_and_every_line(client, cases):
     assert response["Content-Disposition"] == f'attachment; filename="standings-easy-{today}.csv"'
     rows = list(csv.reader(io.StringIO(b"".join(response.streaming_content).decode())))
     assert rows[0] == ["rank", "name", "score", "solved", "entered", "cases", "geometric_mean", "easy_solved", "easy_score"]
-    document = client.get("/api/standings/", {"difficulty": "easy"}).json()
+    document = client.get("/api/v1/standings/", {"difficulty": "easy"}).json()
     assert len(rows) - 1 == document["count"] == 21
     assert rows[1][:4] == ["1", "'=HYPERLINK(1)", "1.0", "1"]  # never a formula in a spreadsheet
-    assert [row[1] for row in rows[2:]] == [line["name"] for line in document["entries"][1:]]
-    assert client.get("/api/standings/", {"format": "csv"})["Content-Type"] == "text/csv; charset=utf-8"
+    assert [row[1] for row in rows[2:]] == [line["name"] for line in document["results"][1:]]
+    assert client.get("/api/v1/standings/", {"format": "csv"})["Content-Type"] == "text/csv; charset=utf-8"
 
 
 def test_the_refresh_command_recomputes_now(cases, settings):

@@ -59,7 +59,7 @@ def test_inputs_one_side_failed_have_no_ratio_and_no_bar(client, pair):
 
 def test_the_api_twin_has_the_same_figures(client, pair):
     slow, fast = pair["slow"], pair["fast"]
-    document = client.get(f"/api/submissions/{slow.pk}/compare/{fast.pk}/").json()
+    document = client.get(f"/api/v1/submissions/{slow.pk}/compare/{fast.pk}/").json()
     assert (document["a"]["submission"], document["b"]["submission"]) == (slow.pk, fast.pk)
     assert document["total_ratio"] == pytest.approx(slow.total_fuel / fast.total_fuel)
     slow_fuel, fast_fuel = fuel_by_input(slow), fuel_by_input(fast)
@@ -74,10 +74,10 @@ def test_submissions_on_different_versions_are_a_400_with_the_reason(client, pai
     other = score(submit(v2, v2.default_variant(), "other", wasm_file=path))
     page = client.get(f"/submissions/{pair['fast'].pk}/compare/{other.pk}/")
     assert page.status_code == 400 and "only submissions on the same version" in page.content.decode()
-    api = client.get(f"/api/submissions/{pair['fast'].pk}/compare/{other.pk}/")
-    assert api.status_code == 400 and "adder v1" in api.json()["error"] and "adder v2" in api.json()["error"]
+    api = client.get(f"/api/v1/submissions/{pair['fast'].pk}/compare/{other.pk}/")
+    assert api.status_code == 400 and "adder v1" in api.json()["detail"] and "adder v2" in api.json()["detail"]
     assert client.get(f"/submissions/{pair['fast'].pk}/compare/999999/").status_code == 404
-    assert client.get(f"/api/submissions/999999/compare/{other.pk}/").status_code == 404
+    assert client.get(f"/api/v1/submissions/999999/compare/{other.pk}/").status_code == 404
 
 
 def test_each_submission_page_links_to_a_comparison_with_the_leader(client, pair):

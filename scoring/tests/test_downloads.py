@@ -36,7 +36,7 @@ def test_the_leaderboard_csv_holds_every_entry_in_board_order(client, board):
                        "fuel:cases/1.json", "submitted_at", "engine", "carried_from"]
     shown = []
     for number in (1, 2):  # the pages, 50 entries each
-        shown += client.get("/api/cases/csv-00000/leaderboard/", {"page": number}).json()["entries"]
+        shown += client.get("/api/v1/cases/csv-00000/leaderboard/", {"page": number}).json()["results"]
     assert len(rows) - 1 == len(shown) == 75
     assert [(row[0], row[1], row[2]) for row in rows[1:]] == [
         (str(entry["rank"] or ""), entry["name"], str(entry["submission"])) for entry in shown]
@@ -49,7 +49,7 @@ def test_the_leaderboard_csv_holds_every_entry_in_board_order(client, board):
 def test_every_submission_and_the_api_twin(client, board):
     every = rows_of(client.get("/cases/csv-00000/leaderboard/", {"format": "csv", "all": "1"}))
     assert len(every) - 1 == 75
-    api = client.get("/api/cases/csv-00000/leaderboard/", {"format": "csv"})
+    api = client.get("/api/v1/cases/csv-00000/leaderboard/", {"format": "csv"})
     assert api["Content-Type"] == "text/csv; charset=utf-8" and len(rows_of(api)) == 76
 
 
@@ -64,8 +64,8 @@ def test_names_never_become_formulas(client, board):
 
 def test_an_unknown_format_is_a_400(client, board):
     assert client.get("/cases/csv-00000/leaderboard/", {"format": "xlsx"}).status_code == 400
-    api = client.get("/api/cases/csv-00000/leaderboard/", {"format": "xlsx"})
-    assert api.status_code == 400 and "csv" in api.json()["error"]
+    api = client.get("/api/v1/cases/csv-00000/leaderboard/", {"format": "xlsx"})
+    assert api.status_code == 400 and "csv" in api.json()["errors"]["format"][0]
 
 
 def test_the_page_links_to_its_download(client, board):

@@ -100,11 +100,11 @@ def test_score_enqueue_goes_through_the_task_queue(adder_v1, correct_wasm, djang
 def test_job_state_shows_on_the_page_and_in_the_api(client, adder_v1, correct_wasm):
     submission = submit(adder_v1, adder_v1.default_variant(), "waiting", wasm_file=correct_wasm)
     assert 'class="status status-queued"' in client.get(f"/submissions/{submission.pk}/").content.decode()
-    assert client.get(f"/api/submissions/{submission.pk}/").json()["job"] == "queued"
+    assert client.get(f"/api/v1/submissions/{submission.pk}/").json()["job"] == "queued"
     Submission.objects.filter(pk=submission.pk).update(status="running")
-    assert client.get(f"/api/submissions/{submission.pk}/").json()["job"] == "running"
+    assert client.get(f"/api/v1/submissions/{submission.pk}/").json()["job"] == "running"
     Submission.objects.filter(pk=submission.pk).update(status="error")
-    assert client.get(f"/api/submissions/{submission.pk}/").json()["job"] == "failed"
+    assert client.get(f"/api/v1/submissions/{submission.pk}/").json()["job"] == "failed"
 
 
 def test_staff_can_rescore_from_the_admin(admin_client, adder_v1, correct_wasm, django_capture_on_commit_callbacks):

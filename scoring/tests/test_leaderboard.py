@@ -12,8 +12,6 @@ from django.core.management import call_command
 from scoring import standings
 from scoring.models import Submission
 from scoring.service import score, submit
-from scoring.tests import wat
-from scoring.tests.conftest import adder_answers
 
 START = datetime(2026, 1, 1, tzinfo=timezone.utc)
 RANKED, OVER_LIMIT, UNRANKED = "ranked", "over_limit", "unranked"
@@ -82,29 +80,7 @@ def test_the_default_view_keeps_each_submitters_best(adder_v1):
     assert [entry.rank for entry in every] == [1, 2, 3, None]
 
 
-# --- with the database ------------------------------------------------------------------------------
-
-
-@pytest.fixture
-def board(adder_v1, imported, tmp_path):
-    """alice (fast, twice), bob (slow), carol (wrong) on adder v1."""
-    answers = adder_answers(imported)
-    paths = {}
-    for name, iterations, wrong in (("fast", 0, False), ("slow", 2_000, False), ("wrong", 0, True)):
-        answers_for = dict(answers)
-        if wrong:
-            answers_for[max(answers_for)] = b'{"sum": 1}'
-        path = tmp_path / f"{name}.wasm"
-        path.write_bytes(wat.lookup(answers_for, iterations=iterations))
-        paths[name] = path
-    variant = adder_v1.default_variant()
-    made = {
-        "alice-1": score(submit(adder_v1, variant, "alice", wasm_file=paths["slow"])),
-        "alice-2": score(submit(adder_v1, variant, "alice", wasm_file=paths["fast"])),
-        "bob": score(submit(adder_v1, adder_v1.variants.get(slug="long-lists"), "bob", wasm_file=paths["slow"])),
-        "carol": score(submit(adder_v1, variant, "carol", wasm_file=paths["wrong"])),
-    }
-    return made
+# --- with the database (the `board` fixture: conftest.py) ----------------------------------------------
 
 
 def test_leaderboard_command_json_has_the_specified_shape(board):
@@ -201,18 +177,21 @@ def test_the_build_log_is_for_staff_only(client, admin_client, adder_v1, tmp_pat
 
 def test_unknown_submissions_are_404(client, db):
     assert client.get("/submissions/999999/").status_code == 404
-    assert client.get("/api/submissions/999999/").json() == {"error": "No Submission matches the given query."}
+    missing = client.get("/api/v1/submissions/999999/")
+    assert missing["Content-Type"] == "application/problem+json"
+    assert missing.json() == {"type": "about:blank", "title": "Not Found", "status": 404,
+                              "detail": "No Submission matches the given query."}
 
 
 def test_the_leaderboard_api_matches_the_page(client, board):
-    document = client.get("/api/cases/adder/leaderboard/", {"version": "v1"}).json()
-    assert [entry["name"] for entry in document["entries"]] == ["alice", "bob", "carol"]
-    every = client.get("/api/cases/adder/leaderboard/", {"version": "v1", "all": "1"}).json()
-    assert len(every["entries"]) == 4
+    document = client.get("/api/v1/cases/adder/leaderboard/", {"version": "v1"}).json()
+    assert [entry["name"] for entry in document["results"]] == ["alice", "bob", "carol"]
+    every = client.get("/api/v1/cases/adder/leaderboard/", {"version": "v1", "all": "1"}).json()
+    assert len(every["results"]) == 4
 
 
 def test_the_submission_api(client, board):
-    document = client.get(f"/api/submissions/{board['alice-2'].pk}/").json()
+    document = client.get(f"/api/v1/submissions/{board['alice-2'].pk}/").json()
     assert (document["status"], document["passed"], document["name"]) == ("scored", True, "alice")
     assert [result["input"] for result in document["results"]] == ["smoke/one.json", "cases/small.json", "cases/large.json"]
 

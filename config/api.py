@@ -1,0 +1,95 @@
+"""The JSON API, version 1: read-only, paginated, its OpenAPI schema generated from the code.
+
+Operations live beside their pages (catalog/api.py, scoring/api.py); this module puts them
+under `/api/v1/`, answers every error with a problem document (RFC 9457) and serves the schema
+and its documentation page. Methods other than GET, HEAD and OPTIONS never reach an operation
+(config.middleware.ApiMiddleware answers 405).
+"""
+
+from __future__ import annotations
+
+from django.http import Http404, HttpRequest
+from django.shortcuts import render
+from django.urls import reverse
+from ninja import NinjaAPI, Schema
+from ninja.errors import ValidationError
+
+from catalog.api import router as catalog_router
+from lib.api import PROBLEM_TYPE, ApiProblem, problem
+from lib.openapi import describe
+from scoring.api import router as scoring_router
+
+
+class Api(NinjaAPI):
+    def get_openapi_operation_id(self, operation) -> str:
+        return operation.view_func.__name__  # `leaderboard`, not `scoring_api_leaderboard`
+
+    def get_openapi_schema(self, **kwargs):
+        """Ninja's schema, with errors under their real media type (application/problem+json)."""
+        schema = super().get_openapi_schema(**kwargs)
+        for item in schema["paths"].values():
+            for operation in item.values():
+                for status, response in operation.get("responses", {}).items():
+                    if str(status).startswith(("4", "5")) and "application/json" in response.get("content", {}):
+                        response["content"] = {PROBLEM_TYPE: response["content"]["application/json"]}
+        return schema
+
+
+api = Api(
+    title="Performance test cases",
+    version="1",
+    description="The catalog of performance test cases and their results: read-only, JSON, paginated. "
+                "Every list is `{count, next, previous, results}`; every error is `application/problem+json`.",
+    urls_namespace="api-v1",
+    docs_url=None,  # the site's own page, /api/v1/docs (no script, no asset from elsewhere)
+    openapi_url="/openapi.json",
+)
+api.add_router("", catalog_router)
+api.add_router("", scoring_router)
+
+
+def _location(error: dict) -> str:
+    """A pydantic error's parameter name (`["query", "page"]` → `page`)."""
+    parts = [str(part) for part in error.get("loc", ()) if part not in ("query", "path")]
+    return ".".join(parts) or "request"
+
+
+@api.exception_handler(ValidationError)
+def invalid_parameters(request: HttpRequest, exc: ValidationError):
+    errors: dict[str, list[str]] = {}
+    for error in exc.errors:
+        errors.setdefault(_location(error), []).append(error.get("msg", "invalid"))
+    names = ", ".join(sorted(errors))
+    return problem(400, f"invalid parameter: {names}", errors=errors)
+
+
+@api.exception_handler(ApiProblem)
+def api_problem(request: HttpRequest, exc: ApiProblem):
+    return problem(exc.status, exc.detail, errors=exc.errors)
+
+
+@api.exception_handler(Http404)
+def not_found(request: HttpRequest, exc: Http404):
+    return problem(404, str(exc) or "not found")
+
+
+class Index(Schema):
+    cases: str
+    standings: str
+    openapi: str
+    docs: str
+
+
+@api.get("/", response=Index, url_name="index", tags=["index"])
+def index(request: HttpRequest):
+    """Where everything is."""
+    return {name: request.build_absolute_uri(reverse(f"api-v1:{target}"))
+            for name, target in (("cases", "cases"), ("standings", "standings"), ("openapi", "openapi-json"))} | {
+        "docs": request.build_absolute_uri(reverse("api-docs"))}
+
+
+def docs(request: HttpRequest):
+    """The API's documentation, rendered on the server from the generated schema."""
+    schema = api.get_openapi_schema(path_prefix=reverse("api-v1:index"))
+    return render(request, "api/docs.html", {"api": describe(schema), "nav": "api",
+                                             "schema_url": reverse("api-v1:openapi-json")})
