@@ -12,6 +12,7 @@ from django.urls import reverse
 from django.utils.cache import get_conditional_response
 
 from catalog.forms import CaseFilterForm
+from catalog.manifest import SLUG_PATTERN, VERSION_PATTERN
 from catalog.kits import kit_for, limits_of
 from catalog.models import CaseVersion, Tag
 from lib.paging import BadPage, page_of
@@ -31,7 +32,10 @@ def list_scope(request: HttpRequest) -> list[str]:
 def version_scope(request: HttpRequest, slug: str, version: str | None = None) -> list[str]:
     """What a version's pages show: the catalog, and that version's results (`?version=` or
     the URL names it; neither: the latest)."""
-    return [CATALOG, version_generation(slug, version or request.GET.get("version") or None)]
+    named = version or request.GET.get("version") or None
+    if not SLUG_PATTERN.match(slug) or (named is not None and not VERSION_PATTERN.match(named)):
+        return [CATALOG]  # names no version could have (a NUL byte…): a 404, never sent to the database
+    return [CATALOG, version_generation(slug, named)]
 
 
 def counted_cases(form: CaseFilterForm) -> CountedByGeneration:

@@ -212,3 +212,11 @@ def test_the_remembered_count_follows_an_import(client, imported):
     manifest.write_text(manifest.read_text().replace('slug = "adder"', 'slug = "adder2"'))
     assert import_catalog(imported.root).ok
     assert client.get("/api/v1/cases/").json()["count"] == 2
+
+
+@pytest.mark.parametrize("url", ["/api/v1/cases/adder/leaderboard/?version=%00", "/api/v1/cases/%00/leaderboard/",
+                                 "/cases/adder/leaderboard/?version=%00", "/cases/%00/leaderboard/"])
+def test_a_nul_byte_never_reaches_the_cache_generations(client, imported, settings, url):
+    # PostgreSQL refuses NUL in text: a name no version could have must not be looked up at all.
+    settings.PAGE_CACHE_SECONDS = 300
+    assert client.get(url).status_code == 404

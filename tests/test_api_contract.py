@@ -13,7 +13,7 @@ import sys
 from pathlib import Path
 
 SCHEMATHESIS = Path(sys.executable).with_name("schemathesis")
-EXAMPLES_PER_OPERATION = int(os.environ.get("API_CONTRACT_EXAMPLES", "40"))
+EXAMPLES_PER_OPERATION = int(os.environ.get("API_CONTRACT_EXAMPLES", "25"))
 
 
 def test_schemathesis_finds_nothing(site, tmp_path):
