@@ -15,6 +15,7 @@ from catalog.views import version_scope
 from lib.api import PAGE_MAX, PAGE_SIZE, PAGE_SIZE_MAX, ApiProblem, Problem, cached_document, document, page_links
 from scoring.compare import NotComparable
 from scoring.models import Submission
+from scoring.service import as_json
 from scoring.standings.catalog import request_refresh
 from scoring.standings.places import engine_label
 from scoring.standings_views import BadFilter, Standings, UnknownTag, standings_scope
@@ -155,11 +156,10 @@ class StandingsDocument(Schema):
 
 def leaderboard_row(request: HttpRequest, entry) -> dict:
     return {
-        "rank": entry.rank, "group": entry.group, "name": entry.name, "submission": entry.submission,
-        "variant": entry.variant, "status": entry.status, "passed": entry.passed, "total_fuel": entry.total_fuel,
-        "overshoot": entry.overshoot, "passed_inputs": entry.passed_count, "inputs": entry.input_count,
-        "submitted_at": entry.submitted_at, "engine": entry.engine, "current_engine": entry.engine == CURRENT_ENGINE,
-        "carried_from": entry.carried_from,
+        **entry.as_json(),  # what `leaderboard --json` prints
+        "group": entry.group, "variant": entry.variant, "status": entry.status,
+        "passed_inputs": entry.passed_count, "inputs": entry.input_count,
+        "engine": entry.engine, "current_engine": entry.engine == CURRENT_ENGINE, "carried_from": entry.carried_from,
         "url": request.build_absolute_uri(reverse("submission-detail", args=[entry.submission])),
         "api_url": request.build_absolute_uri(reverse("api-v1:submission", args=[entry.submission])),
     }
@@ -199,17 +199,12 @@ def leaderboard(request: HttpRequest, slug: str,
 def submission(request: HttpRequest, pk: int):
     """One submission's per-input results. Never the inputs themselves, nor the answers."""
     found = public_submission_or_404(pk)
-    results = found.results.order_by("position")
     return document(SubmissionDocument, {
-        "submission": found.pk, "case": found.version.case.slug, "version": found.version.version,
-        "variant": found.variant.slug, "name": found.name, "status": found.status, "job": found.job_state,
-        "message": found.message, "passed": found.passed, "total_fuel": found.total_fuel,
-        "overshoot": found.overshoot, "passed_inputs": found.passed_count, "inputs": found.input_count,
-        "wasmtime": found.wasmtime_version, "engine": engine_label(found.wasmtime_version, found.engine_digest), "created_at": found.created_at,
+        **as_json(found),  # what `score --json` prints, results included
+        "job": found.job_state, "message": found.message, "overshoot": found.overshoot,
+        "passed_inputs": found.passed_count, "inputs": found.input_count,
+        "engine": engine_label(found.wasmtime_version, found.engine_digest), "created_at": found.created_at,
         "scored_at": found.scored_at, "carried_from": found.carried_from_id,
-        "results": [{"kind": result.kind, "input": result.input_path, "status": result.status, "fuel": result.fuel,
-                     "fuel_limit": result.fuel_limit, "ceiling": result.ceiling, "overshoot": result.overshoot,
-                     "wall_ms": result.wall_ms, "message": result.message} for result in results],
         "url": request.build_absolute_uri(reverse("submission-detail", args=[found.pk])),
     })
 
