@@ -124,8 +124,6 @@ def cached_page(*parameters: Parameter, scope: Scope):
     def decorate(view):
         @functools.wraps(view)
         def wrapper(request, *args, **kwargs):
-            if not settings.PAGE_CACHE_SECONDS or request.method != "GET" or request.user.is_authenticated:
-                return view(request, *args, **kwargs)
             return cached_response(request, canonical_parameters(request, parameters), scope(request, *args, **kwargs),
                                    lambda: view(request, *args, **kwargs))
 
