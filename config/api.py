@@ -39,7 +39,7 @@ api = Api(
     title="Performance test cases",
     version="1",
     description="The catalog of performance test cases and their results: read-only, JSON, paginated. "
-                "Every list is `{count, next, previous, results}`; every error is `application/problem+json`.",
+                "Every list has count, next, previous and results; every error is a problem document.",
     urls_namespace="api-v1",
     docs_url=None,  # the site's own page, /api/v1/docs (no script, no asset from elsewhere)
     openapi_url="/openapi.json",
