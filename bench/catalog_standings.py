@@ -41,11 +41,12 @@ def entries(cases: int, submitters: int) -> None:
     low, high = versions[0].pk, versions[-1].pk
     with connection.cursor() as cursor:
         cursor.execute(f"""
-            INSERT INTO {table} (version_id, variant_key, name, submission_id, board_group, board_key, created_at, engine)
+            INSERT INTO {table} (version_id, variant_key, name, submission_id, board_group, board_key, created_at, engine,
+                                 model)
             SELECT v.id, 0, 'solver-' || CAST(n.i AS VARCHAR(10)),
                 NULL, CASE WHEN (v.id * 31 + n.i) %% 5 = 0 THEN {UNRANKED} ELSE {RANKED} END,
                 CASE WHEN (v.id * 31 + n.i) %% 5 = 0 THEN -1 ELSE 1000 + (v.id * 7919 + n.i * 104729) %% 100000 END,
-                %s, ''
+                %s, '', ''
             FROM catalog_caseversion v CROSS JOIN ({numbers}) AS n WHERE v.id BETWEEN %s AND %s
         """, [timezone.now(), low, high])
         cursor.execute(f"""

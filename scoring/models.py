@@ -24,13 +24,14 @@ class SubmissionQuerySet(models.QuerySet):
         return self.filter(version__in=CaseVersion.objects.public())
 
     def leaderboard(self, version: CaseVersion, *, variant: Variant | None = None,
-                    include_all: bool = False) -> standings.Leaderboard:
+                    include_all: bool = False, model: str | None = None) -> standings.Leaderboard:
         """One version's leaderboard (optionally one variant's), sliced a page at a time.
 
         Hidden submissions and ones not finished scoring are left out; by default each
-        submitter's best entry, with `include_all` every entry.
+        submitter's best entry, with `include_all` every entry; with `model`, only the rows whose
+        entry came from that model.
         """
-        return standings.Leaderboard(version, variant=variant, include_all=include_all)
+        return standings.Leaderboard(version, variant=variant, include_all=include_all, model=model)
 
 
 class Submission(models.Model):
@@ -88,6 +89,16 @@ class Submission(models.Model):
     # scored again against this version. At most one carried copy per source and version.
     carried_from = models.ForeignKey("self", null=True, blank=True, on_delete=models.SET_NULL,
                                      related_name="carried_to", editable=False)
+    # Provenance (scoring/provenance.py): the run that produced it, as its run record's `run`
+    # object or `score --meta` gave it, validated and bounded; `model` copied out to filter by.
+    run = models.JSONField(default=dict, blank=True, editable=False)
+    model = models.CharField(max_length=100, blank=True, editable=False)
+    # A staff annotation, public: shown wherever the entry is. Excluded entries stay visible on
+    # the boards, below the ranked ones (scoring/standings/places.py EXCLUDED).
+    annotation = models.CharField(max_length=500, blank=True,
+                                  help_text="Public note shown with this entry wherever it appears.")
+    excluded = models.BooleanField(default=False, help_text="Excluded from ranking: listed below the "
+                                   "ranked entries with the annotation as its reason.")
 
     objects = SubmissionQuerySet.as_manager()
 
@@ -102,6 +113,9 @@ class Submission(models.Model):
             # A submitter's entries on a version: where the best one is found.
             models.Index(fields=["version", "name", "board_group", "board_key", "created_at", "id"],
                          name="board_by_name"),
+            # Every entry of one model on a board (?all=1&model=).
+            models.Index(fields=["version", "model", "board_group", "board_key", "created_at", "id"],
+                         name="board_all_model"),
         ]
         constraints = [
             models.UniqueConstraint(fields=["version", "carried_from"], name="carried_once",
@@ -161,14 +175,56 @@ class Standing(models.Model):
     board_key = models.BigIntegerField()
     created_at = models.DateTimeField()
     engine = models.CharField(max_length=60)  # standings.engine_label of the submission
+    model = models.CharField(max_length=100, blank=True)  # the submission's, for ?model=
 
     class Meta:
         constraints = [models.UniqueConstraint(fields=["version", "variant_key", "name"], name="one_standing")]
         indexes = [models.Index(fields=["version", "variant_key", "board_group", "board_key", "created_at", "submission"],
-                                name="standing_order")]
+                                name="standing_order"),
+                   models.Index(fields=["version", "variant_key", "model", "board_group", "board_key", "created_at",
+                                        "submission"], name="standing_model_order")]
 
     def __str__(self) -> str:
         return f"{self.name} on {self.version_id}/{self.variant_key or 'all'}"
+
+
+class RecordStep(models.Model):
+    """One step of a board's record progression (scoring/standings/records.py): an entry that,
+    when it was scored, used less fuel than every passing entry scored before it. Per version and
+    variant (`variant_key` 0: every variant), rebuilt in the transaction that changes the board."""
+
+    version = models.ForeignKey(CaseVersion, on_delete=models.CASCADE, related_name="+")
+    variant_key = models.BigIntegerField()
+    submission = models.ForeignKey(Submission, on_delete=models.CASCADE, related_name="+")
+    scored_at = models.DateTimeField()
+    total_fuel = models.BigIntegerField()
+
+    class Meta:
+        constraints = [models.UniqueConstraint(fields=["version", "variant_key", "submission"], name="one_step")]
+        indexes = [models.Index(fields=["version", "variant_key", "scored_at", "submission"], name="record_order"),
+                   models.Index(fields=["scored_at", "id"], name="record_feed")]
+
+    def __str__(self) -> str:
+        return f"record {self.total_fuel} by {self.submission_id} on {self.version_id}/{self.variant_key or 'all'}"
+
+
+class AnnotationChange(models.Model):
+    """The audit trail of a submission's annotation: every change, by whom, when."""
+
+    # SET_NULL: the trail outlives the submission; `submission_number` still says whose it was.
+    submission = models.ForeignKey(Submission, null=True, on_delete=models.SET_NULL, related_name="annotation_changes")
+    submission_number = models.PositiveBigIntegerField()
+    annotation = models.CharField(max_length=500, blank=True)
+    excluded = models.BooleanField(default=False)
+    changed_by = models.ForeignKey("auth.User", null=True, on_delete=models.SET_NULL, related_name="+")
+    changed_by_name = models.CharField(max_length=150, blank=True)  # kept if the account goes
+    changed_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["-changed_at", "-pk"]
+
+    def __str__(self) -> str:
+        return f"annotation of #{self.submission_number} at {self.changed_at}"
 
 
 class BoardSummary(models.Model):
@@ -206,6 +262,8 @@ class StandingsRow(models.Model):
     score = models.FloatField()  # the sum over the scope's cases of best fuel ÷ their fuel
     geometric_mean = models.FloatField(null=True)  # of their fuel ÷ the best, over the cases they solved
     breakdown = models.JSONField(default=dict)  # difficulty → {"entered", "solved", "score"}
+    # Over their entries in the scope: {"models": [...], "annotations": [{"case", "submission", "text"}]}
+    provenance = models.JSONField(default=dict)
 
     class Meta:
         constraints = [models.UniqueConstraint(fields=["scope", "position"], name="one_standings_position")]

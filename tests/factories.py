@@ -96,14 +96,16 @@ def make_many_submissions(version: CaseVersion, count: int) -> None:
         cursor.execute(f"""
             INSERT INTO {submission} (version_id, variant_id, name, source_kind, source_label, source, source_size,
                 source_digest, module_digest, wasmtime_version, engine_digest, status, message, detail, build_log,
-                passed, total_fuel, overshoot, passed_count, input_count, hidden, created_at, attempt, job_id)
+                passed, total_fuel, overshoot, passed_count, input_count, hidden, created_at, attempt, job_id,
+                run, model, annotation, excluded)
             SELECT %s, %s, 'solver-' || CASE WHEN i < 100000
                     THEN substr('0000' || CAST(i AS VARCHAR(20)), length(CAST(i AS VARCHAR(20))))
                     ELSE CAST(i AS VARCHAR(20)) END, 'wasm', '', %s, 0, '', '', %s, %s, 'scored', '', '', '',
                 i %% 3 = 0, CASE WHEN i %% 3 = 2 THEN NULL ELSE 1000 + (CAST(i AS BIGINT) * 7919) %% 100000 END,
-                CASE WHEN i %% 3 = 1 THEN 500 ELSE 0 END, CASE WHEN i %% 3 = 0 THEN 2 ELSE i %% 2 END, 2, %s, %s, 0, ''
+                CASE WHEN i %% 3 = 1 THEN 500 ELSE 0 END, CASE WHEN i %% 3 = 0 THEN 2 ELSE i %% 2 END, 2, %s, %s, 0, '',
+                '{{}}', '', '', %s
             FROM ({numbers}) AS numbers
-        """, [version.pk, variant.pk, b"", WASMTIME_VERSION, ENGINE_DIGEST, False, timezone.now()])
+        """, [version.pk, variant.pk, b"", WASMTIME_VERSION, ENGINE_DIGEST, False, timezone.now(), False])
         cursor.execute(f"""
             INSERT INTO {result} (submission_id, position, kind, input_path, status, fuel, fuel_limit, ceiling,
                 overshoot, message, detail, wall_ms)

@@ -31,3 +31,24 @@ def test_the_template_context_migration_fills_what_the_importer_stores(catalog):
     Variant.objects.update(template_context={})
     importlib.import_module("catalog.migrations.0006_variant_template_context").fill(apps, None)
     assert {variant.pk: variant.template_context for variant in Variant.objects.all()} == stored
+
+
+@pytest.mark.django_db
+def test_the_provenance_migration_fills_standings_and_record_steps_for_existing_submissions(board):
+    """Boards scored before records were kept get the same standings and steps scoring keeps now."""
+    import importlib
+
+    from django.apps import apps
+
+    from scoring.models import RecordStep, Standing
+
+    def state():
+        return (set(Standing.objects.values_list("version_id", "variant_key", "name", "submission_id", "model")),
+                set(RecordStep.objects.values_list("version_id", "variant_key", "submission_id", "total_fuel")))
+
+    kept = state()
+    assert kept[1]
+    Standing.objects.all().delete()
+    RecordStep.objects.all().delete()
+    importlib.import_module("scoring.migrations.0008_provenance_records_annotations").fill_boards(apps, None)
+    assert state() == kept

@@ -5,15 +5,8 @@ from django.db import migrations, models
 
 
 def fill_standings(apps, schema_editor):
-    """Standings for the submissions scored before they were kept."""
-    from types import SimpleNamespace
-
-    from scoring.standings import rebuild
-
-    rebuild(models_module=SimpleNamespace(
-        Submission=apps.get_model("scoring", "Submission"), Standing=apps.get_model("scoring", "Standing"),
-        BoardSummary=apps.get_model("scoring", "BoardSummary"), CaseVersion=apps.get_model("catalog", "CaseVersion"),
-    ))
+    """Standings for the submissions scored before they were kept: now filled by 0008, whose
+    rebuild reads columns (provenance, exclusion) these historical models do not have yet."""
 
 
 class Migration(migrations.Migration):

@@ -2,7 +2,8 @@
 
 A submission's place on the boards is two columns written with it (`board_group`, `board_key`):
 group 0 passed (key: total fuel), 1 correct but over the pass line (key: total fuel), 2 the rest
-(key: minus the inputs passed); NULL when it is hidden or not finished scoring. Ties go to the
+(key: minus the inputs passed), 3 excluded from ranking by staff (key as its results would
+give it); NULL when it is hidden or not finished scoring. Ties go to the
 earlier submission (`created_at`, then the id). A `Standing` row holds, per version, variant and
 submitter name, that submitter's best submission, and one more per version and name over every
 variant (`variant_key` 0), which is the default leaderboard. A `BoardSummary` per version and
@@ -20,6 +21,7 @@ The modules: `places` (a submission's group and key), `reading` (the `Leaderboar
 
 from scoring.standings.places import (
     BOARD_ORDER,
+    EXCLUDED,
     GROUP_NAMES,
     OVER_LIMIT,
     RANKED,
@@ -33,6 +35,6 @@ from scoring.standings.rebuilding import rebuild
 from scoring.standings.updates import forget_submission, update_boards
 
 __all__ = [
-    "BOARD_ORDER", "GROUP_NAMES", "OVER_LIMIT", "RANKED", "SUBMISSION_FIELDS", "UNRANKED", "Entry", "Leaderboard",
+    "BOARD_ORDER", "EXCLUDED", "GROUP_NAMES", "OVER_LIMIT", "RANKED", "SUBMISSION_FIELDS", "UNRANKED", "Entry", "Leaderboard",
     "board_place", "board_place_expressions", "engine_label", "forget_submission", "rebuild", "update_boards",
 ]

@@ -5,10 +5,10 @@ from __future__ import annotations
 from django.db import models
 from django.db.models import Case, F, Q, Value, When
 
-RANKED, OVER_LIMIT, UNRANKED = 0, 1, 2
+RANKED, OVER_LIMIT, UNRANKED, EXCLUDED = 0, 1, 2, 3
 
 
-GROUP_NAMES = {RANKED: "ranked", OVER_LIMIT: "over_limit", UNRANKED: "unranked"}
+GROUP_NAMES = {RANKED: "ranked", OVER_LIMIT: "over_limit", UNRANKED: "unranked", EXCLUDED: "excluded"}
 
 
 BOARD_ORDER = ("board_group", "board_key", "created_at", "pk")
@@ -20,10 +20,15 @@ def engine_label(wasmtime_version: str, engine_digest: str) -> str:
 
 
 def board_place(*, status: str, hidden: bool, passed: bool, total_fuel: int | None,
-                passed_count: int, final_states) -> tuple[int | None, int | None]:
-    """(group, key) of a submission on the boards, or (None, None) when it is not on them."""
+                passed_count: int, final_states, excluded: bool = False) -> tuple[int | None, int | None]:
+    """(group, key) of a submission on the boards, or (None, None) when it is not on them.
+
+    An entry staff excluded from ranking stays on the board, below every other group, in the
+    order its results would give it."""
     if hidden or status not in final_states:
         return None, None
+    if excluded:
+        return EXCLUDED, total_fuel if total_fuel is not None else -passed_count
     if passed:
         return RANKED, total_fuel
     if total_fuel is not None:  # every stress input answered correctly, some over the line
@@ -36,7 +41,8 @@ def board_place_expressions(final_states) -> dict:
     on_board = Q(hidden=False, status__in=final_states)
     return {
         "board_group": Case(
-            When(~on_board, then=Value(None)), When(passed=True, then=Value(RANKED)),
+            When(~on_board, then=Value(None)), When(excluded=True, then=Value(EXCLUDED)),
+            When(passed=True, then=Value(RANKED)),
             When(total_fuel__isnull=False, then=Value(OVER_LIMIT)), default=Value(UNRANKED),
             output_field=models.SmallIntegerField(),
         ),

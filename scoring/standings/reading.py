@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import datetime
 
-from django.db.models import F
+from django.db.models import Count, F, Q
 
 from scoring.standings.places import BOARD_ORDER, GROUP_NAMES, RANKED, engine_label
 
@@ -27,6 +27,8 @@ class Entry:
     wasmtime_version: str
     engine_digest: str = ""
     carried_from: int | None = None  # the submission on an earlier version it was carried from
+    model: str = ""  # the run's model (provenance), "" when not recorded
+    annotation: str = ""  # staff's public note (an excluded entry's reason)
 
     @property
     def engine(self) -> str:
@@ -46,7 +48,8 @@ class Entry:
 
 
 SUBMISSION_FIELDS = ("pk", "name", "variant__slug", "status", "passed", "total_fuel", "overshoot", "passed_count",
-                     "input_count", "created_at", "wasmtime_version", "engine_digest", "board_group", "carried_from")
+                     "input_count", "created_at", "wasmtime_version", "engine_digest", "board_group", "carried_from",
+                     "model", "annotation")
 
 
 def _entry(row: dict, position: int) -> Entry:
@@ -56,7 +59,8 @@ def _entry(row: dict, position: int) -> Entry:
         name=row["name"], variant=row["variant__slug"], status=row["status"], passed=row["passed"],
         total_fuel=row["total_fuel"], overshoot=row["overshoot"], passed_count=row["passed_count"],
         input_count=row["input_count"], submitted_at=row["created_at"], wasmtime_version=row["wasmtime_version"],
-        engine_digest=row["engine_digest"], carried_from=row["carried_from"],
+        engine_digest=row["engine_digest"], carried_from=row["carried_from"], model=row["model"],
+        annotation=row["annotation"],
     )
 
 
@@ -68,11 +72,13 @@ class Leaderboard:
     n-th entry of the order, if ranked, has rank n.
     """
 
-    def __init__(self, version, *, variant=None, include_all: bool = False):
+    def __init__(self, version, *, variant=None, include_all: bool = False, model: str | None = None):
         self.version = version
         self.variant = variant
         self.include_all = include_all
+        self.model = model  # only the rows whose entry came from this model (an indexed filter)
         self._summary = None
+        self._count = None
 
     @property
     def summary(self):
@@ -83,29 +89,38 @@ class Leaderboard:
         return self._summary
 
     def count(self) -> int:
+        if self.model is not None:  # no summary per model: counted over its index range
+            if self._count is None:
+                self._count = self._filtered().count()
+            return self._count
         return self.summary.submissions if self.include_all else self.summary.entries
 
     def __len__(self) -> int:
         return self.count()
 
     def engines(self) -> set[str]:
-        """The engines that measured what this board shows."""
+        """The engines that measured what this board shows (with a model filter, the whole board's)."""
         counts = self.summary.submission_engines if self.include_all else self.summary.entry_engines
         return {engine for engine, count in (counts or {}).items() if count > 0}
 
-    def rows(self, start: int, stop: int):
-        """The query for entries `start` to `stop` in board order: values() rows."""
+    def _filtered(self):
         from scoring.models import Standing, Submission
 
         if self.include_all:
             rows = Submission.objects.filter(version=self.version, board_group__isnull=False)
             if self.variant is not None:
                 rows = rows.filter(variant=self.variant)
-            return rows.order_by(*BOARD_ORDER).values(*SUBMISSION_FIELDS)[start:stop]
+        else:
+            rows = Standing.objects.filter(version=self.version, variant_key=self.variant.pk if self.variant else 0)
+        return rows if self.model is None else rows.filter(model=self.model)
+
+    def rows(self, start: int, stop: int):
+        """The query for entries `start` to `stop` in board order: values() rows."""
+        if self.include_all:
+            return self._filtered().order_by(*BOARD_ORDER).values(*SUBMISSION_FIELDS)[start:stop]
         # The standings' index gives the order; the submissions (joined by key) the columns.
         columns = {f"entry_{field}": F(f"submission__{'id' if field == 'pk' else field}") for field in SUBMISSION_FIELDS}
-        standings = Standing.objects.filter(version=self.version, variant_key=self.variant.pk if self.variant else 0)
-        return (standings.order_by("board_group", "board_key", "created_at", "submission_id")
+        return (self._filtered().order_by("board_group", "board_key", "created_at", "submission_id")
                 .values(**columns)[start:stop])
 
     def _rows(self, start: int, stop: int) -> list[dict]:
@@ -126,13 +141,31 @@ class Leaderboard:
                 row = {name.removeprefix("entry_"): value for name, value in row.items()}
             batch.append(_entry(row, position))
             if len(batch) == size:
-                yield batch
+                yield self._board_ranks(batch)
                 batch = []
         if batch:
-            yield batch
+            yield self._board_ranks(batch)
 
     def __getitem__(self, index):
         if isinstance(index, int):
             return self[index:index + 1][0]
         start, stop = index.start or 0, index.stop if index.stop is not None else self.count()
-        return [_entry(row, start + offset + 1) for offset, row in enumerate(self._rows(start, stop))]
+        return self._board_ranks([_entry(row, start + offset + 1) for offset, row in enumerate(self._rows(start, stop))])
+
+    def _board_ranks(self, entries: list[Entry]) -> list[Entry]:
+        """With a model filter, each ranked entry's rank on the whole board: 1 + the ranked rows
+        before it, counted for the whole page in one query (over the ranked rows up to its last)."""
+        ranked = [entry for entry in entries if entry.rank is not None]
+        if self.model is None or not ranked:
+            return entries
+        whole = Leaderboard(self.version, variant=self.variant, include_all=self.include_all)._filtered()
+        identity = "pk" if self.include_all else "submission_id"
+
+        def before(entry: Entry) -> Q:
+            return Q(board_key__lt=entry.total_fuel) | Q(board_key=entry.total_fuel, created_at__lt=entry.submitted_at) | Q(
+                board_key=entry.total_fuel, created_at=entry.submitted_at, **{f"{identity}__lt": entry.submission})
+
+        counts = whole.filter(board_group=RANKED, board_key__lte=max(entry.total_fuel for entry in ranked)).aggregate(
+            **{f"before_{index}": Count(identity, filter=before(entry)) for index, entry in enumerate(ranked)})
+        ranks = {entry.submission: counts[f"before_{index}"] + 1 for index, entry in enumerate(ranked)}
+        return [replace(entry, rank=ranks[entry.submission]) if entry.rank is not None else entry for entry in entries]

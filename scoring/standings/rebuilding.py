@@ -6,6 +6,7 @@ from typing import Iterable
 
 from django.db import transaction
 
+from scoring.standings import records
 from scoring.standings.places import RANKED, board_place_expressions, engine_label
 
 
@@ -32,6 +33,7 @@ def rebuild(version_ids: Iterable[int] | None = None, *, models_module=None) -> 
         written = _insert_standings(Submission, Standing, version_ids, per_variant=True)
         written += _insert_standings(Submission, Standing, version_ids, per_variant=False)
         _insert_summaries(Submission, Standing, BoardSummary, CaseVersion, version_ids)
+        records.rebuild(version_ids, models_module=models_module)
     return written
 
 
@@ -51,9 +53,10 @@ def _insert_standings(Submission, Standing, version_ids, *, per_variant: bool) -
         parameters = list(version_ids)
     engine = "wasmtime_version || ' (' || CASE WHEN engine_digest = '' THEN 'configuration not recorded' ELSE engine_digest END || ')'"
     sql = f"""
-        INSERT INTO {standing} (version_id, variant_key, name, submission_id, board_group, board_key, created_at, engine)
-        SELECT version_id, {variant}, name, id, board_group, board_key, created_at, engine FROM (
-            SELECT version_id, variant_id, name, id, board_group, board_key, created_at, {engine} AS engine,
+        INSERT INTO {standing} (version_id, variant_key, name, submission_id, board_group, board_key, created_at, engine,
+                                model)
+        SELECT version_id, {variant}, name, id, board_group, board_key, created_at, engine, model FROM (
+            SELECT version_id, variant_id, name, id, board_group, board_key, created_at, {engine} AS engine, model,
                    ROW_NUMBER() OVER (PARTITION BY {partition} ORDER BY board_group, board_key, created_at, id) AS place
             FROM {submission} WHERE {where}
         ) AS ranked WHERE place = 1

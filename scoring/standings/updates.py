@@ -8,6 +8,7 @@ from typing import Iterable
 from django.db import models, transaction
 from django.db.models import Case, Q, Value, When
 
+from scoring.standings import records as records_module
 from scoring.standings.places import BOARD_ORDER, RANKED, board_place, engine_label
 
 
@@ -64,6 +65,12 @@ class _Changes:
         _announce(self.versions, self.best_fuel_changed)
 
 
+def announce_versions(version_ids: set[int]) -> None:
+    """Something every page of these versions' boards shows changed (an annotation); the
+    catalog-wide standings, which show it too, are recomputed when they count the version."""
+    _announce(set(version_ids), set())
+
+
 def _announce(version_ids: set[int], best_fuel_changed: set[int]) -> None:
     """Bump the page generations of the versions whose boards changed."""
     from catalog.models import CaseVersion
@@ -93,7 +100,7 @@ def _refresh_standing(changes: _Changes, version_id: int, variant_id: int | None
     if variant_id is not None:
         candidates = candidates.filter(variant_id=variant_id)
     best = candidates.order_by(*BOARD_ORDER).values(
-        "pk", "board_group", "board_key", "created_at", "wasmtime_version", "engine_digest").first()
+        "pk", "board_group", "board_key", "created_at", "wasmtime_version", "engine_digest", "model").first()
     current = Standing.objects.select_for_update().filter(version_id=version_id, variant_key=variant_id or 0,
                                                           name=name).first()
     if current is None and best is None:
@@ -107,7 +114,7 @@ def _refresh_standing(changes: _Changes, version_id: int, variant_id: int | None
         return
     engine = engine_label(best["wasmtime_version"], best["engine_digest"])
     fields = {"submission_id": best["pk"], "board_group": best["board_group"], "board_key": best["board_key"],
-              "created_at": best["created_at"], "engine": engine}
+              "created_at": best["created_at"], "engine": engine, "model": best["model"]}
     if current is None:
         Standing.objects.create(version_id=version_id, variant_key=variant_id or 0, name=name, **fields)
         summary.entries += 1
@@ -137,14 +144,21 @@ def update_boards(pks: Iterable[int]) -> None:
         keys = set()
         rows = Submission.objects.select_for_update().filter(pk__in=pks).order_by("pk").values(
             "pk", "version_id", "variant_id", "name", "status", "hidden", "passed", "total_fuel", "passed_count",
-            "board_group", "board_key", "wasmtime_version", "engine_digest")
+            "board_group", "board_key", "wasmtime_version", "engine_digest", "excluded", "scored_at", "created_at")
+        rows = list(rows)
+        # Each board's summary row is its lock: taken first, in version order, so two writers on
+        # one version (workers, score_many's threads) take turns to compare with its last record.
+        for version_id in sorted({row["version_id"] for row in rows}):
+            changes.summary(version_id, None)
+        records = records_module.Changes()
         for row in rows:
             group, key = board_place(status=row["status"], hidden=row["hidden"], passed=row["passed"],
                                      total_fuel=row["total_fuel"], passed_count=row["passed_count"],
-                                     final_states=Submission.FINAL_STATES)
+                                     final_states=Submission.FINAL_STATES, excluded=row["excluded"])
             if (group, key) == (row["board_group"], row["board_key"]):
                 continue
             Submission.objects.filter(pk=row["pk"]).update(board_group=group, board_key=key)
+            records.moved(row, group)
             engine = engine_label(row["wasmtime_version"], row["engine_digest"])
             if (group is None) != (row["board_group"] is None):
                 changes.submission_moved(row["version_id"], row["variant_id"], engine, 1 if group is not None else -1)
@@ -153,6 +167,7 @@ def update_boards(pks: Iterable[int]) -> None:
         for version_id, variant_id, name in sorted(keys):
             _refresh_standing(changes, version_id, variant_id, name)
             _refresh_standing(changes, version_id, None, name)
+        records.save()
         changes.save()
 
 
@@ -160,10 +175,14 @@ def forget_submission(submission) -> None:
     """A submission was deleted: take it off the boards (call from post_delete)."""
     with transaction.atomic():
         changes = _Changes()
+        changes.summary(submission.version_id, None)  # the board's lock (see update_boards)
         if submission.board_group is not None:
             engine = engine_label(submission.wasmtime_version, submission.engine_digest)
             changes.submission_moved(submission.version_id, submission.variant_id, engine, -1)
         _refresh_standing(changes, submission.version_id, submission.variant_id, submission.name)
         _refresh_standing(changes, submission.version_id, None, submission.name)
         changes.versions.add(submission.version_id)
+        # A record gone (its steps went with it): the records after it may change.
+        if getattr(submission, "_was_record", submission.board_group == RANKED):
+            records_module.rebuild([submission.version_id])
         changes.save()

@@ -5,10 +5,12 @@ from __future__ import annotations
 
 from scoring.standings import Entry
 
-_GROUP_ORDER = {"ranked": 0, "over_limit": 1, "unranked": 2}
+_GROUP_ORDER = {"ranked": 0, "over_limit": 1, "unranked": 2, "excluded": 3}
 
 
 def _group(row: dict) -> str:
+    if row.get("excluded"):  # staff took it out of the ranking: listed after everything else
+        return "excluded"
     if row["passed"]:
         return "ranked"
     if row["total_fuel"] is not None:  # every stress input answered correctly, some over the line
@@ -18,7 +20,7 @@ def _group(row: dict) -> str:
 
 def _sort_key(row: dict) -> tuple:
     group = _group(row)
-    if group == "unranked":
+    if group == "unranked" or (group == "excluded" and row["total_fuel"] is None):
         return (_GROUP_ORDER[group], -row["passed_count"], row["created_at"], row["pk"])
     return (_GROUP_ORDER[group], row["total_fuel"], row["created_at"], row["pk"])
 
@@ -42,5 +44,19 @@ def rank(rows: list[dict], *, best_per_name: bool = True) -> list[Entry]:
             total_fuel=row["total_fuel"], overshoot=row["overshoot"], passed_count=row["passed_count"],
             input_count=row["input_count"], submitted_at=row["created_at"],
             wasmtime_version=row["wasmtime_version"], engine_digest=row["engine_digest"],
+            carried_from=row.get("carried_from"), model=row.get("model", ""), annotation=row.get("annotation", ""),
         ))
     return entries
+
+
+def record_progression(rows: list[dict]) -> list[int]:
+    """The submissions that, in the order they were scored, each used less fuel than every passing
+    one before them. `rows`: every submission of one board, any state."""
+    shown = [row for row in rows if row["passed"] and not row["hidden"] and not row["excluded"]
+             and row["status"] == "scored"]
+    progression, best = [], None
+    for row in sorted(shown, key=lambda row: (row["scored_at"] or row["created_at"], row["pk"])):
+        if best is None or row["total_fuel"] < best:
+            progression.append(row["pk"])
+            best = row["total_fuel"]
+    return progression

@@ -10,11 +10,12 @@ from hypothesis import strategies as st
 from catalog.models import CaseVersion
 from scoring import standings
 from scoring.jobs import new_attempt
-from scoring.models import BoardSummary, Standing, Submission
+from scoring import history
+from scoring.models import BoardSummary, RecordStep, Standing, Submission
 from scoring.service import score, submit
 from scoring.tests import wat
 from scoring.tests.conftest import adder_answers
-from scoring.tests.oracle import rank
+from scoring.tests.oracle import rank, record_progression
 
 pytestmark = pytest.mark.django_db
 
@@ -33,9 +34,9 @@ def modules(imported, tmp_path):
     return paths
 
 
-def snapshot() -> tuple[set, set, set, set]:
+def snapshot() -> tuple[set, set, set, set, set]:
     rows = set(Standing.objects.values_list("version_id", "variant_key", "name", "submission_id", "board_group",
-                                            "board_key", "created_at", "engine"))
+                                            "board_key", "created_at", "engine", "model"))
     summaries = {
         (row.version_id, row.variant_id, row.entries, row.submissions,
          tuple(sorted((row.entry_engines or {}).items())), tuple(sorted((row.submission_engines or {}).items())))
@@ -44,14 +45,16 @@ def snapshot() -> tuple[set, set, set, set]:
     }
     places = set(Submission.objects.values_list("pk", "board_group", "board_key"))
     best = set(CaseVersion.objects.values_list("pk", "best_fuel"))
-    return rows, summaries, places, best
+    steps = set(RecordStep.objects.values_list("version_id", "variant_key", "submission_id", "scored_at", "total_fuel"))
+    return rows, summaries, places, best, steps
 
 
 OPERATIONS = st.lists(
     st.one_of(
         st.tuples(st.just("score"), st.sampled_from(NAMES), st.sampled_from(["base", "long-lists"]),
                   st.sampled_from(["fast", "slow", "wrong"])),
-        st.tuples(st.sampled_from(["hide", "show", "rescore", "delete", "rescore-and-score"]), st.integers(0, 20)),
+        st.tuples(st.sampled_from(["hide", "show", "rescore", "delete", "rescore-and-score", "exclude", "include"]),
+                  st.integers(0, 20)),
     ),
     min_size=1, max_size=10,
 )
@@ -66,7 +69,7 @@ def test_the_standings_kept_as_scores_land_equal_a_rebuild(adder_v1, modules, dj
         made = list(Submission.objects.order_by("pk").defer("source"))
         if operation[0] == "score":
             _, name, variant, kind = operation
-            score(submit(adder_v1, variants[variant], name, wasm_file=modules[kind]))
+            score(submit(adder_v1, variants[variant], name, wasm_file=modules[kind], run={"model": f"model-{kind}"}))
             continue
         if not made:
             continue
@@ -76,6 +79,9 @@ def test_the_standings_kept_as_scores_land_equal_a_rebuild(adder_v1, modules, dj
             Submission.objects.filter(pk=chosen.pk).set_hidden(action == "hide")
         elif action == "delete":
             chosen.delete()
+        elif action in ("exclude", "include"):  # what the admin's save does
+            Submission.objects.filter(pk=chosen.pk).update(excluded=action == "exclude")
+            standings.update_boards([chosen.pk])
         else:  # a new attempt takes it off the boards until it is scored again
             with django_capture_on_commit_callbacks(execute=action == "rescore-and-score"):
                 new_attempt(chosen)
@@ -84,10 +90,16 @@ def test_the_standings_kept_as_scores_land_equal_a_rebuild(adder_v1, modules, dj
     assert snapshot() == kept
     # And the board it gives is the one SPEC §6 orders: each submitter's best, ranked.
     on_board = Submission.objects.filter(version=adder_v1, board_group__isnull=False)
-    expected = rank(list(on_board.values(*standings.SUBMISSION_FIELDS)), best_per_name=True)
+    expected = rank(list(on_board.values(*standings.SUBMISSION_FIELDS, "excluded")), best_per_name=True)
     assert list(standings.Leaderboard(adder_v1)) == expected
-    every = rank(list(on_board.values(*standings.SUBMISSION_FIELDS)), best_per_name=False)
+    every = rank(list(on_board.values(*standings.SUBMISSION_FIELDS, "excluded")), best_per_name=False)
     assert list(standings.Leaderboard(adder_v1, include_all=True)) == every
+    # The record progression, per variant and over all of them, is the one written the plain way.
+    fields = ("pk", "passed", "hidden", "excluded", "status", "scored_at", "created_at", "total_fuel")
+    for variant in (None, *variants.values()):
+        rows = Submission.objects.filter(version=adder_v1, **({"variant": variant} if variant else {}))
+        assert [step.submission for step in history.steps(adder_v1.pk, variant.pk if variant else None)] == (
+            record_progression(list(rows.values(*fields))))
 
 
 def test_rebuild_standings_recomputes_what_was_lost(adder_v1, modules):

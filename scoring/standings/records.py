@@ -1,0 +1,99 @@
+"""The record progression of a board: every entry that, when it was scored, used less fuel than
+every passing entry scored before it, per version and variant (and over every variant).
+
+Kept as `RecordStep` rows. A new passing entry scored after the last step only ever appends one
+(or nothing); anything else that can change the past (a step hidden, excluded, rescored or
+deleted, an older entry shown again) rebuilds the version's steps from its ranked submissions in
+the same transaction, with one INSERT … SELECT. So the steps always equal what the submissions
+say, which `rebuild()` recomputes from scratch.
+"""
+
+from __future__ import annotations
+
+from typing import Iterable
+
+from scoring.standings.places import RANKED
+
+
+def _when(row: dict):
+    return row["scored_at"] or row["created_at"]
+
+
+class Changes:
+    """What one transaction's board moves do to the record steps: steps to append, versions to rebuild."""
+
+    def __init__(self):
+        self.rebuild: set[int] = set()
+        self.appends: list[tuple[int, int, dict]] = []  # (version, variant key, submission row)
+
+    def moved(self, row: dict, group: int | None) -> None:
+        """A submission's board group changed from `row["board_group"]` to `group`."""
+        from scoring.models import RecordStep
+
+        version_id = row["version_id"]
+        if version_id in self.rebuild:
+            return
+        if RecordStep.objects.filter(version_id=version_id, submission_id=row["pk"]).exists():
+            self.rebuild.add(version_id)  # a step left (or changed): the steps after it may differ
+            return
+        if group != RANKED:
+            return
+        for variant_key in (row["variant_id"], 0):
+            last = (RecordStep.objects.filter(version_id=version_id, variant_key=variant_key)
+                    .order_by("-scored_at", "-submission_id").values("scored_at", "submission_id", "total_fuel").first())
+            if last is not None and (_when(row), row["pk"]) < (last["scored_at"], last["submission_id"]):
+                self.rebuild.add(version_id)  # an older entry came back: it may be a record in the past
+                return
+            if last is None or row["total_fuel"] < last["total_fuel"]:
+                self.appends.append((version_id, variant_key, row))
+
+    def save(self) -> None:
+        from collections import Counter
+
+        from scoring.models import RecordStep
+
+        # Two new steps on one board in one go: each was checked against the stored steps only.
+        per_board = Counter((version_id, variant_key) for version_id, variant_key, _ in self.appends)
+        self.rebuild.update(version_id for (version_id, _), count in per_board.items() if count > 1)
+        RecordStep.objects.bulk_create([
+            RecordStep(version_id=version_id, variant_key=variant_key, submission_id=row["pk"],
+                       scored_at=_when(row), total_fuel=row["total_fuel"])
+            for version_id, variant_key, row in self.appends if version_id not in self.rebuild
+        ])
+        if self.rebuild:
+            rebuild(self.rebuild)
+
+
+def rebuild(version_ids: Iterable[int] | None = None, *, models_module=None) -> int:
+    """Recompute the steps of these versions (None: every version) from their ranked submissions."""
+    from django.db import connection
+
+    if models_module is None:
+        from scoring import models as models_module  # noqa: PLW0127
+    Submission, RecordStep = models_module.Submission, models_module.RecordStep
+    scope = {}
+    where, parameters = f"board_group = {RANKED}", []
+    if version_ids is not None:
+        version_ids = sorted(version_ids)
+        if not version_ids:
+            return 0
+        scope = {"version_id__in": version_ids}
+        where += f" AND version_id IN ({', '.join(['%s'] * len(version_ids))})"
+        parameters = version_ids
+    RecordStep.objects.filter(**scope).delete()
+    submission, step = Submission._meta.db_table, RecordStep._meta.db_table
+    written = 0
+    for partition, variant in (("version_id, variant_id", "variant_id"), ("version_id", "0")):
+        sql = f"""
+            INSERT INTO {step} (version_id, variant_key, submission_id, scored_at, total_fuel)
+            SELECT version_id, {variant}, id, moment, total_fuel FROM (
+                SELECT version_id, variant_id, id, COALESCE(scored_at, created_at) AS moment, total_fuel,
+                       MIN(total_fuel) OVER (PARTITION BY {partition} ORDER BY COALESCE(scored_at, created_at), id
+                                             ROWS BETWEEN UNBOUNDED PRECEDING AND 1 PRECEDING) AS before
+                FROM {submission} WHERE {where}
+            ) AS timeline WHERE before IS NULL OR total_fuel < before
+        """
+        with connection.cursor() as cursor:
+            cursor.execute(sql, parameters)
+            written += cursor.rowcount
+    return written
