@@ -101,8 +101,16 @@ def handlebars_differential(examples: int) -> dict:
     return {"examples": examples, "identical": done.returncode == 0, "seconds": time.monotonic() - started}
 
 
+def batch_rows(result: dict) -> list[tuple]:
+    return [(f"Batch scoring, a sweep of {result['lines']} runs from the command line (SQLite)",
+             f"one `score` process per run {result['separate_s']:.1f} s ({result['separate_per_s']:.2f} runs/s)",
+             f"`score_many --jobs {result['jobs']}` {result['batch_s']:.1f} s ({result['batch_per_s']:.2f} runs/s); "
+             f"re-run, all skipped, {result['rerun_s']:.1f} s",
+             f"{result['speedup']:.1f}×", "> 1× (same entries)", verdict(result["speedup"] > 1))]
+
+
 def table(scoring: dict, imports: dict, pages: dict, boards: list[dict], catalogs: list[dict], slow: dict,
-          handlebars: dict, seconds: float) -> str:
+          handlebars: dict, seconds: float, batch: dict | None = None) -> str:
     execution, tiny = scoring["overhead_execution"], scoring["overhead_tiny"]
     parallel, cache, hostile = scoring["parallel"], scoring["compile_cache"], scoring["hostile_answer"]
     cached, uncached = pages["cached"], pages["uncached"]
@@ -146,6 +154,8 @@ def table(scoring: dict, imports: dict, pages: dict, boards: list[dict], catalog
     for catalog in catalogs:
         rows += catalog_standings_rows(catalog)
     rows += slow_client_rows(slow)
+    if batch:
+        rows += batch_rows(batch)
     rows.append((f"Templates against Handlebars.js, {handlebars['examples']:,} random templates and contexts",
                  "Handlebars.js 4.7.8 (Node.js)", "lib/templates/",
                  "identical" if handlebars["identical"] else "**differ**", "identical",
@@ -179,7 +189,9 @@ def main() -> None:
                 run_on_postgres("catalog_standings.py", "--refresh-seconds", "60")]
     print("slow clients…", flush=True)
     slow = run("slow_clients.py")
-    text = table(scoring, imports, pages, boards, catalogs, slow, handlebars, time.monotonic() - started)
+    print("batch scoring…", flush=True)
+    batch = run("score_many.py")
+    text = table(scoring, imports, pages, boards, catalogs, slow, handlebars, time.monotonic() - started, batch)
     print(text)
     if args.update_readme:
         readme = ROOT / "README.md"

@@ -21,7 +21,8 @@ from lib.templates import render_template
 
 
 class SeedError(DomainError):
-    """A run root cannot be laid out. Codes: `outside_root`, `destination_exists`."""
+    """A run root cannot be laid out. Codes: `outside_root`, `destination_exists`,
+    `record_unwritable`, `record_inside_root`."""
 
     def __str__(self) -> str:
         return self.message
@@ -61,24 +62,48 @@ def run_root_files(version: CaseVersion, variant: Variant) -> dict[str, bytes]:
     return files
 
 
-def seed_run(version: CaseVersion, variant: Variant, dest: Path) -> SeededRun:
-    """Write the run root to `dest` (which must not exist, or be empty), all or nothing."""
+def seed_run(version: CaseVersion, variant: Variant, dest: Path, *, record: Path | None = None) -> SeededRun:
+    """Write the run root to `dest` (which must not exist, or be empty), all or nothing; with
+    `record`, also its run record (catalog.runrecords) there, written last."""
+    from catalog.runrecords import new_record, write_record
+
     dest = Path(dest)
     if dest.exists() and (not dest.is_dir() or any(dest.iterdir())):
         raise SeedError("destination_exists", f"{dest} already exists and is not an empty folder")
+    if record is not None:
+        if Path(record).exists():
+            raise SeedError("destination_exists", f"run record {record} already exists")
+        if dest.resolve() in Path(record).resolve().parents:
+            raise SeedError("record_inside_root", f"run record {record} must be outside the run root "
+                                                  "(the solver works in it)")
     files = run_root_files(version, variant)
     dest.parent.mkdir(parents=True, exist_ok=True)
     staging = Path(tempfile.mkdtemp(prefix=".seeding-", dir=dest.parent))
+    pending_record = None
     try:
         root = staging.resolve()
         for rel, content in sorted(files.items()):
             target = _inside(root, rel)
             target.parent.mkdir(parents=True, exist_ok=True)
             target.write_bytes(content)
+        if record is not None:  # staged beside its place, so a record that cannot be written lays out nothing
+            record = Path(record)
+            try:
+                handle, name = tempfile.mkstemp(prefix=".record-", dir=record.parent if str(record.parent) else ".")
+                os.close(handle)
+                pending_record = Path(name)
+                write_record(new_record(version, variant, files), pending_record)
+            except OSError as error:
+                raise SeedError("record_unwritable", f"run record {record} could not be written: "
+                                                     f"{error.strerror or error}") from None
         if dest.exists():
             dest.rmdir()
         os.replace(staging, dest)
+        if pending_record is not None:
+            os.replace(pending_record, record)
     except BaseException:
         shutil.rmtree(staging, ignore_errors=True)
+        if pending_record is not None:
+            pending_record.unlink(missing_ok=True)
         raise
     return SeededRun(dest, tuple(sorted(files)))

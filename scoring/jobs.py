@@ -62,8 +62,9 @@ def enqueue_scoring(submission: Submission) -> None:
     transaction.on_commit(send)
 
 
-def new_attempt(submission: Submission, message: str = "") -> Submission:
-    """Make a fresh attempt current (the old one can no longer write) and queue it."""
+def new_attempt(submission: Submission, message: str = "", *, enqueue: bool = True) -> Submission:
+    """Make a fresh attempt current (the old one can no longer write) and queue it (or, with
+    `enqueue` False, leave it to the caller to score or queue)."""
     with transaction.atomic():
         current = Submission.objects.select_for_update().get(pk=submission.pk)
         current.attempt += 1
@@ -73,7 +74,8 @@ def new_attempt(submission: Submission, message: str = "") -> Submission:
         current.job_id = ""
         current.save(update_fields=["attempt", "status", "message", "heartbeat_at", "job_id"])
         standings.update_boards([current.pk])  # it leaves the leaderboards until scored again
-        enqueue_scoring(current)
+        if enqueue:
+            enqueue_scoring(current)
     return current
 
 

@@ -49,15 +49,19 @@ class ScoringError(DomainError):
     """A request that cannot be carried out (bad name, missing file); nothing was recorded."""
 
 
-def submit(version: CaseVersion, variant: Variant, name: str, *, folder: Path | None = None,
-           wasm_file: Path | None = None) -> Submission:
-    """Record a submission with its source, ready to be scored. Raises ScoringError."""
+def check_name(name: str) -> str:
+    """A submitter name as stored (stripped). Raises ScoringError."""
     if not name.strip():
         raise ScoringError("bad_name", "a submission needs a non-empty --name")
     if len(name) > 100:
         raise ScoringError("bad_name", "--name is longer than 100 characters")
     if any(ord(character) < 32 for character in name):
         raise ScoringError("bad_name", "--name must not contain control characters")
+    return name.strip()
+
+
+def read_source(*, folder: Path | None = None, wasm_file: Path | None = None) -> tuple[str, str, bytes]:
+    """(kind, label, bytes) of what is submitted: a folder packed, or a module read. Raises ScoringError."""
     if (folder is None) == (wasm_file is None):
         raise ScoringError("bad_source", "give either a submission folder or a wasm file")
     if folder is not None:
@@ -70,23 +74,36 @@ def submit(version: CaseVersion, variant: Variant, name: str, *, folder: Path | 
             raise ScoringError("source_too_large", str(exc)) from None
         except OSError as exc:
             raise ScoringError("missing_source", f"submission folder {folder} could not be read: {exc}") from None
-        kind, label = Submission.SourceKind.SUBMISSION, str(folder)
-    else:
-        if not Path(wasm_file).is_file():
-            raise ScoringError("missing_source", f"wasm file {wasm_file} does not exist")
-        size = Path(wasm_file).stat().st_size
-        if size > settings.SCORING_MAX_MODULE_BYTES:
-            raise ScoringError("source_too_large", f"wasm file is {size:,} bytes, more than the {settings.SCORING_MAX_MODULE_BYTES:,}-byte limit")
+        return Submission.SourceKind.SUBMISSION, str(folder), source
+    if not Path(wasm_file).is_file():
+        raise ScoringError("missing_source", f"wasm file {wasm_file} does not exist")
+    size = Path(wasm_file).stat().st_size
+    if size > settings.SCORING_MAX_MODULE_BYTES:
+        raise ScoringError("source_too_large", f"wasm file is {size:,} bytes, more than the {settings.SCORING_MAX_MODULE_BYTES:,}-byte limit")
+    try:
         source = Path(wasm_file).read_bytes()
-        kind, label = Submission.SourceKind.WASM, str(wasm_file)
+    except OSError as exc:
+        raise ScoringError("missing_source", f"wasm file {wasm_file} could not be read: {exc.strerror}") from None
+    return Submission.SourceKind.WASM, str(wasm_file), source
+
+
+def source_digest(source: bytes) -> str:
+    return hashlib.sha256(source).hexdigest()
+
+
+def submit(version: CaseVersion, variant: Variant, name: str, *, folder: Path | None = None,
+           wasm_file: Path | None = None, run: dict | None = None) -> Submission:
+    """Record a submission with its source, ready to be scored. Raises ScoringError.
+
+    `run`: its provenance, already validated (catalog.runrecords.validate_run)."""
+    name = check_name(name)
+    kind, label, source = read_source(folder=folder, wasm_file=wasm_file)
     return Submission.objects.create(
-        version=version, variant=variant, name=name.strip(), source_kind=kind, source_label=label,
-        source=source, source_size=len(source), source_digest=hashlib.sha256(source).hexdigest(),
+        version=version, variant=variant, name=name, source_kind=kind, source_label=label,
+        source=source, source_size=len(source), source_digest=source_digest(source),
         wasmtime_version=WASMTIME_VERSION, engine_digest=ENGINE_DIGEST,
-        input_count=version.smoke_count + version.stress_count,
+        input_count=version.smoke_count + version.stress_count, run=run or {}, model=(run or {}).get("model", ""),
     )
-
-
 
 
 def _held_out(version: CaseVersion) -> list[HeldOutInput]:

@@ -21,6 +21,15 @@ def test_the_import_benchmark_runs_and_reports_a_ratio():
     assert result["versions"] == 8 and 0 < result["ratio"] < 1
 
 
+@pytest.mark.slow
+def test_the_batch_scoring_benchmark_runs_and_finds_the_same_entries():
+    done = subprocess.run([sys.executable, "bench/score_many.py", "--lines", "3", "--json"], cwd=ROOT,
+                          capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stderr
+    result = json.loads(done.stdout.strip().splitlines()[-1])
+    assert result["lines"] == 3 and result["batch_s"] > 0 and result["separate_s"] > 0
+
+
 @pytest.mark.django_db
 def test_the_many_submissions_factory_writes_what_the_plain_one_writes():
     """bench/standings.py builds its million rows with it: they must be the same rows."""

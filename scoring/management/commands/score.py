@@ -6,7 +6,8 @@ from pathlib import Path
 from django.core.management.base import CommandError
 from django.db import transaction
 
-from catalog.models import UnknownTarget, resolve_target
+from catalog.models import UnknownTarget
+from catalog.runrecords import RunRecordError, target_and_run
 from lib.commands import CaseVersionCommand
 from scoring.build import SandboxUnavailable
 from scoring.jobs import enqueue_scoring
@@ -18,25 +19,32 @@ class Command(CaseVersionCommand):
     help = "Build and score a submission against a case version's held-out inputs."
 
     def add_arguments(self, parser):
-        parser.add_argument("slug")
+        parser.add_argument("slug", nargs="?", help="the case (default: the run record's)")
         self.add_version_arguments(parser)
         source = parser.add_mutually_exclusive_group(required=True)
         source.add_argument("--submission", help="a submission folder, built with the case's [build] commands")
         source.add_argument("--wasm", help="a ready wasm module")
         parser.add_argument("--name", required=True, help="who submitted it (leaderboards rank by name)")
+        parser.add_argument("--run-record", metavar="FILE",
+                            help="the run record seed_run --record wrote: the case, version and variant to score "
+                                 "against, and the run's provenance")
+        parser.add_argument("--meta", action="append", default=[], metavar="KEY=VALUE",
+                            help="a provenance field (model, harness, started_at, finished_at, url, notes, or a "
+                                 "short extra one); repeatable, over the run record's")
         parser.add_argument("--json", action="store_true", help="print one JSON object on stdout")
         parser.add_argument("--enqueue", action="store_true",
                             help="queue a scoring job instead of scoring here (see TASKS_BACKEND)")
 
     def handle(self, *args, **options):
         try:
-            version, variant = resolve_target(options["slug"], options["case_version"], options["variant"])
+            version, variant, run = target_and_run(options["slug"], options["case_version"], options["variant"],
+                                                   options["run_record"], options["meta"])
             submission = submit(
                 version, variant, options["name"],
                 folder=Path(options["submission"]) if options["submission"] else None,
-                wasm_file=Path(options["wasm"]) if options["wasm"] else None,
+                wasm_file=Path(options["wasm"]) if options["wasm"] else None, run=run,
             )
-        except (UnknownTarget, ScoringError) as error:
+        except (UnknownTarget, ScoringError, RunRecordError) as error:
             raise CommandError(error.message) from None
 
         as_document = options["json"]

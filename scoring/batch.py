@@ -1,0 +1,270 @@
+"""Scoring many runs from one JSON Lines file (`manage.py score_many`).
+
+Each line is an object with what `score` takes: `slug`, `version`, `variant`, `name`,
+`submission` (a folder) or `wasm` (a module), `record` (a run record) and `meta` (run fields).
+Relative paths are read from the file's folder. Every line is checked before anything is
+stored (`check_lines`); then each good line is submitted and scored (or queued) once: a line
+whose version, variant, name and source digest already have a submission is skipped, so
+running the same file again scores nothing twice.
+"""
+
+from __future__ import annotations
+
+import json
+from concurrent.futures import ThreadPoolExecutor, as_completed
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from django.db import close_old_connections, connection, transaction
+
+from catalog.models import UnknownTarget
+from catalog.runrecords import RunRecordError, target_and_run
+from lib.strictjson import JSONDocumentError, loads_strict
+from scoring.models import Submission
+from scoring.service import ScoringError, check_name, read_source, source_digest
+
+MAX_LINE_BYTES = 64 * 1024
+MAX_LINES = 100_000
+LINE_KEYS = {"slug", "version", "variant", "name", "submission", "wasm", "record", "meta"}
+
+
+@dataclass
+class Line:
+    """One checked line: what to score, and later what became of it."""
+
+    number: int
+    version: object
+    variant: object
+    name: str
+    run: dict
+    folder: Path | None
+    wasm: Path | None
+    digest: str
+    outcome: str = ""  # scored, queued, skipped, failed
+    reason: str = ""
+    submission: Submission | None = None
+
+    def as_json(self) -> dict:
+        found = self.submission
+        return {
+            "line": self.number, "outcome": self.outcome, "case": self.version.case.slug,
+            "version": self.version.version, "variant": self.variant.slug, "name": self.name,
+            "submission": found.pk if found else None, "status": found.status if found else None,
+            "passed": found.passed if found else None, "total_fuel": found.total_fuel if found else None,
+            **({"reason": self.reason} if self.reason else {}),
+        }
+
+
+@dataclass
+class Checked:
+    lines: list[Line] = field(default_factory=list)
+    invalid: list[tuple[int, str]] = field(default_factory=list)  # (line number, reason)
+
+
+def _path(base: Path, value: str, key: str) -> Path:
+    """A path of the file, inside the file's folder (links resolved): the file names what is read
+    and stored, so it may not reach the operator's other files."""
+    root = base.resolve()
+    path = (root / value).resolve()
+    if path != root and root not in path.parents:
+        raise ValueError(f"{key} must be inside the file's folder ({root})")
+    return path
+
+
+def check_line(number: int, raw: bytes, base: Path) -> Line:
+    """One line, checked against everything `score` would refuse. Raises ValueError (the reason)."""
+    if len(raw) > MAX_LINE_BYTES:
+        raise ValueError(f"longer than {MAX_LINE_BYTES:,} bytes")
+    try:
+        item = loads_strict(raw)
+    except JSONDocumentError as error:
+        raise ValueError(f"not strict JSON: {error}") from None
+    if not isinstance(item, dict):
+        raise ValueError("not a JSON object")
+    unknown = sorted(set(item) - LINE_KEYS)
+    if unknown:
+        raise ValueError(f"unknown field(s): {', '.join(unknown)}")
+    for key in ("slug", "version", "variant", "name", "submission", "wasm", "record"):
+        if key in item and not isinstance(item[key], str):
+            raise ValueError(f"{key} must be a string")
+    meta = item.get("meta", {})
+    if not isinstance(meta, dict) or not all(isinstance(value, str) for value in meta.values()):
+        raise ValueError("meta must be an object of strings")
+    if "name" not in item:
+        raise ValueError("name is missing")
+    if ("submission" in item) == ("wasm" in item):
+        raise ValueError("give exactly one of submission (a folder) or wasm (a module)")
+    try:
+        name = check_name(item["name"])
+        version, variant, run = target_and_run(
+            item.get("slug"), item.get("version"), item.get("variant"),
+            _path(base, item["record"], "record") if "record" in item else None, meta)
+        folder = _path(base, item["submission"], "submission") if "submission" in item else None
+        wasm = _path(base, item["wasm"], "wasm") if "wasm" in item else None
+        _, _, source = read_source(folder=folder, wasm_file=wasm)
+    except (ScoringError, RunRecordError, UnknownTarget) as error:
+        raise ValueError(error.message.replace("--name", "name").replace("--meta", "meta")) from None
+    return Line(number, version, variant, name, run, folder, wasm, source_digest(source))
+
+
+def check_lines(path: Path) -> Checked:
+    """Every line of the file, checked; blank lines are ignored."""
+    checked = Checked()
+    base = path.parent
+    try:
+        handle = path.open("rb")
+    except OSError as error:
+        raise ScoringError("missing_source", f"{path} could not be read: {error.strerror}") from None
+    with handle:
+        number = 0
+        while True:
+            raw = handle.readline(MAX_LINE_BYTES + 1)  # never more than a line's cap in memory
+            if not raw:
+                break
+            number += 1
+            if len(raw) > MAX_LINE_BYTES and not raw.endswith(b"\n"):
+                while raw and not raw.endswith(b"\n"):  # skip the rest of the line, a chunk at a time
+                    raw = handle.readline(MAX_LINE_BYTES)
+                checked.invalid.append((number, f"longer than {MAX_LINE_BYTES:,} bytes"))
+                continue
+            if number > MAX_LINES:
+                checked.invalid.append((number, f"the file has more than {MAX_LINES:,} lines"))
+                break
+            if not raw.strip():
+                continue
+            try:
+                checked.lines.append(check_line(number, raw.rstrip(b"\r\n"), base))
+            except ValueError as reason:
+                checked.invalid.append((number, str(reason)))
+    return checked
+
+
+def earlier(line: Line) -> Submission | None:
+    """The submission this line made before, if there is one."""
+    return (Submission.objects.filter(version=line.version, variant=line.variant, name=line.name,
+                                      source_digest=line.digest).defer("source").order_by("pk").first())
+
+
+def needs_scoring(submission: Submission) -> bool:
+    """An earlier submission of the line that never finished: the scorer failed, or it was left
+    pending or running by a run that stopped (no queued job, no recent heartbeat)."""
+    from datetime import timedelta
+
+    from django.conf import settings
+    from django.utils import timezone
+
+    if submission.status == Submission.State.ERROR:
+        return True
+    if submission.status == Submission.State.PENDING:
+        return not submission.job_id
+    if submission.status == Submission.State.RUNNING:
+        stale = timezone.now() - timedelta(seconds=settings.SCORING_STALE_SECONDS)
+        return submission.heartbeat_at is None or submission.heartbeat_at < stale
+    return False
+
+
+def run_line(line: Line, *, enqueue: bool) -> Line:
+    """Submit and score (or queue) one checked line, unless it was scored before."""
+    from scoring.build import SandboxUnavailable
+    from scoring.jobs import enqueue_scoring, new_attempt
+    from scoring.service import score, submit
+
+    try:
+        # The version's row is the lock: another score_many of the same file waits here, then
+        # finds this line's submission.
+        with transaction.atomic():
+            type(line.version).objects.select_for_update().filter(pk=line.version.pk).first()
+            previous = earlier(line)
+            if previous is None:
+                submission = submit(line.version, line.variant, line.name, folder=line.folder, wasm_file=line.wasm,
+                                    run=line.run)
+            elif needs_scoring(previous):
+                submission = new_attempt(previous, message="scored again by score_many", enqueue=False)
+            else:
+                line.outcome, line.submission, line.reason = "skipped", previous, f"already submitted as #{previous.pk}"
+                return line
+        line.submission = submission
+        if enqueue:
+            with transaction.atomic():
+                enqueue_scoring(submission)
+            submission.refresh_from_db()
+            line.outcome = "queued"
+            return line
+        line.submission = score(submission)
+        line.outcome = "scored"
+    except ScoringError as error:  # the source changed since it was checked
+        line.outcome, line.reason = "failed", error.message
+    except SandboxUnavailable as error:
+        line.outcome, line.reason = "failed", f"recorded but not built: {error}"
+    except Exception as error:  # the scorer failed on this line; the others go on
+        line.outcome, line.reason = "failed", f"the scorer failed: {type(error).__name__}: {error}"
+    if line.submission is not None:
+        line.submission.refresh_from_db()
+    return line
+
+
+def _in_worker(line: Line, enqueue: bool) -> Line:
+    """run_line on a worker thread, with a connection of its own, closed when done."""
+    close_old_connections()
+    try:
+        return run_line(line, enqueue=enqueue)
+    finally:
+        connection.close()
+
+
+def run_lines(lines: list[Line], *, jobs: int, enqueue: bool, done=None) -> list[Line]:
+    """Every line, `jobs` at a time; a line seen before in the same file is skipped as its duplicate."""
+    first_of: dict[tuple, Line] = {}
+    unique, duplicates = [], []
+    for line in lines:
+        key = (line.version.pk, line.variant.pk, line.name, line.digest)
+        if key in first_of:
+            line.outcome, line.reason = "skipped", f"the same entry as line {first_of[key].number}"
+            duplicates.append(line)
+        else:
+            first_of[key] = line
+            unique.append(line)
+    for line in duplicates:
+        if done:
+            done(line)
+    if jobs <= 1:
+        for line in unique:
+            run_line(line, enqueue=enqueue)
+            if done:
+                done(line)
+    else:
+        with ThreadPoolExecutor(max_workers=jobs, thread_name_prefix="score-many") as pool:
+            for future in as_completed([pool.submit(_in_worker, line, enqueue) for line in unique]):
+                if done:
+                    done(future.result())
+    for line in duplicates:
+        line.submission = first_of[(line.version.pk, line.variant.pk, line.name, line.digest)].submission
+    return sorted(lines, key=lambda line: line.number)
+
+
+def summary(path: Path, checked: Checked, lines: list[Line]) -> dict:
+    counts = {outcome: sum(1 for line in lines if line.outcome == outcome)
+              for outcome in ("scored", "queued", "skipped", "failed")}
+    return {
+        "file": str(path), **counts, "invalid": len(checked.invalid),
+        "invalid_lines": [{"line": number, "reason": reason} for number, reason in checked.invalid],
+        "lines": [line.as_json() for line in lines],
+    }
+
+
+def describe(line: Line) -> str:
+    found = line.submission
+    where = f"{line.name} on {line.version.case.slug} {line.version.version} ({line.variant.slug})"
+    if line.outcome == "failed":
+        return f"{where}: failed: {line.reason}"
+    if line.outcome == "skipped":
+        return f"{where}: skipped, {line.reason}"
+    if line.outcome == "queued":
+        return f"{where}: queued as #{found.pk}"
+    verdict = "passed" if found.passed else found.status if found.status != "scored" else "not passed"
+    fuel = f", {found.total_fuel:,} fuel" if found.total_fuel is not None else ""
+    return f"{where}: #{found.pk} {verdict}{fuel}"
+
+
+def dumps(document: dict) -> str:
+    return json.dumps(document)
