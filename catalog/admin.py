@@ -17,6 +17,7 @@ from django.views.decorators.http import require_POST
 from catalog.archives import describe, import_archive
 from catalog.importer import REFUSED, import_catalog
 from catalog.models import Case, CaseVersion, Variant
+from lib.admin import ReadOnlyInline
 from lib.unpack import ArchiveLimits
 
 IMPORT_PERMISSION = "catalog.import_caseversion"
@@ -35,18 +36,10 @@ class ReadOnlyAdmin(admin.ModelAdmin):
         return False
 
 
-class VariantInline(admin.TabularInline):
+class VariantInline(ReadOnlyInline):
     model = Variant
     fields = ("position", "slug", "name", "file", "specs")
     readonly_fields = fields
-    extra = 0
-    can_delete = False
-
-    def has_add_permission(self, request, obj=None) -> bool:
-        return False
-
-    def has_change_permission(self, request, obj=None) -> bool:
-        return False
 
 
 @admin.register(Case)

@@ -5,13 +5,14 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Literal
 
-from django.http import HttpRequest
+from django.http import HttpRequest, JsonResponse
 from django.urls import reverse
 from ninja import Field, Query, Router, Schema
 
 from catalog.forms import CaseFilterForm
 from catalog.manifest import DIFFICULTIES
 from catalog.models import CaseVersion
+from catalog.runrecords import RUN_RECORD_SCHEMA
 from catalog.views import counted_cases, public_version_or_404
 from lib.api import PAGE_MAX, PAGE_SIZE, PAGE_SIZE_MAX, ApiProblem, Problem, cached_document, document, page_links
 from sitecache.models import BEST_FUEL, CATALOG
@@ -151,3 +152,12 @@ def case_detail(request: HttpRequest, slug: str,
         })
 
     return cached_document(request, {"version": version or None}, [CATALOG], render)
+
+
+@router.get("/schemas/run-record.json", response={200: dict}, url_name="run-record-schema", tags=["schemas"],
+            openapi_extra={"responses": {200: {"content": {"application/schema+json": {"schema": {"type": "object"}}}}}})
+def run_record_schema(request: HttpRequest):
+    """The JSON Schema of a run record: what `seed_run --record` writes and `score --run-record` reads."""
+    response = JsonResponse(RUN_RECORD_SCHEMA, json_dumps_params={"indent": 2})
+    response["Content-Type"] = "application/schema+json"
+    return response

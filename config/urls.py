@@ -8,6 +8,7 @@ from catalog import feeds
 from catalog import views as catalog_views
 from config.api import api
 from config.api import docs as api_docs
+from scoring import feeds as scoring_feeds
 from scoring import standings_views
 from scoring import views as scoring_views
 
@@ -65,5 +66,7 @@ urlpatterns = [
     path("robots.txt", feeds.robots, name="robots"),
     path("sitemap.xml", sitemap, {"sitemaps": feeds.SITEMAPS}, name="sitemap"),
     path("feeds/versions.atom", feeds.NewVersionsFeed(), name="feed-versions"),
+    path("feeds/records/", scoring_feeds.RecordsFeed(), name="feed-records"),
+    path("feeds/cases/<slug:slug>/records/", scoring_feeds.CaseRecordsFeed(), name="feed-case-records"),
     path("favicon.ico", favicon),
 ]

@@ -6,10 +6,21 @@ from django.contrib import admin, messages
 from django.db import transaction
 
 from catalog.admin import CaseVersionAdmin
+from lib.admin import ReadOnlyInline
 from scoring import standings
 from scoring.carry import CarryRefused, carry_forward, describe, score_carried
 from scoring.jobs import new_attempt
-from scoring.models import Result, Submission
+from scoring.models import AnnotationChange, Result, Submission
+
+
+class AnnotationChangeInline(ReadOnlyInline):
+    """The annotation's audit trail: every change, newest first, never editable."""
+
+    model = AnnotationChange
+    verbose_name = "annotation change"
+    verbose_name_plural = "annotation history"
+    fields = ("changed_at", "changed_by_name", "annotation", "excluded")
+    readonly_fields = fields
 
 
 class ResultInline(admin.TabularInline):
@@ -25,19 +36,20 @@ class ResultInline(admin.TabularInline):
 
 @admin.register(Submission)
 class SubmissionAdmin(admin.ModelAdmin):
-    list_display = ("id", "name", "version", "variant", "status", "job_state", "passed", "total_fuel", "hidden", "created_at")
-    list_filter = ("status", "passed", "hidden", "version__case", "wasmtime_version")
-    search_fields = ("name", "version__case__slug", "module_digest")
+    list_display = ("id", "name", "version", "variant", "model", "status", "job_state", "passed", "total_fuel", "hidden",
+                    "excluded", "created_at")
+    list_filter = ("status", "passed", "hidden", "excluded", "version__case", "wasmtime_version")
+    search_fields = ("name", "version__case__slug", "module_digest", "model", "annotation")
     list_select_related = ("version__case", "variant")
-    inlines = [ResultInline]
+    inlines = [AnnotationChangeInline, ResultInline]
     actions = ["hide_from_leaderboards", "show_on_leaderboards", "rescore"]
     fields = (
-        "hidden", "name", "version", "variant", "status", "message", "detail", "passed", "total_fuel", "overshoot",
+        "hidden", "annotation", "excluded", "name", "model", "run", "version", "variant", "status", "message", "detail", "passed", "total_fuel", "overshoot",
         "passed_count", "input_count", "source_kind", "source_label", "source_size", "source_digest",
         "module_digest", "module_size", "wasmtime_version", "engine_digest", "created_at", "scored_at", "attempt", "job_id",
         "heartbeat_at", "build_log",
     )
-    readonly_fields = tuple(field for field in fields if field != "hidden")
+    readonly_fields = tuple(field for field in fields if field not in ("hidden", "annotation", "excluded"))
 
     def get_queryset(self, request):
         return super().get_queryset(request).defer("source")
@@ -47,8 +59,12 @@ class SubmissionAdmin(admin.ModelAdmin):
 
     def save_model(self, request, obj, form, change):
         with transaction.atomic():
+            obj.annotation = obj.annotation.strip()
+            before = Submission.objects.filter(pk=obj.pk).values("annotation", "excluded").first() if obj.pk else None
             super().save_model(request, obj, form, change)
-            standings.update_boards([obj.pk])  # hidden or shown: its boards follow
+            if before != {"annotation": obj.annotation, "excluded": obj.excluded}:  # a real change only
+                record_annotation(obj, request.user)
+            standings.update_boards([obj.pk])  # hidden, shown, excluded or included: its boards follow
 
     @admin.action(description="Hide from leaderboards")
     def hide_from_leaderboards(self, request, queryset):
@@ -67,6 +83,18 @@ class SubmissionAdmin(admin.ModelAdmin):
             new_attempt(submission, message="queued again by staff")
             count += 1
         self.message_user(request, f"{count} submission(s) queued for scoring.", messages.SUCCESS)
+
+
+def record_annotation(submission: Submission, user) -> None:
+    """Keep the annotation as it now stands in the audit trail, and let every page showing the
+    entry know (the annotation's text is on its leaderboards even when its place is unchanged)."""
+    from scoring.standings.updates import announce_versions
+
+    AnnotationChange.objects.create(submission=submission, submission_number=submission.pk,
+                                    annotation=submission.annotation,
+                                    excluded=submission.excluded, changed_by=user if user.pk else None,
+                                    changed_by_name=user.get_username())
+    announce_versions({submission.version_id})
 
 
 @admin.action(description="Carry the previous version's best entries forward to this version",

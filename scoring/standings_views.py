@@ -101,11 +101,14 @@ class Standings:
             "geometric_mean": round(line.geometric_mean, 6) if line.geometric_mean is not None else None,
             "difficulties": {difficulty: {"solved": part["solved"], "score": round(part["score"], 6)}
                              for difficulty, part in self.parts(line)},
+            "models": (line.provenance or {}).get("models", []),
+            "annotations": (line.provenance or {}).get("annotations", []),
         }
 
     def csv(self) -> HttpResponse:
         header = ["rank", "name", "score", "solved", "entered", "cases", "geometric_mean",
-                  *[f"{difficulty}_{column}" for difficulty in self.difficulties for column in ("solved", "score")]]
+                  *[f"{difficulty}_{column}" for difficulty in self.difficulties for column in ("solved", "score")],
+                  "models", "annotations"]
 
         def rows():
             total = len(self.lines)
@@ -113,7 +116,10 @@ class Standings:
                 for line in self.lines[start:min(start + 1000, total)]:
                     yield [line.position, line.name, round(line.score, 6), line.solved, line.entered, self.cases,
                            round(line.geometric_mean, 6) if line.geometric_mean is not None else None,
-                           *[value for _, part in self.parts(line) for value in (part["solved"], round(part["score"], 6))]]
+                           *[value for _, part in self.parts(line) for value in (part["solved"], round(part["score"], 6))],
+                           "; ".join((line.provenance or {}).get("models", [])),
+                           " | ".join(f"{note['case']}: {note['text']}"
+                                      for note in (line.provenance or {}).get("annotations", []))]
 
         return csv_response(download_name("standings", self.difficulty or "", self.tag or ""), header, rows())
 

@@ -11,12 +11,14 @@ from django.shortcuts import get_object_or_404, render
 
 from catalog.manifest import SLUG_PATTERN
 from catalog.models import CaseVersion, HeldOutInput, Variant
+from catalog.runrecords import RUN_FIELDS
 from catalog.views import bad_request, public_version_or_404, version_scope
 from lib.paging import BadPage, page_of
 from scoring.compare import CHART_HALF_WIDTH as COMPARE_HALF_WIDTH
 from scoring.compare import CHART_LABEL_WIDTH as COMPARE_LABEL_WIDTH
 from scoring.compare import CHART_ROW_HEIGHT as COMPARE_ROW_HEIGHT
 from scoring.compare import Comparison, NotComparable, compare, leader_of
+from scoring.history import history_chart
 from scoring.models import Result, Submission
 from scoring.sandbox import ENGINE_DIGEST, WASMTIME_VERSION
 from scoring.standings import Entry, engine_label
@@ -30,7 +32,8 @@ CHART_ENTRIES = 20
 CHART_BAR_WIDTH = 380  # SVG units of the longest bar
 CHART_ROW_HEIGHT = 22
 # The query parameters a leaderboard reads (and so its cache key holds).
-LEADERBOARD_PARAMETERS = (text("version"), text("variant"), flag("all"), page(), choice("format"))
+LEADERBOARD_PARAMETERS = (text("version"), text("variant"), flag("all"), text("model"), page(), choice("format"))
+MODEL_MAX = 100  # as Submission.model
 CSV_CHUNK = 500  # entries read per query while a CSV download streams
 
 
@@ -39,6 +42,18 @@ class Bar:
     entry: Entry
     width: float  # SVG units, up to CHART_BAR_WIDTH
     y: int
+
+
+class BadModel(ValueError):
+    """A `?model=` no entry could have."""
+
+
+def model_filter(value: str | None) -> str | None:
+    """The `?model=` filter: None for every model. Raises BadModel."""
+    value = (value or "").strip()
+    if len(value) > MODEL_MAX or any(ord(character) < 32 for character in value):
+        raise BadModel(f"model must be at most {MODEL_MAX} characters of one line")
+    return value or None
 
 
 def leaderboard_selection(request: HttpRequest, slug: str) -> tuple[CaseVersion, Variant | None, bool]:
@@ -108,18 +123,20 @@ def download_name(*parts: str) -> str:
     return "-".join([*cleaned, timezone.now().date().isoformat()]) + ".csv"
 
 
-def leaderboard_csv(version: CaseVersion, variant: Variant | None, include_all: bool) -> HttpResponse:
+def leaderboard_csv(version: CaseVersion, variant: Variant | None, include_all: bool,
+                    model: str | None = None) -> HttpResponse:
     """The whole board (every page) as CSV, with the page's columns, streamed a chunk at a time."""
-    entries = Submission.objects.leaderboard(version, variant=variant, include_all=include_all)
+    entries = Submission.objects.leaderboard(version, variant=variant, include_all=include_all, model=model)
     stress = stress_inputs_of(version)
     pass_line = version.fuel_limit * max(len(stress), 1)
     header = ["rank", "name", "submission", "variant", "group", "status", "passed", "total_fuel", "share_of_limit_percent",
               "overshoot", "passed_inputs", "inputs", *[f"fuel:{path}" for _, path in stress], "submitted_at",
-              "engine", "carried_from"]
+              "engine", "carried_from", "model", "harness", "run_url", "annotation"]
 
     def rows():
         for chunk in entries.batches(CSV_CHUNK):
             fuel = stress_fuel(chunk)
+            runs = dict(Submission.objects.filter(pk__in=[entry.submission for entry in chunk]).values_list("pk", "run"))
             for entry in chunk:
                 per_input = fuel.get(entry.submission, {})
                 yield [
@@ -128,7 +145,9 @@ def leaderboard_csv(version: CaseVersion, variant: Variant | None, include_all: 
                     round(entry.total_fuel * 100 / pass_line, 3) if entry.total_fuel is not None else None,
                     entry.overshoot, entry.passed_count, entry.input_count,
                     *[per_input.get(position, (None, ""))[0] for position, _ in stress],
-                    entry.submitted_at.isoformat(), entry.engine, entry.carried_from,
+                    entry.submitted_at.isoformat(), entry.engine, entry.carried_from, entry.model,
+                    (runs.get(entry.submission) or {}).get("harness", ""), (runs.get(entry.submission) or {}).get("url", ""),
+                    entry.annotation,
                 ]
 
     name = download_name(version.case.slug, version.version, variant.slug if variant else "",
@@ -140,11 +159,12 @@ def leaderboard_csv(version: CaseVersion, variant: Variant | None, include_all: 
 def leaderboard(request: HttpRequest, slug: str) -> HttpResponse:
     version, variant, include_all = leaderboard_selection(request, slug)
     try:
+        model = model_filter(request.GET.get("model"))
         if wants_csv(request):
-            return leaderboard_csv(version, variant, include_all)
-    except BadFormat as bad:
+            return leaderboard_csv(version, variant, include_all, model)
+    except (BadFormat, BadModel) as bad:
         return bad_request(request, str(bad))
-    entries = Submission.objects.leaderboard(version, variant=variant, include_all=include_all)
+    entries = Submission.objects.leaderboard(version, variant=variant, include_all=include_all, model=model)
     try:
         page = page_of(Paginator(entries, ENTRIES_PER_PAGE), request.GET.get("page"))
     except BadPage as bad:
@@ -174,6 +194,8 @@ def leaderboard(request: HttpRequest, slug: str) -> HttpResponse:
         "page": page,
         "rows": rows,
         "any_carried": any(row["entry"].carried_from for row in rows),
+        "model": model or "",
+        "history": history_chart(version, variant),
         "stress_inputs": [path for _, path in stress_inputs],
         "bars": bars,
         "chart_height": len(bars) * CHART_ROW_HEIGHT,
@@ -181,6 +203,7 @@ def leaderboard(request: HttpRequest, slug: str) -> HttpResponse:
         "current_engine": CURRENT_ENGINE,
         "wasmtime_version": WASMTIME_VERSION,
         "page_query": query_without(request, LEADERBOARD_PARAMETERS),
+        "model_query": query_without(request, LEADERBOARD_PARAMETERS, ("page", "model", "format")),
     }
     return render(request, "scoring/leaderboard.html", context)
 
@@ -214,6 +237,8 @@ def submission_detail(request: HttpRequest, pk: int) -> HttpResponse:
         "leader": leader if leader != submission.pk else None,
         # The build log and `detail` texts come from the submission itself: staff only.
         "show_staff": request.user.is_staff,
+        "run": submission.run or {},
+        "run_extra": sorted((key, value) for key, value in (submission.run or {}).items() if key not in RUN_FIELDS),
         "stress_total": sum(1 for result in results if result.kind == "stress"),
     }
     return render(request, "scoring/submission_detail.html", context)

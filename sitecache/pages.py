@@ -81,13 +81,14 @@ def canonical_parameters(request, parameters: tuple[Parameter, ...]) -> list[tup
     return sorted(canonical)
 
 
-def query_without(request, parameters: tuple[Parameter, ...], name: str = "page") -> str:
-    """The canonical query string without `name`, ready for `?{this}page=N` in a link.
+def query_without(request, parameters: tuple[Parameter, ...], name: str | tuple[str, ...] = "page") -> str:
+    """The canonical query string without `name` (or names), ready for `?{this}page=N` in a link.
 
     Links on a cached page are built from this, never from the raw query string: the page is
     served to everyone whose request normalises the same way.
     """
-    return "".join(f"{urlencode({key: value})}&" for key, value in canonical_parameters(request, parameters) if key != name)
+    return "".join(f"{urlencode({key: value})}&" for key, value in canonical_parameters(request, parameters)
+                   if key not in ((name,) if isinstance(name, str) else name))
 
 
 def cache_key(request, canonical: list[tuple[str, str]], generations: list[str]) -> str:

@@ -23,8 +23,9 @@ def queries_for(client, url: str, **params) -> int:
 # versions (with their best fuel), the tags; the count is not read again until an import.
 CASE_LIST_QUERIES = 4
 # version, the board's summary (count, engines), entries, stress inputs, results of the page's
-# entries, versions, variants; a later page adds one for the top of the board (the chart).
-LEADERBOARD_QUERIES = 7
+# entries, versions, variants, the latest record steps (the history chart); a later page adds one
+# for the top of the board (the bar chart).
+LEADERBOARD_QUERIES = 8
 # version, versions, variants, held-out inputs (kind, path, runway, ceiling), the contract
 # schemas' sizes and then their text, top of the leaderboard
 CASE_PAGE_QUERIES = 7

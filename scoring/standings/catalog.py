@@ -63,6 +63,15 @@ class Line:
     log_ratios: float = 0.0  # the sum of ln(their fuel ÷ best) over the cases solved
     breakdown: dict[str, dict] = field(default_factory=dict)
     position: int = 0
+    # The models of their entries, and staff's notes on them: {"models": [...], "annotations": [...]}.
+    provenance: dict = field(default_factory=dict)
+
+    def note(self, case: str, submission: int, model: str, annotation: str) -> None:
+        if model and model not in self.provenance.setdefault("models", []):
+            self.provenance["models"] = sorted([*self.provenance["models"], model])
+        if annotation:
+            self.provenance.setdefault("annotations", []).append(
+                {"case": case, "submission": submission, "text": annotation})
 
     @property
     def geometric_mean(self) -> float | None:
@@ -111,6 +120,21 @@ def _add(lines: dict[str, Line], row: dict) -> None:
     line.add(row["version__difficulty"], row["entered"], row["solved"], row["score"] or 0.0, row["log_ratios"] or 0.0)
 
 
+def _notes(**filters):
+    """The entries with a model or an annotation, with what each scope needs to place them."""
+    return (_entries(**filters).filter(Q(submission__model__gt="") | Q(submission__annotation__gt=""))
+            .order_by("version__case__slug")
+            .values("name", "version_id", "version__difficulty", "version__case__slug", "submission_id",
+                    "submission__model", "submission__annotation"))
+
+
+def _note(lines: dict[str, Line], row: dict) -> None:
+    line = lines.get(row["name"])
+    if line is not None:
+        line.note(row["version__case__slug"], row["submission_id"], row["submission__model"],
+                  row["submission__annotation"])
+
+
 def compute(difficulty: str | None = None, tag: str | None = None) -> tuple[list[Line], int]:
     """One scope's lines, ordered, and its number of cases, read now from the standings."""
     from catalog.models import CaseVersion
@@ -123,6 +147,8 @@ def compute(difficulty: str | None = None, tag: str | None = None) -> tuple[list
     lines: dict[str, Line] = {}
     for row in _figures(_entries(**filters).values("version__difficulty", "name")):
         _add(lines, row)
+    for row in _notes(**filters):
+        _note(lines, row)
     cases = CaseVersion.objects.filter(latest_public=True, **{key.removeprefix("version__"): value
                                                              for key, value in filters.items()}).count()
     return _ordered(lines), cases
@@ -138,6 +164,14 @@ def compute_all() -> dict[str, tuple[list[Line], int]]:
         _add(scopes.setdefault(scope_name(difficulty=row["version__difficulty"]), {}), row)
     for row in _figures(_entries(version__tags__isnull=False).values("version__tags__name", "version__difficulty", "name")):
         _add(scopes.setdefault(scope_name(tag=row["version__tags__name"]), {}), row)
+    version_tags: dict[int, list[str]] = {}
+    for version_id, tag in CaseVersion.tags.through.objects.filter(caseversion__latest_public=True).values_list(
+            "caseversion_id", "tag__name"):
+        version_tags.setdefault(version_id, []).append(tag)
+    for row in _notes():
+        for scope in ["", scope_name(difficulty=row["version__difficulty"]),
+                      *(scope_name(tag=tag) for tag in version_tags.get(row["version_id"], []))]:
+            _note(scopes.get(scope, {}), row)
     cases = {"": 0}
     for difficulty, tags in _case_scopes(CaseVersion):
         cases[""] += 1
@@ -181,7 +215,7 @@ def refresh() -> float:
         StandingsRow.objects.bulk_create(
             (StandingsRow(scope=scope, position=line.position, name=line.name, entered=line.entered,
                           solved=line.solved, score=line.score, geometric_mean=line.geometric_mean,
-                          breakdown=line.breakdown)
+                          breakdown=line.breakdown, provenance=line.provenance)
              for scope, (lines, _) in scopes.items() for line in lines),
             batch_size=2000,
         )

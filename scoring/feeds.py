@@ -1,0 +1,89 @@
+"""Atom feeds of new records: on any case, and on one case (its latest public versions' boards)."""
+
+from __future__ import annotations
+
+from django.contrib.syndication.views import Feed
+from django.http import Http404
+from django.urls import reverse
+from django.utils.html import escape
+from django.utils.feedgenerator import Atom1Feed
+
+from catalog.manifest import SLUG_PATTERN
+from catalog.models import Case, CaseVersion
+from scoring.progress import fuel_text
+
+FEED_ITEMS = 50
+
+
+def _records(**filters):
+    from scoring.models import RecordStep
+
+    # Every variant's board (variant_key 0): one item per record, whatever its variant.
+    return (RecordStep.objects.filter(variant_key=0, version__in=CaseVersion.objects.public(), **filters)
+            .select_related("version__case", "submission__variant").order_by("-scored_at", "-submission_id")
+            [:FEED_ITEMS])
+
+
+class RecordsFeed(Feed):
+    """New records on any case's leaderboard."""
+
+    feed_type = Atom1Feed
+    title = "Fuelboard: new records"
+    subtitle = "Entries that beat the best passing fuel on a leaderboard when they were scored."
+
+    def link(self) -> str:
+        return reverse("case-list")
+
+    def items(self):
+        return _records()
+
+    def item_title(self, step) -> str:
+        version = step.version
+        return f"{version.name} {version.version}: {fuel_text(step.total_fuel)} fuel by {step.submission.name}"
+
+    def item_description(self, step) -> str:
+        parts = [f"{step.submission.name} set a record of {fuel_text(step.total_fuel)} fuel on "
+                 f"{step.version.name} {step.version.version} (variant {step.submission.variant.slug})."]
+        if step.submission.model:
+            parts.append(f"Model: {step.submission.model}.")
+        if step.submission.annotation:
+            parts.append(f"Staff note: {step.submission.annotation}")
+        # An Atom summary is HTML: readers decode the XML, then render what it says. So the
+        # names, models and notes in it are escaped as HTML here, not just as XML by the feed.
+        return escape(" ".join(parts))
+
+    def item_link(self, step) -> str:
+        return reverse("submission-detail", args=[step.submission_id])
+
+    def item_guid(self, step) -> str:
+        return f"record:{step.version_id}:{step.submission_id}"
+
+    item_guid_is_permalink = False
+
+    def item_pubdate(self, step):
+        return step.scored_at
+
+    def item_updateddate(self, step):
+        return step.scored_at
+
+    def item_author_name(self, step) -> str:
+        return step.submission.name
+
+
+class CaseRecordsFeed(RecordsFeed):
+    """New records on one case's leaderboards (any of its public versions)."""
+
+    def get_object(self, request, slug: str):
+        case = Case.objects.filter(slug=slug).first() if SLUG_PATTERN.match(slug) else None
+        if case is None or not CaseVersion.objects.public_versions_of(case).exists():
+            raise Http404("No such case")
+        return case
+
+    def title(self, case) -> str:
+        return f"Fuelboard: new records on {case.slug}"
+
+    def link(self, case) -> str:
+        return reverse("leaderboard", args=[case.slug])
+
+    def items(self, case):
+        return _records(version__case=case)

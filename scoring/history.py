@@ -1,0 +1,122 @@
+"""The record progression of a board (scoring/standings/records.py), read for pages, the API and feeds."""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from datetime import datetime
+
+CHART_WIDTH, CHART_HEIGHT = 640, 140
+CHART_LEFT, CHART_RIGHT, CHART_TOP, CHART_BOTTOM = 78, 12, 10, 24  # room for the axis labels
+CHART_STEPS = 200  # the most recent steps drawn (the API lists every one)
+
+
+@dataclass(frozen=True)
+class Step:
+    submission: int
+    name: str
+    model: str
+    variant: str
+    total_fuel: int
+    scored_at: datetime
+    previous_fuel: int | None  # the record it beat (None: the first)
+
+    @property
+    def improvement(self) -> float | None:
+        """The previous record ÷ this one (how many times less fuel)."""
+        return self.previous_fuel / max(self.total_fuel, 1) if self.previous_fuel else None
+
+
+def steps_query(version_id: int, variant_id: int | None):
+    from scoring.models import RecordStep
+
+    return (RecordStep.objects.filter(version_id=version_id, variant_key=variant_id or 0)
+            .order_by("scored_at", "submission_id"))
+
+
+def steps(version_id: int, variant_id: int | None, start: int = 0, stop: int | None = None) -> list[Step]:
+    """Steps `start` to `stop` of the progression, oldest first."""
+    rows = list(steps_query(version_id, variant_id).values(
+        "submission_id", "submission__name", "submission__model", "submission__variant__slug", "total_fuel",
+        "scored_at")[max(start - 1, 0):stop])
+    previous = rows[0]["total_fuel"] if start > 0 and rows else None
+    if start > 0:
+        rows = rows[1:]
+    found = []
+    for row in rows:
+        found.append(Step(row["submission_id"], row["submission__name"], row["submission__model"],
+                          row["submission__variant__slug"], row["total_fuel"], row["scored_at"], previous))
+        previous = row["total_fuel"]
+    return found
+
+
+def latest_steps(version_id: int, variant_id: int | None, limit: int) -> list[Step]:
+    """The last `limit` steps, oldest first, in one query (one more row gives the first's previous)."""
+    rows = list(steps_query(version_id, variant_id).order_by("-scored_at", "-submission_id").values(
+        "submission_id", "submission__name", "submission__model", "submission__variant__slug", "total_fuel",
+        "scored_at")[:limit + 1])[::-1]
+    found, previous = [], None
+    if len(rows) > limit:
+        previous = rows.pop(0)["total_fuel"]
+    for row in rows:
+        found.append(Step(row["submission_id"], row["submission__name"], row["submission__model"],
+                          row["submission__variant__slug"], row["total_fuel"], row["scored_at"], previous))
+        previous = row["total_fuel"]
+    return found
+
+
+@dataclass(frozen=True)
+class ChartPoint:
+    step: Step
+    x: float
+    y: float
+
+
+@dataclass(frozen=True)
+class HistoryChart:
+    points: list[ChartPoint]
+    path: str  # the step line, SVG path data
+    width: int
+    height: int
+    y_labels: list[tuple[float, int]]  # (y, fuel)
+    x_labels: list[tuple[float, datetime, str]]  # (x, time, text-anchor)
+    left: int
+    bottom: float
+    count: int  # steps in all (the chart shows the last CHART_STEPS)
+
+
+def history_chart(version, variant) -> HistoryChart | None:
+    """The progression as a step chart of fuel over time on a log scale; None with no record yet."""
+    shown = latest_steps(version.pk, variant.pk if variant else None, CHART_STEPS)
+    if not shown:
+        return None
+    count = len(shown) if len(shown) < CHART_STEPS else steps_query(version.pk, variant.pk if variant else None).count()
+    from django.utils import timezone
+
+    # Time runs from the first record shown to now: the last record stands until today.
+    first, last = shown[0].scored_at, max(shown[-1].scored_at, timezone.now())
+    span = max((last - first).total_seconds(), 1.0)
+    low = math.log10(max(min(step.total_fuel for step in shown), 1))
+    high = math.log10(max(max(step.total_fuel for step in shown), 1))
+    if high - low < 0.3:  # one record, or records close together: give the line some room
+        low, high = low - 0.15, high + 0.15
+    plot_width = CHART_WIDTH - CHART_LEFT - CHART_RIGHT
+    plot_height = CHART_HEIGHT - CHART_TOP - CHART_BOTTOM
+    right = CHART_LEFT + plot_width
+
+    def y_of(fuel: int) -> float:
+        return round(CHART_TOP + plot_height * (high - math.log10(max(fuel, 1))) / (high - low), 1)
+
+    def x_of(moment: datetime) -> float:
+        return round(CHART_LEFT + plot_width * (moment - first).total_seconds() / span, 1)
+
+    points = [ChartPoint(step, x_of(step.scored_at), y_of(step.total_fuel)) for step in shown]
+    path = [f"M{points[0].x} {points[0].y}"]
+    for before, after in zip(points, points[1:]):
+        path.append(f"H{after.x} V{after.y}")
+    path.append(f"H{right}")  # the record stands until now
+    fuels = sorted({shown[0].total_fuel, shown[-1].total_fuel}, reverse=True)
+    x_labels = [(CHART_LEFT, first, "start"), (right, last, "end")]
+    return HistoryChart(points, " ".join(path), CHART_WIDTH, CHART_HEIGHT,
+                        [(y_of(fuel), fuel) for fuel in fuels], x_labels, CHART_LEFT,
+                        CHART_HEIGHT - 6, count)
