@@ -33,13 +33,14 @@ EXTRA_KEY = rf"^(?!({'|'.join(RUN_FIELDS)})$)[a-z][a-z0-9_]{{0,31}}$(?!\n)"
 # Patterns end in `$(?!\n)`: Python's `$` (what the validator uses) also matches before a final
 # newline; the lookahead refuses it, and reads the same in ECMA regex, JSON Schema's dialect.
 _END = r"$(?!\n)"
-# Characters that would let a field pass for something else: C0 and C1 controls, DEL, and the
-# bidirectional overrides and isolates.
-_SPOOFING = r"\u007f-\u009f\u200e\u200f\u202a-\u202e\u2066-\u2069"
+# Characters that would let a field pass for something else, or hide part of it: C0 and C1
+# controls, DEL, the bidirectional marks, overrides and isolates, zero-width characters, the
+# line and paragraph separators, and the byte order mark.
+_SPOOFING = r"\u007f-\u009f\u061c\u200b-\u200f\u2028-\u202e\u2060-\u2069\ufeff"
 # One line of text; notes may span lines (tabs and newlines allowed).
 _LINE = rf"^[^\u0000-\u001f{_SPOOFING}]*{_END}"
 _TEXT = rf"^[^\u0000-\u0008\u000b-\u001f{_SPOOFING}]*{_END}"
-_TIME = r"^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d{1,6})?(Z|[+-]\d{2}:\d{2})" + _END
+_TIME = r"^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}(\.[0-9]{1,6})?(Z|[+-][0-9]{2}:[0-9]{2})" + _END
 _DIGEST = r"^[0-9a-f]{64}" + _END
 
 

@@ -23,6 +23,26 @@ class AnnotationChangeInline(ReadOnlyInline):
     readonly_fields = fields
 
 
+@admin.register(AnnotationChange)
+class AnnotationChangeAdmin(admin.ModelAdmin):
+    """Every annotation change, those of deleted submissions too: read-only."""
+
+    list_display = ("changed_at", "submission_number", "changed_by_name", "excluded", "annotation")
+    list_filter = ("excluded",)
+    search_fields = ("annotation", "changed_by_name", "submission_number")
+    readonly_fields = ("submission", "submission_number", "annotation", "excluded", "changed_by", "changed_by_name",
+                       "changed_at")
+
+    def has_add_permission(self, request) -> bool:
+        return False
+
+    def has_change_permission(self, request, obj=None) -> bool:
+        return False
+
+    def has_delete_permission(self, request, obj=None) -> bool:
+        return False
+
+
 class ResultInline(admin.TabularInline):
     model = Result
     fields = ("position", "kind", "input_path", "status", "fuel", "fuel_limit", "ceiling", "overshoot", "wall_ms", "message", "detail")

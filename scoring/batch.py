@@ -139,15 +139,13 @@ def check_lines(path: Path) -> Checked:
     return checked
 
 
-def earlier(line: Line) -> Submission | None:
-    """The submission this line made before, if there is one."""
-    return (Submission.objects.filter(version=line.version, variant=line.variant, name=line.name,
-                                      source_digest=line.digest).defer("source").order_by("pk").first())
+def _claimed_at(submission: Submission):
+    return submission.heartbeat_at or submission.created_at
 
 
-def needs_scoring(submission: Submission) -> bool:
-    """An earlier submission of the line that never finished: the scorer failed, or it was left
-    pending or running by a run that stopped (no queued job, no recent heartbeat)."""
+def unfinished(submission: Submission) -> bool:
+    """A submission of the line that will not finish by itself: the scorer failed on it, or a run
+    that stopped left it pending (no job queued) or running, untouched for SCORING_STALE_SECONDS."""
     from datetime import timedelta
 
     from django.conf import settings
@@ -155,34 +153,62 @@ def needs_scoring(submission: Submission) -> bool:
 
     if submission.status == Submission.State.ERROR:
         return True
+    stale = _claimed_at(submission) < timezone.now() - timedelta(seconds=settings.SCORING_STALE_SECONDS)
     if submission.status == Submission.State.PENDING:
-        return not submission.job_id
-    if submission.status == Submission.State.RUNNING:
-        stale = timezone.now() - timedelta(seconds=settings.SCORING_STALE_SECONDS)
-        return submission.heartbeat_at is None or submission.heartbeat_at < stale
-    return False
+        return not submission.job_id and stale
+    return submission.status == Submission.State.RUNNING and stale
+
+
+def earlier(line: Line) -> tuple[Submission | None, Submission | None]:
+    """(an earlier submission of the line that stands, the latest one left unfinished)."""
+    found = list(Submission.objects.filter(version=line.version, variant=line.variant, name=line.name,
+                                           source_digest=line.digest).defer("source").order_by("pk"))
+    standing = next((submission for submission in found if not unfinished(submission)), None)
+    return standing, (found[-1] if found and standing is None else None)
+
+
+def claim(line: Line, source: tuple[str, str, bytes]) -> Submission | None:
+    """The submission to score for the line, recorded (or taken over) now; None if it has one
+    already. Checked and written under the board's lock (the one every score on the version
+    takes first, so no other order of locks is possible), which another score_many of the same
+    file waits for, and then finds this line's submission."""
+    from django.conf import settings
+    from django.utils import timezone
+
+    from scoring.jobs import new_attempt
+    from scoring.service import record_submission
+    from scoring.standings.updates import lock_board
+
+    with transaction.atomic():
+        lock_board(line.version.pk)
+        standing, left = earlier(line)
+        if standing is not None:
+            line.outcome, line.submission, line.reason = "skipped", standing, f"already submitted as #{standing.pk}"
+            return None
+        if left is None:
+            return record_submission(line.version, line.variant, line.name, *source, run=line.run)
+        if left.attempt + 1 >= settings.SCORING_MAX_ATTEMPTS:
+            line.outcome, line.submission = "failed", left
+            line.reason = f"#{left.pk} was tried {left.attempt + 1} times (SCORING_MAX_ATTEMPTS)"
+            return None
+        taken = new_attempt(left, message="scored again by score_many", enqueue=False)
+        Submission.objects.filter(pk=taken.pk).update(heartbeat_at=timezone.now())  # claimed: not stale
+        return taken
 
 
 def run_line(line: Line, *, enqueue: bool) -> Line:
     """Submit and score (or queue) one checked line, unless it was scored before."""
     from scoring.build import SandboxUnavailable
-    from scoring.jobs import enqueue_scoring, new_attempt
-    from scoring.service import score, submit
+    from scoring.jobs import enqueue_scoring
+    from scoring.service import score
 
     try:
-        # The version's row is the lock: another score_many of the same file waits here, then
-        # finds this line's submission.
-        with transaction.atomic():
-            type(line.version).objects.select_for_update().filter(pk=line.version.pk).first()
-            previous = earlier(line)
-            if previous is None:
-                submission = submit(line.version, line.variant, line.name, folder=line.folder, wasm_file=line.wasm,
-                                    run=line.run)
-            elif needs_scoring(previous):
-                submission = new_attempt(previous, message="scored again by score_many", enqueue=False)
-            else:
-                line.outcome, line.submission, line.reason = "skipped", previous, f"already submitted as #{previous.pk}"
-                return line
+        source = read_source(folder=line.folder, wasm_file=line.wasm)  # packed before any lock is taken
+        if source_digest(source[2]) != line.digest:
+            raise ScoringError("changed_source", "the source changed since the file was checked")
+        submission = claim(line, source)
+        if submission is None:
+            return line
         line.submission = submission
         if enqueue:
             with transaction.atomic():

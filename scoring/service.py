@@ -97,7 +97,12 @@ def submit(version: CaseVersion, variant: Variant, name: str, *, folder: Path | 
 
     `run`: its provenance, already validated (catalog.runrecords.validate_run)."""
     name = check_name(name)
-    kind, label, source = read_source(folder=folder, wasm_file=wasm_file)
+    return record_submission(version, variant, name, *read_source(folder=folder, wasm_file=wasm_file), run=run)
+
+
+def record_submission(version: CaseVersion, variant: Variant, name: str, kind: str, label: str, source: bytes, *,
+                      run: dict | None = None) -> Submission:
+    """Store a submission whose name and source were checked and read (`check_name`, `read_source`)."""
     return Submission.objects.create(
         version=version, variant=variant, name=name, source_kind=kind, source_label=label,
         source=source, source_size=len(source), source_digest=source_digest(source),

@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 from datetime import datetime
 
-from django.db.models import Count, F, Q
+from django.db.models import F
 
 from scoring.standings.places import BOARD_ORDER, GROUP_NAMES, RANKED, engine_label
 
@@ -134,17 +134,21 @@ class Leaderboard:
 
     def batches(self, size: int = 500):
         """Every entry in board order, `size` at a time, from one query read as it goes (a
-        download of the whole board, however long, costs one pass over the index)."""
+        download of the whole board, however long, costs one pass over the index). With a model
+        filter, the pass is over the whole board, counting ranks, keeping that model's rows."""
+        whole = Leaderboard(self.version, variant=self.variant, include_all=self.include_all) if self.model else self
         batch: list[Entry] = []
-        for position, row in enumerate(self.rows(0, None).iterator(chunk_size=2000), 1):
+        for position, row in enumerate(whole.rows(0, None).iterator(chunk_size=2000), 1):
             if not self.include_all:
                 row = {name.removeprefix("entry_"): value for name, value in row.items()}
+            if self.model is not None and row["model"] != self.model:
+                continue
             batch.append(_entry(row, position))
             if len(batch) == size:
-                yield self._board_ranks(batch)
+                yield batch
                 batch = []
         if batch:
-            yield self._board_ranks(batch)
+            yield batch
 
     def __getitem__(self, index):
         if isinstance(index, int):
@@ -153,19 +157,25 @@ class Leaderboard:
         return self._board_ranks([_entry(row, start + offset + 1) for offset, row in enumerate(self._rows(start, stop))])
 
     def _board_ranks(self, entries: list[Entry]) -> list[Entry]:
-        """With a model filter, each ranked entry's rank on the whole board: 1 + the ranked rows
-        before it, counted for the whole page in one query (over the ranked rows up to its last)."""
+        """With a model filter, each ranked entry's rank on the whole board: its row number among
+        the board's ranked rows, numbered by the database in one pass up to the page's last."""
+        from django.db import connection
+        from django.db.models import Window
+        from django.db.models.functions import RowNumber
+
         ranked = [entry for entry in entries if entry.rank is not None]
         if self.model is None or not ranked:
             return entries
         whole = Leaderboard(self.version, variant=self.variant, include_all=self.include_all)._filtered()
-        identity = "pk" if self.include_all else "submission_id"
-
-        def before(entry: Entry) -> Q:
-            return Q(board_key__lt=entry.total_fuel) | Q(board_key=entry.total_fuel, created_at__lt=entry.submitted_at) | Q(
-                board_key=entry.total_fuel, created_at=entry.submitted_at, **{f"{identity}__lt": entry.submission})
-
-        counts = whole.filter(board_group=RANKED, board_key__lte=max(entry.total_fuel for entry in ranked)).aggregate(
-            **{f"before_{index}": Count(identity, filter=before(entry)) for index, entry in enumerate(ranked)})
-        ranks = {entry.submission: counts[f"before_{index}"] + 1 for index, entry in enumerate(ranked)}
+        identity = "id" if self.include_all else "submission_id"
+        numbered = (whole.filter(board_group=RANKED, board_key__lte=max(entry.total_fuel for entry in ranked))
+                    .annotate(number=Window(RowNumber(), order_by=[F("board_key").asc(), F("created_at").asc(),
+                                                                   F(identity).asc()]))
+                    .values_list(identity, "number"))
+        sql, parameters = numbered.query.sql_with_params()
+        wanted = [entry.submission for entry in ranked]
+        with connection.cursor() as cursor:
+            cursor.execute(f"SELECT * FROM ({sql}) AS board WHERE board.{connection.ops.quote_name(identity)} IN "
+                           f"({', '.join(['%s'] * len(wanted))})", [*parameters, *wanted])
+            ranks = dict(cursor.fetchall())
         return [replace(entry, rank=ranks[entry.submission]) if entry.rank is not None else entry for entry in entries]

@@ -12,6 +12,11 @@ from scoring.standings import records as records_module
 from scoring.standings.places import BOARD_ORDER, RANKED, board_place, engine_label
 
 
+def lock_board(version_id: int) -> None:
+    """Take the lock every change to a version's boards takes first (its overall summary row)."""
+    _summary(version_id, None)
+
+
 def _summary(version_id: int, variant_id: int | None):
     from scoring.models import BoardSummary
 

@@ -4,10 +4,12 @@ from __future__ import annotations
 
 import io
 import json
+from datetime import timedelta
 from pathlib import Path
 
 import pytest
 from django.core.management import CommandError, call_command
+from django.utils import timezone
 
 from scoring.models import Submission
 from scoring.tests import wat
@@ -111,13 +113,27 @@ def test_a_line_left_unfinished_by_a_stopped_run_is_scored_on_the_next(sweep):
     path = write(sweep, GOOD[:2])
     run(path)
     left = Submission.objects.get(name="fast")
-    Submission.objects.filter(pk=left.pk).update(status="pending", job_id="", passed=False)  # as a killed run leaves it
+    long_ago = timezone.now() - timedelta(hours=1)
+    Submission.objects.filter(pk=left.pk).update(status="pending", job_id="", passed=False,  # as a killed run leaves it
+                                                 created_at=long_ago)
     Submission.objects.filter(name="slow").update(status="error")
     report, _ = run(path)
     assert (report["scored"], report["skipped"]) == (2, 0)
     assert Submission.objects.count() == 2  # the same submissions, scored again
     left.refresh_from_db()
     assert left.status == "scored" and left.passed and left.attempt == 1
+    # One just recorded by a run still going is that run's to score.
+    Submission.objects.filter(pk=left.pk).update(status="pending", job_id="", created_at=timezone.now(),
+                                                 heartbeat_at=None)
+    report, _ = run(path)
+    assert [line["outcome"] for line in report["lines"]] == ["skipped", "skipped"]
+    # And one tried SCORING_MAX_ATTEMPTS times is given up on.
+    Submission.objects.filter(pk=left.pk).update(status="error", attempt=5)
+    out = io.StringIO()
+    with pytest.raises(CommandError, match="1 line"):
+        call_command("score_many", str(path), "--json", "--jobs", "1", stdout=out, stderr=io.StringIO())
+    report = json.loads(out.getvalue())
+    assert report["failed"] == 1 and "was tried 6 times" in report["lines"][0]["reason"]
 
 
 @pytest.mark.django_db
