@@ -164,29 +164,25 @@ def compute_all() -> dict[str, tuple[list[Line], int]]:
         _add(scopes.setdefault(scope_name(difficulty=row["version__difficulty"]), {}), row)
     for row in _figures(_entries(version__tags__isnull=False).values("version__tags__name", "version__difficulty", "name")):
         _add(scopes.setdefault(scope_name(tag=row["version__tags__name"]), {}), row)
-    version_tags: dict[int, list[str]] = {}
-    for version_id, tag in CaseVersion.tags.through.objects.filter(caseversion__latest_public=True).values_list(
-            "caseversion_id", "tag__name"):
-        version_tags.setdefault(version_id, []).append(tag)
+    version_scopes = _version_scopes(CaseVersion)
     for row in _notes():
-        for scope in ["", scope_name(difficulty=row["version__difficulty"]),
-                      *(scope_name(tag=tag) for tag in version_tags.get(row["version_id"], []))]:
+        for scope in version_scopes.get(row["version_id"], []):
             _note(scopes.get(scope, {}), row)
     cases = {"": 0}
-    for difficulty, tags in _case_scopes(CaseVersion):
-        cases[""] += 1
-        for scope in [scope_name(difficulty=difficulty), *(scope_name(tag=tag) for tag in tags)]:
+    for names in version_scopes.values():
+        for scope in names:
             cases[scope] = cases.get(scope, 0) + 1
     return {scope: (_ordered(scopes.get(scope, {})), count) for scope, count in cases.items()}
 
 
-def _case_scopes(CaseVersion):
+def _version_scopes(CaseVersion) -> dict[int, list[str]]:
+    """Each counted version's precomputed scopes: every case, its difficulty, and each of its tags."""
     tags: dict[int, list[str]] = {}
     for version_id, tag in CaseVersion.tags.through.objects.filter(caseversion__latest_public=True).values_list(
             "caseversion_id", "tag__name"):
         tags.setdefault(version_id, []).append(tag)
-    for pk, difficulty in CaseVersion.objects.filter(latest_public=True).values_list("pk", "difficulty"):
-        yield difficulty, tags.get(pk, [])
+    return {pk: ["", scope_name(difficulty=difficulty), *(scope_name(tag=tag) for tag in tags.get(pk, []))]
+            for pk, difficulty in CaseVersion.objects.filter(latest_public=True).values_list("pk", "difficulty")}
 
 
 def current_source() -> str:
