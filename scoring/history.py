@@ -6,6 +6,8 @@ import math
 from dataclasses import dataclass
 from datetime import datetime
 
+from django.utils import timezone
+
 CHART_WIDTH, CHART_HEIGHT = 640, 140
 CHART_LEFT, CHART_RIGHT, CHART_TOP, CHART_BOTTOM = 78, 12, 10, 24  # room for the axis labels
 CHART_STEPS = 200  # the most recent steps drawn (the API lists every one)
@@ -21,10 +23,19 @@ class Step:
     scored_at: datetime
     previous_fuel: int | None  # the record it beat (None: the first)
 
-    @property
-    def improvement(self) -> float | None:
-        """The previous record ÷ this one (how many times less fuel)."""
-        return self.previous_fuel / max(self.total_fuel, 1) if self.previous_fuel else None
+
+_STEP_FIELDS = ("submission_id", "submission__name", "submission__model", "submission__variant__slug", "total_fuel",
+                "scored_at")
+
+
+def _chained(rows: list[dict], previous: int | None) -> list[Step]:
+    """Steps from rows oldest first, each with the record before it (`previous` for the first)."""
+    found = []
+    for row in rows:
+        found.append(Step(row["submission_id"], row["submission__name"], row["submission__model"],
+                          row["submission__variant__slug"], row["total_fuel"], row["scored_at"], previous))
+        previous = row["total_fuel"]
+    return found
 
 
 def steps_query(version_id: int, variant_id: int | None):
@@ -36,33 +47,19 @@ def steps_query(version_id: int, variant_id: int | None):
 
 def steps(version_id: int, variant_id: int | None, start: int = 0, stop: int | None = None) -> list[Step]:
     """Steps `start` to `stop` of the progression, oldest first."""
-    rows = list(steps_query(version_id, variant_id).values(
-        "submission_id", "submission__name", "submission__model", "submission__variant__slug", "total_fuel",
-        "scored_at")[max(start - 1, 0):stop])
-    previous = rows[0]["total_fuel"] if start > 0 and rows else None
-    if start > 0:
-        rows = rows[1:]
-    found = []
-    for row in rows:
-        found.append(Step(row["submission_id"], row["submission__name"], row["submission__model"],
-                          row["submission__variant__slug"], row["total_fuel"], row["scored_at"], previous))
-        previous = row["total_fuel"]
-    return found
+    rows = list(steps_query(version_id, variant_id).values(*_STEP_FIELDS)[max(start - 1, 0):stop])
+    if start > 0 and rows:  # the row before the slice gives its first step's previous record
+        return _chained(rows[1:], rows[0]["total_fuel"])
+    return _chained(rows, None)
 
 
 def latest_steps(version_id: int, variant_id: int | None, limit: int) -> list[Step]:
     """The last `limit` steps, oldest first, in one query (one more row gives the first's previous)."""
-    rows = list(steps_query(version_id, variant_id).order_by("-scored_at", "-submission_id").values(
-        "submission_id", "submission__name", "submission__model", "submission__variant__slug", "total_fuel",
-        "scored_at")[:limit + 1])[::-1]
-    found, previous = [], None
+    rows = list(steps_query(version_id, variant_id).order_by("-scored_at", "-submission_id")
+                .values(*_STEP_FIELDS)[:limit + 1])[::-1]
     if len(rows) > limit:
-        previous = rows.pop(0)["total_fuel"]
-    for row in rows:
-        found.append(Step(row["submission_id"], row["submission__name"], row["submission__model"],
-                          row["submission__variant__slug"], row["total_fuel"], row["scored_at"], previous))
-        previous = row["total_fuel"]
-    return found
+        return _chained(rows[1:], rows[0]["total_fuel"])
+    return _chained(rows, None)
 
 
 @dataclass(frozen=True)
@@ -91,8 +88,6 @@ def history_chart(version, variant) -> HistoryChart | None:
     if not shown:
         return None
     count = len(shown) if len(shown) < CHART_STEPS else steps_query(version.pk, variant.pk if variant else None).count()
-    from django.utils import timezone
-
     # Time runs from the first record shown to now: the last record stands until today.
     first, last = shown[0].scored_at, max(shown[-1].scored_at, timezone.now())
     span = max((last - first).total_seconds(), 1.0)
@@ -112,8 +107,8 @@ def history_chart(version, variant) -> HistoryChart | None:
 
     points = [ChartPoint(step, x_of(step.scored_at), y_of(step.total_fuel)) for step in shown]
     path = [f"M{points[0].x} {points[0].y}"]
-    for before, after in zip(points, points[1:]):
-        path.append(f"H{after.x} V{after.y}")
+    for point in points[1:]:  # along at the last record's level, then down to the new one
+        path.append(f"H{point.x} V{point.y}")
     path.append(f"H{right}")  # the record stands until now
     fuels = sorted({shown[0].total_fuel, shown[-1].total_fuel}, reverse=True)
     x_labels = [(CHART_LEFT, first, "start"), (right, last, "end")]
