@@ -113,7 +113,7 @@ def _problems(validator: Draft202012Validator, document, prefix: str) -> list[st
                 "; extra fields are lowercase names of letters, digits and _, at most 32 long" if patterns else "")
         else:
             what = error.message if len(error.message) <= 200 else error.message[:200] + "…"
-        problems.append(f"{where or '/'}: {what}")
+        problems.append(f"{where}: {what}")
     return problems
 
 
@@ -244,12 +244,11 @@ def merged_run(record: RunRecord | None, meta: dict) -> dict:
     return validate_run({**(record.run if record else {}), **meta}) if (record and record.run) or meta else {}
 
 
-def target_and_run(slug, version, variant, record_path, meta: list[str], *, record=None):
+def target_and_run(slug, version, variant, record_path, meta: dict):
     """The version and variant to score against, and the provenance to store, from the
-    arguments and the run record (which wins the target, and refuses arguments against it)."""
-    meta_run = parse_meta(meta) if isinstance(meta, list) else dict(meta or {})
-    if record is None and record_path:
-        record = read_record(Path(record_path))
+    arguments, the `meta` run fields and the run record (which wins the target, and refuses
+    arguments against it)."""
+    record = read_record(Path(record_path)) if record_path else None
     if record is not None:
         case_version, chosen = resolve_record(record, slug=slug, version=version, variant=variant)
     else:
@@ -258,4 +257,4 @@ def target_and_run(slug, version, variant, record_path, meta: list[str], *, reco
         from catalog.models import resolve_target
 
         case_version, chosen = resolve_target(slug, version, variant)
-    return case_version, chosen, merged_run(record, meta_run)
+    return case_version, chosen, merged_run(record, meta)

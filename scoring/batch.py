@@ -10,7 +10,6 @@ running the same file again scores nothing twice.
 
 from __future__ import annotations
 
-import json
 from concurrent.futures import ThreadPoolExecutor, as_completed
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -291,6 +290,3 @@ def describe(line: Line) -> str:
     fuel = f", {found.total_fuel:,} fuel" if found.total_fuel is not None else ""
     return f"{where}: #{found.pk} {verdict}{fuel}"
 
-
-def dumps(document: dict) -> str:
-    return json.dumps(document)

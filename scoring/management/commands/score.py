@@ -7,7 +7,7 @@ from django.core.management.base import CommandError
 from django.db import transaction
 
 from catalog.models import UnknownTarget
-from catalog.runrecords import RunRecordError, target_and_run
+from catalog.runrecords import RunRecordError, parse_meta, target_and_run
 from lib.commands import CaseVersionCommand
 from scoring.build import SandboxUnavailable
 from scoring.jobs import enqueue_scoring
@@ -38,7 +38,7 @@ class Command(CaseVersionCommand):
     def handle(self, *args, **options):
         try:
             version, variant, run = target_and_run(options["slug"], options["case_version"], options["variant"],
-                                                   options["run_record"], options["meta"])
+                                                   options["run_record"], parse_meta(options["meta"]))
             submission = submit(
                 version, variant, options["name"],
                 folder=Path(options["submission"]) if options["submission"] else None,

@@ -1,12 +1,13 @@
 from __future__ import annotations
 
+import json
 import os
 import threading
 from pathlib import Path
 
 from django.core.management.base import BaseCommand, CommandError
 
-from scoring.batch import check_lines, describe, dumps, run_lines, summary
+from scoring.batch import check_lines, describe, run_lines, summary
 from scoring.service import ScoringError
 
 BAR_WIDTH = 24
@@ -56,7 +57,7 @@ class Command(BaseCommand):
         lines = run_lines(checked.lines, jobs=options["jobs"], enqueue=options["enqueue"], done=done)
         report = summary(path, checked, lines)
         if options["json"]:
-            self.stdout.write(dumps(report))
+            self.stdout.write(json.dumps(report))
         else:
             self.stdout.write(", ".join(f"{report[key]} {key}" for key in ("scored", "queued", "skipped", "failed",
                                                                           "invalid")))
