@@ -103,6 +103,10 @@ class Leaderboard:
         counts = self.summary.submission_engines if self.include_all else self.summary.entry_engines
         return {engine for engine, count in (counts or {}).items() if count > 0}
 
+    def _whole(self) -> "Leaderboard":
+        """The same board without the model filter."""
+        return Leaderboard(self.version, variant=self.variant, include_all=self.include_all)
+
     def _filtered(self):
         from scoring.models import Standing, Submission
 
@@ -136,7 +140,7 @@ class Leaderboard:
         """Every entry in board order, `size` at a time, from one query read as it goes (a
         download of the whole board, however long, costs one pass over the index). With a model
         filter, the pass is over the whole board, counting ranks, keeping that model's rows."""
-        whole = Leaderboard(self.version, variant=self.variant, include_all=self.include_all) if self.model else self
+        whole = self._whole() if self.model else self
         batch: list[Entry] = []
         for position, row in enumerate(whole.rows(0, None).iterator(chunk_size=2000), 1):
             if not self.include_all:
@@ -166,7 +170,7 @@ class Leaderboard:
         ranked = [entry for entry in entries if entry.rank is not None]
         if self.model is None or not ranked:
             return entries
-        whole = Leaderboard(self.version, variant=self.variant, include_all=self.include_all)._filtered()
+        whole = self._whole()._filtered()
         identity = "id" if self.include_all else "submission_id"
         numbered = (whole.filter(board_group=RANKED, board_key__lte=max(entry.total_fuel for entry in ranked))
                     .annotate(number=Window(RowNumber(), order_by=[F("board_key").asc(), F("created_at").asc(),

@@ -44,13 +44,10 @@ def _insert_standings(Submission, Standing, version_ids, *, per_variant: bool) -
     submission, standing = Submission._meta.db_table, Standing._meta.db_table
     partition = "version_id, variant_id, name" if per_variant else "version_id, name"
     variant = "variant_id" if per_variant else "0"
-    where = "board_group IS NOT NULL"
-    parameters: list = []
-    if version_ids is not None:
-        if not version_ids:
-            return 0
-        where += f" AND version_id IN ({', '.join(['%s'] * len(version_ids))})"
-        parameters = list(version_ids)
+    if version_ids is not None and not version_ids:
+        return 0
+    in_versions, parameters = records.version_filter(version_ids)
+    where = "board_group IS NOT NULL" + in_versions
     engine = "wasmtime_version || ' (' || CASE WHEN engine_digest = '' THEN 'configuration not recorded' ELSE engine_digest END || ')'"
     sql = f"""
         INSERT INTO {standing} (version_id, variant_key, name, submission_id, board_group, board_key, created_at, engine,

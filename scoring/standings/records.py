@@ -64,6 +64,14 @@ class Changes:
             rebuild(self.rebuild)
 
 
+def version_filter(version_ids: Iterable[int] | None) -> tuple[str, list]:
+    """An SQL condition (" AND …") keeping these versions' rows (None: every version), and its parameters."""
+    if version_ids is None:
+        return "", []
+    ids = sorted(version_ids)
+    return f" AND version_id IN ({', '.join(['%s'] * len(ids))})", ids
+
+
 def rebuild(version_ids: Iterable[int] | None = None, *, models_module=None) -> int:
     """Recompute the steps of these versions (None: every version) from their ranked submissions."""
     from django.db import connection
@@ -71,16 +79,13 @@ def rebuild(version_ids: Iterable[int] | None = None, *, models_module=None) -> 
     if models_module is None:
         from scoring import models as models_module  # noqa: PLW0127
     Submission, RecordStep = models_module.Submission, models_module.RecordStep
-    scope = {}
-    where, parameters = f"board_group = {RANKED}", []
     if version_ids is not None:
         version_ids = sorted(version_ids)
         if not version_ids:
             return 0
-        scope = {"version_id__in": version_ids}
-        where += f" AND version_id IN ({', '.join(['%s'] * len(version_ids))})"
-        parameters = version_ids
-    RecordStep.objects.filter(**scope).delete()
+    in_versions, parameters = version_filter(version_ids)
+    where = f"board_group = {RANKED}" + in_versions
+    RecordStep.objects.filter(**({} if version_ids is None else {"version_id__in": version_ids})).delete()
     submission, step = Submission._meta.db_table, RecordStep._meta.db_table
     written = 0
     for partition, variant in (("version_id, variant_id", "variant_id"), ("version_id", "0")):

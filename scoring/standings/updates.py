@@ -147,10 +147,9 @@ def update_boards(pks: Iterable[int]) -> None:
     with transaction.atomic():
         changes = _Changes()
         keys = set()
-        rows = Submission.objects.select_for_update().filter(pk__in=pks).order_by("pk").values(
+        rows = list(Submission.objects.select_for_update().filter(pk__in=pks).order_by("pk").values(
             "pk", "version_id", "variant_id", "name", "status", "hidden", "passed", "total_fuel", "passed_count",
-            "board_group", "board_key", "wasmtime_version", "engine_digest", "excluded", "scored_at", "created_at")
-        rows = list(rows)
+            "board_group", "board_key", "wasmtime_version", "engine_digest", "excluded", "scored_at", "created_at"))
         # Each board's summary row is its lock: taken first, in version order, so two writers on
         # one version (workers, score_many's threads) take turns to compare with its last record.
         for version_id in sorted({row["version_id"] for row in rows}):
