@@ -89,7 +89,7 @@ def seed_run(version: CaseVersion, variant: Variant, dest: Path, *, record: Path
         if record is not None:  # staged beside its place, so a record that cannot be written lays out nothing
             record = Path(record)
             try:
-                handle, name = tempfile.mkstemp(prefix=".record-", dir=record.parent if str(record.parent) else ".")
+                handle, name = tempfile.mkstemp(prefix=".record-", dir=record.parent)
                 os.close(handle)
                 pending_record = Path(name)
                 write_record(new_record(version, variant, files), pending_record)
