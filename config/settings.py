@@ -6,13 +6,19 @@ See README.md ("Settings") for the list. Defaults are the zero-set-up local path
 
 from __future__ import annotations
 
+import os
 import secrets
 from pathlib import Path
 
-from config.env import database_from_url, envbool, envfloat, envint, envlist, envstr
+from urllib.parse import urlsplit
+
+from config.env import database_from_url, envbool, envfloat, envint, envlist, envstr, envurl
+from config.state import private_folder, private_sqlite
 
 BASE_DIR = Path(__file__).resolve().parent.parent
-VAR_DIR = Path(envstr("VAR_DIR", str(BASE_DIR / "var")))
+# Local state, private to the account that runs the site (config/state.py), made whatever else
+# is configured: the SQLite file and the module cache live here by default.
+VAR_DIR = private_folder(Path(envstr("VAR_DIR", str(BASE_DIR / "var"))))
 
 
 def _local_secret_key() -> str:
@@ -21,16 +27,20 @@ def _local_secret_key() -> str:
     try:
         return key_file.read_text().strip()
     except FileNotFoundError:
-        VAR_DIR.mkdir(parents=True, exist_ok=True)
         key = secrets.token_urlsafe(50)
-        key_file.write_text(key)
-        key_file.chmod(0o600)
+        handle = os.open(key_file, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW, 0o600)
+        with os.fdopen(handle, "w") as stream:
+            stream.write(key)
         return key
 
 
 DEBUG = envbool("DEBUG", False)
 SECRET_KEY = envstr("SECRET_KEY", "") or _local_secret_key()
-ALLOWED_HOSTS = envlist("ALLOWED_HOSTS", ["127.0.0.1", "localhost"])
+# Where the site is reached: every absolute link (API lists, feeds, the sitemap, canonical
+# links) is built from it, never from a request's Host header, and the page cache is keyed
+# without the Host (a client could otherwise miss the cache at will by varying it).
+SITE_URL = envurl("SITE_URL", "http://127.0.0.1:8000")
+ALLOWED_HOSTS = envlist("ALLOWED_HOSTS", sorted({urlsplit(SITE_URL).hostname, "127.0.0.1", "localhost"}))
 
 INSTALLED_APPS = [
     "whitenoise.runserver_nostatic",
@@ -55,6 +65,7 @@ MIDDLEWARE = [
     # The API: read-only CORS for any origin, then its methods and problem documents.
     "corsheaders.middleware.CorsMiddleware",
     "config.middleware.ApiMiddleware",
+    "config.middleware.PageOptionsMiddleware",
     # Compression last on the way out (so ETags are computed on what the view wrote), never for
     # a response tied to a visitor; then ETags, 304s and a short public Cache-Control.
     "config.middleware.SafeGZipMiddleware",
@@ -114,6 +125,8 @@ DATABASES = {
         envstr("DATABASE_URL", f"sqlite:///{VAR_DIR / 'db.sqlite3'}"), BASE_DIR
     )
 }
+if DATABASES["default"]["ENGINE"].endswith("sqlite3"):
+    private_sqlite(DATABASES["default"]["NAME"])  # 0600 before SQLite first creates it
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 
 LANGUAGE_CODE = "en-us"
@@ -161,6 +174,8 @@ SCORING_BUILD_PATH = envstr("SCORING_BUILD_PATH", "/usr/bin:/bin:/usr/sbin:/sbin
 SCORING_BUILD_LOG_BYTES = envint("SCORING_BUILD_LOG_BYTES", 64 * 1024, minimum=1024)
 # Submitted modules compile in a child process that is killed after this long.
 SCORING_COMPILE_SECONDS = envfloat("SCORING_COMPILE_SECONDS", 60.0, minimum=0.1)
+# …and whose address space is at most this (a module may be made to need any amount to compile).
+SCORING_COMPILE_MEMORY_BYTES = envint("SCORING_COMPILE_MEMORY_BYTES", 2 << 30, minimum=256 << 20)
 # Modules larger than this are refused before compiling.
 SCORING_MAX_MODULE_BYTES = envint("SCORING_MAX_MODULE_BYTES", 64 * 1024 * 1024, minimum=1024)
 
@@ -179,6 +194,8 @@ SCORING_BUILD_CPU_SECONDS = envint("SCORING_BUILD_CPU_SECONDS", 900, minimum=1)
 SCORING_BUILD_MEMORY_BYTES = envint("SCORING_BUILD_MEMORY_BYTES", 8 << 30, minimum=64 << 20)
 SCORING_BUILD_FILE_BYTES = envint("SCORING_BUILD_FILE_BYTES", 512 << 20, minimum=1 << 20)
 SCORING_BUILD_PROCESSES = envint("SCORING_BUILD_PROCESSES", 512, minimum=8)
+# Each build runs in a cgroup of its own: all its processes and the files in its tmpfs together.
+SCORING_BUILD_TOTAL_MEMORY_BYTES = envint("SCORING_BUILD_TOTAL_MEMORY_BYTES", 4 << 30, minimum=128 << 20)
 SCORING_BUILD_DISK_BYTES = envint("SCORING_BUILD_DISK_BYTES", 2 << 30, minimum=16 << 20)
 # A submitted folder is packed into the database; larger ones are refused.
 SCORING_MAX_SOURCE_BYTES = envint("SCORING_MAX_SOURCE_BYTES", 32 * 1024 * 1024, minimum=1024)

@@ -6,7 +6,10 @@ class ScoringConfig(AppConfig):
     verbose_name = "Scoring"
 
     def ready(self) -> None:
+        from django.core import checks
         from django.db.models.signals import post_delete, pre_delete
+
+        from scoring.checks import build_cgroups
 
         from catalog.signals import versions_published
         from scoring.models import Submission
@@ -17,6 +20,7 @@ class ScoringConfig(AppConfig):
         post_delete.connect(_submission_deleted, sender=Submission, weak=False, dispatch_uid="submission-deleted")
         # A new latest version starts with the previous version's best entries (scoring/carry.py).
         versions_published.connect(_versions_published, weak=False, dispatch_uid="carry-forward")
+        checks.register(build_cgroups)
 
 
 def _submission_deleting(instance, **kwargs) -> None:

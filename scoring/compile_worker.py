@@ -1,21 +1,25 @@
-"""Compile a wasm module in a child process: `python -m scoring.compile_worker IN.wasm OUT.cwasm`.
+"""Compile a wasm module in a child process: `python -m scoring.compile_worker IN.wasm OUT.cwasm MEMORY_BYTES`.
 
-The scorer runs this with a timeout, so a module built to take forever to compile costs a
-killed child, not a stuck scorer. The engine configuration is the scorer's own (the serialised
+The scorer runs this with a timeout, and the child caps its own address space at MEMORY_BYTES
+before it loads wasmtime (as a judge process does), so a module built to take forever, or all
+the memory there is, to compile costs a killed child, not a stuck or starved scorer. The engine configuration is the scorer's own (the serialised
 artifact only loads into an engine configured the same way).
 """
 
 from __future__ import annotations
 
+import resource
 import sys
 from pathlib import Path
 
-import wasmtime
 
-from scoring.sandbox import engine
+def main(source: str, target: str, memory_bytes: int) -> int:
+    resource.setrlimit(resource.RLIMIT_AS, (memory_bytes, memory_bytes))
+    resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
+    import wasmtime
 
+    from scoring.sandbox import engine
 
-def main(source: str, target: str) -> int:
     try:
         module = wasmtime.Module(engine(), Path(source).read_bytes())
     except wasmtime.WasmtimeError as exc:
@@ -26,4 +30,4 @@ def main(source: str, target: str) -> int:
 
 
 if __name__ == "__main__":
-    sys.exit(main(sys.argv[1], sys.argv[2]))
+    sys.exit(main(sys.argv[1], sys.argv[2], int(sys.argv[3])))

@@ -17,6 +17,8 @@ from django.utils import timezone
 from catalog.manifest import Kind
 from catalog.models import CaseVersion, Variant
 from lib.errors import DomainError
+from lib.files import open_regular
+from lib.text import refused_character
 from scoring.build import BuildAccounts, BuildLimits, BuildResult, SourceTooLarge, build_submission, pack_folder
 from scoring.evaluate import Evaluation, HeldOutInput, evaluate
 from scoring.judging import Judge, answer_limit
@@ -35,9 +37,11 @@ def module_cache() -> ModuleCache:
     global _module_cache
     if (_module_cache is None or _module_cache.directory != settings.SCORING_CACHE_DIR
             or _module_cache.compile_seconds != settings.SCORING_COMPILE_SECONDS
-            or _module_cache.max_bytes != settings.SCORING_CACHE_MAX_BYTES):
+            or _module_cache.max_bytes != settings.SCORING_CACHE_MAX_BYTES
+            or _module_cache.compile_memory_bytes != settings.SCORING_COMPILE_MEMORY_BYTES):
         _module_cache = ModuleCache(settings.SCORING_CACHE_DIR, compile_seconds=settings.SCORING_COMPILE_SECONDS,
-                                    max_bytes=settings.SCORING_CACHE_MAX_BYTES)
+                                    max_bytes=settings.SCORING_CACHE_MAX_BYTES,
+                                    compile_memory_bytes=settings.SCORING_COMPILE_MEMORY_BYTES)
     return _module_cache
 
 
@@ -55,8 +59,10 @@ def check_name(name: str) -> str:
         raise ScoringError("bad_name", "a submission needs a non-empty --name")
     if len(name) > 100:
         raise ScoringError("bad_name", "--name is longer than 100 characters")
-    if any(ord(character) < 32 for character in name):
-        raise ScoringError("bad_name", "--name must not contain control characters")
+    refused = refused_character(name)
+    if refused:
+        raise ScoringError("bad_name", f"--name must be one line of plain text: {refused} is not allowed "
+                                       "(controls, bidirectional and zero-width characters, noncharacters)")
     return name.strip()
 
 
@@ -75,15 +81,20 @@ def read_source(*, folder: Path | None = None, wasm_file: Path | None = None) ->
         except OSError as exc:
             raise ScoringError("missing_source", f"submission folder {folder} could not be read: {exc}") from None
         return Submission.SourceKind.SUBMISSION, str(folder), source
-    if not Path(wasm_file).is_file():
-        raise ScoringError("missing_source", f"wasm file {wasm_file} does not exist")
-    size = Path(wasm_file).stat().st_size
-    if size > settings.SCORING_MAX_MODULE_BYTES:
-        raise ScoringError("source_too_large", f"wasm file is {size:,} bytes, more than the {settings.SCORING_MAX_MODULE_BYTES:,}-byte limit")
     try:
-        source = Path(wasm_file).read_bytes()
+        handle = open_regular(wasm_file)
+    except FileNotFoundError:
+        raise ScoringError("missing_source", f"wasm file {wasm_file} does not exist") from None
     except OSError as exc:
         raise ScoringError("missing_source", f"wasm file {wasm_file} could not be read: {exc.strerror}") from None
+    with handle:
+        size = os.fstat(handle.fileno()).st_size
+        if size > settings.SCORING_MAX_MODULE_BYTES:
+            raise ScoringError("source_too_large", f"wasm file is {size:,} bytes, more than the "
+                                                   f"{settings.SCORING_MAX_MODULE_BYTES:,}-byte limit")
+        source = handle.read(settings.SCORING_MAX_MODULE_BYTES + 1)
+    if len(source) > settings.SCORING_MAX_MODULE_BYTES:  # it grew while it was read
+        raise ScoringError("source_too_large", f"wasm file is more than the {settings.SCORING_MAX_MODULE_BYTES:,}-byte limit")
     return Submission.SourceKind.WASM, str(wasm_file), source
 
 
@@ -129,7 +140,8 @@ def build_limits(version: CaseVersion) -> BuildLimits:
         timeout=min(settings.SCORING_BUILD_TIMEOUT, version.max_runtime_seconds),
         cpu_seconds=settings.SCORING_BUILD_CPU_SECONDS, memory_bytes=settings.SCORING_BUILD_MEMORY_BYTES,
         file_bytes=settings.SCORING_BUILD_FILE_BYTES, processes=settings.SCORING_BUILD_PROCESSES,
-        disk_bytes=settings.SCORING_BUILD_DISK_BYTES, module_bytes=settings.SCORING_MAX_MODULE_BYTES,
+        disk_bytes=settings.SCORING_BUILD_DISK_BYTES, total_memory_bytes=settings.SCORING_BUILD_TOTAL_MEMORY_BYTES,
+        module_bytes=settings.SCORING_MAX_MODULE_BYTES,
         unpacked_bytes=settings.SCORING_MAX_UNPACKED_BYTES, source_entries=settings.SCORING_MAX_SOURCE_ENTRIES,
     )
 

@@ -23,10 +23,11 @@ as the scorer, with the same limits where the OS allows, and a warning is logged
 """
 
 from scoring.build.accounts import BuildAccounts, build_account
-from scoring.build.bwrap import DENIED_SYSCALLS, sandbox_problem, seccomp_filter
+from scoring.build.bwrap import sandbox_problem
 from scoring.build.limits import BuildLimits, BuildResult, SandboxUnavailable
 from scoring.build.packing import EXCLUDED_DIRECTORIES, SourceTooLarge, pack_folder
 from scoring.build.run import build_submission
+from scoring.build.seccomp import DENIED_SYSCALLS, seccomp_filter
 
 __all__ = [
     "DENIED_SYSCALLS", "EXCLUDED_DIRECTORIES", "BuildAccounts", "BuildLimits", "BuildResult", "SandboxUnavailable",

@@ -10,6 +10,7 @@ import tempfile
 from pathlib import Path
 
 from scoring.build.limits import BuildLimits, limited
+from scoring.build.seccomp import seccomp_filter
 
 BWRAP = "/usr/bin/bwrap"
 
@@ -28,44 +29,16 @@ SANDBOX_DIRECTORIES = {"BUILD_DIR": "/work/build", "HOME": "/work/home", "TMPDIR
 PROBE_UID = 65534  # nobody: checking that a sandbox starts needs no slot of its own
 
 
-# System calls a build has no use for and that would let it hold memory outside its caps
-# (memfd, System V shared memory and message queues) or reach into another process of its own
-# account (ptrace and friends): they fail with EPERM. Numbers per architecture.
-DENIED_SYSCALLS = {
-    "x86_64": {"memfd_create": 319, "memfd_secret": 447, "shmget": 29, "msgget": 68, "ptrace": 101,
-               "process_vm_readv": 310, "process_vm_writev": 311, "pidfd_getfd": 438},
-    "aarch64": {"memfd_create": 279, "memfd_secret": 447, "shmget": 194, "msgget": 186, "ptrace": 117,
-                "process_vm_readv": 270, "process_vm_writev": 271, "pidfd_getfd": 438},
-}
-
-
-_AUDIT_ARCH = {"x86_64": 0xC000003E, "aarch64": 0xC00000B7}
-
-
-def seccomp_filter(machine: str | None = None) -> bytes | None:
-    """A classic-BPF seccomp program (as bwrap's --seccomp reads it), or None on an
-    architecture this does not know (then builds run without it)."""
-    import platform
-    import struct
-
-    machine = machine or platform.machine()
-    if machine not in DENIED_SYSCALLS:
-        return None
-    load, jump_eq, jump_ge, ret = 0x20, 0x15, 0x35, 0x06
-    allow, deny, kill = 0x7FFF0000, 0x00050000 | 1, 0x80000000  # EPERM; a foreign ABI is killed
-    numbers = sorted(DENIED_SYSCALLS[machine].values())
-    program = [(load, 0, 0, 4)]  # seccomp_data.arch
-    # After the syscall checks: [allow, deny, kill].
-    checks = len(numbers) + (1 if machine == "x86_64" else 0)
-    program.append((jump_eq, 0, 1 + checks + 2, _AUDIT_ARCH[machine]))  # another ABI: kill
-    program.append((load, 0, 0, 0))  # seccomp_data.nr
-    if machine == "x86_64":  # the x32 ABI (nr | 0x40000000): denied outright
-        program.append((jump_ge, checks, 0, 0x40000000))
-    for index, number in enumerate(numbers):
-        remaining = len(numbers) - index - 1
-        program.append((jump_eq, remaining + 1, 0, number))
-    program += [(ret, 0, 0, allow), (ret, 0, 0, deny), (ret, 0, 0, kill)]
-    return b"".join(struct.pack("<HBBI", *instruction) for instruction in program)
+@functools.lru_cache(maxsize=1)
+def userns_options() -> tuple[str, ...]:
+    """`--disable-userns` where the installed bwrap has it (0.8 and later): the build can make
+    no user namespace of its own, in which it could mount a tmpfs past its disk cap. The seccomp
+    filter refuses the same calls, on any bwrap."""
+    try:
+        usage = subprocess.run([BWRAP, "--help"], capture_output=True, text=True, timeout=10, env={}).stdout
+    except (OSError, subprocess.SubprocessError):
+        return ()
+    return ("--disable-userns",) if "--disable-userns" in usage else ()
 
 
 def bwrap_command(source: Path, limits: BuildLimits, env: dict[str, str], program: list[str],
@@ -73,7 +46,8 @@ def bwrap_command(source: Path, limits: BuildLimits, env: dict[str, str], progra
     command = [
         # --as-pid-1: the driver itself is pid 1, so no process of bwrap's own, dumpable and
         # holding the driver's pipes, sits in the sandbox beside the build.
-        BWRAP, "--unshare-all", "--as-pid-1", "--die-with-parent", "--new-session", "--clearenv",
+        BWRAP, "--unshare-all", "--unshare-user", *userns_options(),
+        "--as-pid-1", "--die-with-parent", "--new-session", "--clearenv",
         "--ro-bind", "/usr", "/usr",
         "--symlink", "usr/bin", "/bin", "--symlink", "usr/sbin", "/sbin",
         "--symlink", "usr/lib", "/lib", "--symlink", "usr/lib64", "/lib64",
@@ -110,12 +84,23 @@ def sandbox_problem() -> str | None:
         if account:
             for path in (Path(temp), source):
                 os.chown(path, *account)
-        probe = bwrap_command(source, limits, {"PATH": "/usr/bin:/bin"}, ["/bin/sh", "-c", "touch /work/probe"])
+        # With the build's own seccomp filter: a kernel that refuses it fails here, not per build.
+        program = seccomp_filter()
+        seccomp_read = None
+        if program is not None:
+            seccomp_read, seccomp_write = os.pipe()
+            os.write(seccomp_write, program)
+            os.close(seccomp_write)
+        probe = bwrap_command(source, limits, {"PATH": "/usr/bin:/bin"}, ["/bin/sh", "-c", "touch /work/probe"],
+                              seccomp_read)
         try:
             done = subprocess.run(probe, env={}, preexec_fn=limited(limits, account), capture_output=True,
-                                  text=True, timeout=30)
+                                  text=True, timeout=30, pass_fds=() if seccomp_read is None else (seccomp_read,))
         except (OSError, subprocess.SubprocessError) as exc:
             return f"bubblewrap could not start: {exc}"
+        finally:
+            if seccomp_read is not None:
+                os.close(seccomp_read)
         if done.returncode != 0:
             return f"bubblewrap could not start a sandbox: {done.stderr.strip() or done.returncode}"
     return None

@@ -17,7 +17,8 @@ class BuildLimits:
     cpu_seconds: int = 900
     memory_bytes: int = 8 << 30  # address space per process (rustc reserves a lot of it)
     file_bytes: int = 512 << 20  # largest file a build may write
-    processes: int = 512  # processes of the build's account
+    processes: int = 512  # processes of the build's account, and of its cgroup
+    total_memory_bytes: int = 4 << 30  # all its processes and the files in its tmpfs together (its cgroup)
     disk_bytes: int = 2 << 30  # everything a build may write (one tmpfs in the sandbox)
     module_bytes: int = 64 << 20  # the largest module the host accepts from a build
     unpacked_bytes: int = 256 << 20  # what the source archive may unpack to
@@ -35,10 +36,13 @@ class BuildResult:
     detail: str = ""  # more about the failure, from the submission's own data: staff only
 
 
-def limited(limits: BuildLimits, account: tuple[int, int] | None):
-    """preexec_fn: drop to the build's account and apply resource limits (in the child only)."""
+def limited(limits: BuildLimits, account: tuple[int, int] | None, cgroup=None):
+    """preexec_fn: join the build's cgroup (while still root), drop to the build's account and
+    apply resource limits (in the child only)."""
 
     def apply() -> None:
+        if cgroup is not None:
+            cgroup.enter()
         if account is not None:
             os.setgroups([])
             os.setgid(account[1])

@@ -13,13 +13,17 @@ import tempfile
 import threading
 import time
 from collections import deque
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Iterator
 
 from lib.unpack import ArchiveError, ArchiveLimits, extract_tar_bytes
 from scoring.build.accounts import BuildAccounts, build_account, unprivileged
-from scoring.build.bwrap import SANDBOX_DIRECTORIES, bwrap_command, sandbox_problem, seccomp_filter
+from scoring.build.cgroups import BuildCgroup, build_cgroup, cgroup_problem
+from scoring.build.bwrap import SANDBOX_DIRECTORIES, bwrap_command, sandbox_problem
 from scoring.build.limits import BuildLimits, BuildResult, SandboxUnavailable, limited
+from scoring.build.seccomp import seccomp_filter
 
 logger = logging.getLogger(__name__)
 
@@ -186,6 +190,17 @@ def _driver_env(path: str, build: str, install: str, module_path: str, limits: B
     }
 
 
+@contextmanager
+def _own_cgroup(limits: BuildLimits) -> Iterator[BuildCgroup | None]:
+    """The build's own cgroup, or None where none can be made (cgroups.cgroup_problem() says why;
+    a system check warns of it at start-up)."""
+    if cgroup_problem() is not None:
+        yield None
+        return
+    with build_cgroup(limits.total_memory_bytes, limits.processes) as cgroup:
+        yield cgroup
+
+
 _STEP_MESSAGES = {
     "copy": "the submission could not be copied into the build root (is it too large?)",
     "module": "the build did not produce the module {module}",
@@ -233,7 +248,7 @@ def build_submission(source: bytes, *, install: str, build: str, module_path: st
         if not (work / "source").is_dir() or (work / "source").is_symlink():
             return failed("the submission archive holds no source folder")
         account_pool = build_account(accounts, wait_seconds=wall_seconds) if sandboxed else unprivileged()
-        with account_pool as account:
+        with account_pool as account, _own_cgroup(limits) as cgroup:
             if account:  # the build's account must read the source, whatever its modes
                 for directory, _, files in os.walk(work):
                     os.chown(directory, *account, follow_symlinks=False)
@@ -255,9 +270,16 @@ def build_submission(source: bytes, *, install: str, build: str, module_path: st
                                       sandboxed=False)
                 python = SYSTEM_PYTHON if os.path.exists(SYSTEM_PYTHON) else sys.executable
                 command = [python, "-I", "-S", "-c", DRIVER]
-            collected = _run(command, env=run_env, cwd=work, preexec=limited(limits, account),
+            collected = _run(command, env=run_env, cwd=work, preexec=limited(limits, account, cgroup),
                              wall_seconds=wall_seconds, log=log, module_limit=limits.module_bytes, pipes=pipes)
+            out_of_memory = cgroup is not None and cgroup.out_of_memory()
+            peak = cgroup.peak_memory() if cgroup is not None else None
+    if peak is not None:
+        log.write(f"memory at its peak: {peak:,} bytes of {limits.total_memory_bytes:,}\n".encode())
     status = collected.status
+    if out_of_memory and status[:1] != ["ok"]:
+        return failed(f"the build ran out of memory: its processes and files may hold {limits.total_memory_bytes:,} "
+                      "bytes together")
     if not collected.finished:
         return failed(f"the build was stopped after {wall_seconds:g} s")
     if not status:

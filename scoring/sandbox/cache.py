@@ -27,12 +27,14 @@ class ModuleCache:
     """
 
     def __init__(self, directory: Path | None = None, capacity: int = 16, compile_seconds: float | None = None,
-                 max_bytes: int | None = None):
-        """`compile_seconds`: compile in a child process killed after that long (for untrusted
-        modules); None compiles in this process (for modules of our own, and fast tests)."""
+                 max_bytes: int | None = None, compile_memory_bytes: int = 2 << 30):
+        """`compile_seconds`: compile in a child process killed after that long, whose address
+        space is at most `compile_memory_bytes` (for untrusted modules); None compiles in this
+        process (for modules of our own, and fast tests)."""
         self.directory = Path(directory) if directory else None
         self.capacity = capacity
         self.compile_seconds = compile_seconds
+        self.compile_memory_bytes = compile_memory_bytes
         self.max_bytes = max_bytes
         self._memory: OrderedDict[str, wasmtime.Module] = OrderedDict()
         self._lock = threading.Lock()
@@ -77,13 +79,18 @@ class ModuleCache:
             source.write_bytes(wasm)
             try:
                 done = subprocess.run(
-                    [sys.executable, "-m", "scoring.compile_worker", str(source), str(target)],
+                    [sys.executable, "-m", "scoring.compile_worker", str(source), str(target),
+                     str(self.compile_memory_bytes)],
                     cwd=Path(__file__).resolve().parents[2], capture_output=True, text=True,
                     timeout=self.compile_seconds, stdin=subprocess.DEVNULL,
                     env={"PATH": "/usr/bin:/bin", "LANG": "C.UTF-8"},  # nothing of the scorer's
                 )
             except subprocess.TimeoutExpired:
                 raise InvalidModule("compile_timeout", f"module did not compile within {self.compile_seconds:g} s") from None
+            if done.returncode < 0 or "memory allocation" in done.stderr or "MemoryError" in done.stderr:
+                # Killed, or aborted when an allocation failed: the address-space cap.
+                raise InvalidModule("compile_memory", f"module needs more than {self.compile_memory_bytes:,} bytes "
+                                                      "of memory to compile") from None
             if done.returncode != 0 or not target.is_file():
                 raise does_not_compile(done.stderr.strip() or f"the compiler exited with status {done.returncode}")
             return wasmtime.Module.deserialize(engine(), target.read_bytes())

@@ -391,6 +391,8 @@ HOSTILE_BUILDS = [
     "reaches into the driver (/proc/<pid>/mem, pidfd_getfd, ptrace), holds memfd and shared memory",
     "chains links to the host's /", "hard-links a host file", "writes under its own link", "nests 100 folders deep",
     "claims a 16 MiB header", "packs a 4 GiB sparse file",
+    "makes a user namespace and mounts a tmpfs past its cap", "clones into new namespaces, setns, clone3",
+    "holds more memory across its processes than its total", "fills its memory with files in its tmpfs",
 ]
 
 
@@ -494,3 +496,122 @@ def test_a_header_that_claims_a_gigabyte_stops_at_the_cap():
     bomb = tar_members([member("source/x")], {"source/x": b"x"}, pax={"comment": "z" * (16 << 20)})
     result = build(bomb, "true", limits=BuildLimits(**{**LIMITS.__dict__, "unpacked_bytes": 1 << 20, "source_entries": 100}))
     assert "unpacks to more than" in result.detail
+
+
+def test_a_build_can_make_no_namespace_and_mount_nothing(tmp_path):
+    """A user namespace of its own would let a build mount a fresh tmpfs past its disk cap:
+    `unshare -Urm` then `mount -t tmpfs` must fail, and so must a raw clone with a namespace
+    flag, setns and clone3 (which the C library then replaces with a checked clone)."""
+    folder = tmp_path / "sub"
+    folder.mkdir()
+    (folder / "spawn.py").write_text(
+        "import ctypes, os, threading, subprocess\n"
+        "libc = ctypes.CDLL(None, use_errno=True)\n"
+        "pid = libc.syscall(56 if os.uname().machine == 'x86_64' else 220, 0x10000000 | 17, 0, 0, 0, 0)\n"
+        "if pid == 0: os._exit(0)\n"
+        "print('clone NEWUSER:', 'made' if pid > 0 else os.strerror(ctypes.get_errno()))\n"
+        "print('clone3:', libc.syscall(435, 0, 0) >= 0 or os.strerror(ctypes.get_errno()))\n"
+        "print('setns:', libc.setns(os.open('/proc/self/ns/mnt', os.O_RDONLY), 0) == 0 or os.strerror(ctypes.get_errno()))\n"
+        "thread = threading.Thread(target=print, args=('a thread runs',)); thread.start(); thread.join()\n"
+        "print(subprocess.run(['echo', 'a child runs'], capture_output=True, text=True).stdout.strip())\n"
+    )
+    script = ("unshare -Urm sh -c 'mount -t tmpfs -o size=1g none /tmp && "
+              "dd if=/dev/zero of=/tmp/fill bs=1M count=128 && echo mounted=$((6*7))'; "
+              "unshare -U true && echo unshared=$((6*7)); python3 spawn.py; exit 1")
+    result = build(pack_folder(folder, max_bytes=10**6), script)
+    assert "mounted=42" not in result.log and "unshared=42" not in result.log
+    assert "unshare failed: Operation not permitted" in result.log
+    assert "clone NEWUSER: Operation not permitted" in result.log
+    assert "clone3: Function not implemented" in result.log
+    assert "setns: Operation not permitted" in result.log
+    assert "a thread runs" in result.log and "a child runs" in result.log  # ordinary work is unaffected
+
+
+def test_the_seccomp_filter_refuses_what_it_lists_on_every_architecture():
+    from scoring.build.seccomp import CLONE, CLONE3, DENIED_SYSCALLS, seccomp_filter
+
+    for machine, calls in DENIED_SYSCALLS.items():
+        assert {"unshare", "setns", "mount", "fsmount", "ptrace", "memfd_create"} <= set(calls)
+        program = seccomp_filter(machine)
+        assert len(program) % 8 == 0 and len(program) // 8 < 256  # classic BPF jumps are 8-bit
+        assert CLONE[machine] not in calls.values() and CLONE3[machine] not in calls.values()
+    assert seccomp_filter("sparc") is None
+
+
+# --- a cgroup of its own ------------------------------------------------------------------------------
+
+
+def test_builds_get_a_cgroup_of_their_own_here():
+    from scoring.build.cgroups import cgroup_problem
+
+    assert cgroup_problem() is None
+
+
+def test_a_builds_processes_together_cannot_hold_more_than_its_total_memory(tmp_path):
+    """Four processes of 100 MB each, every one well under the per-process cap: together they
+    pass the build's 256 MiB, and the build fails saying so."""
+    limits = BuildLimits(**{**LIMITS.__dict__, "total_memory_bytes": 256 << 20, "disk_bytes": 512 << 20})
+    hold = "python3 -c 'x = bytearray(100 << 20); import time; time.sleep(4)'"
+    result = build(empty_source(tmp_path), f"for i in 1 2 3 4; do {hold} & done; wait; exit 1", limits=limits)
+    assert result.message == ("the build ran out of memory: its processes and files may hold 268,435,456 bytes "
+                              "together")
+
+
+def test_files_in_a_builds_tmpfs_count_against_its_memory(tmp_path):
+    limits = BuildLimits(**{**LIMITS.__dict__, "total_memory_bytes": 128 << 20, "disk_bytes": 512 << 20,
+                            "file_bytes": 512 << 20})
+    result = build(empty_source(tmp_path), "dd if=/dev/zero of=fill bs=1M count=300; exit 1", limits=limits)
+    assert "ran out of memory" in result.message
+    assert "memory at its peak: 134,217,728 bytes of 134,217,728" in result.log
+
+
+def test_each_build_has_its_cgroup_with_its_limits_and_it_is_removed_after(tmp_path):
+    from scoring.build.cgroups import PREFIX, layout
+
+    parents = layout().parents
+    seen: dict[str, str] = {}
+    done = threading.Event()
+
+    def watch():
+        while not done.is_set() and len(seen) < len(parents):
+            for controller, parent in parents.items():
+                for folder in parent.glob(f"{PREFIX}{os.getpid()}-*"):
+                    limit_file = {"memory": "memory.limit_in_bytes", "pids": "pids.max",
+                                  "unified": "memory.max"}[controller]
+                    try:
+                        if (folder / "cgroup.procs").read_text().split():
+                            seen[controller] = (folder / limit_file).read_text().strip()
+                    except OSError:
+                        pass
+            time.sleep(0.05)
+
+    watcher = threading.Thread(target=watch)
+    watcher.start()
+    limits = BuildLimits(**{**LIMITS.__dict__, "total_memory_bytes": 300 << 20, "processes": 50})
+    try:
+        result = build(empty_source(tmp_path), "sleep 2; touch out.wasm", limits=limits)
+    finally:
+        done.set()
+        watcher.join()
+    assert result.ok, result.log
+    expected = {"memory": str(300 << 20), "pids": "50", "unified": str(300 << 20)}
+    assert seen == {controller: expected[controller] for controller in parents}
+    assert [folder for parent in parents.values() for folder in parent.glob(f"{PREFIX}{os.getpid()}-*")] == []
+
+
+def test_without_a_cgroup_a_system_check_says_so(tmp_path):
+    """As an account that cannot make cgroups, `manage.py check` warns once."""
+    state = Path(tempfile.mkdtemp(prefix="fuelboard-check-"))  # pytest's own folders are private to root
+    state.chmod(0o755)
+    var = state / "var"
+    var.mkdir()
+    os.chown(var, 65534, 65534)
+    environment = {"PATH": "/usr/bin:/bin", "SECRET_KEY": "x" * 50, "VAR_DIR": str(var), "HOME": str(var)}
+    done = subprocess.run(["/usr/sbin/runuser", "-u", "nobody", "--", sys.executable, "manage.py", "check"], cwd=ROOT,
+                          env=environment, capture_output=True, text=True, timeout=120)
+    assert "scoring.W001" in done.stderr, done.stderr
+    assert "builds run without a cgroup of their own" in done.stderr
+    root = subprocess.run([sys.executable, "manage.py", "check"], cwd=ROOT, capture_output=True, text=True,
+                          timeout=120, env={**os.environ, "VAR_DIR": str(var)})
+    assert "scoring.W001" not in root.stderr
+    shutil.rmtree(state)

@@ -533,7 +533,8 @@ def test_the_engine_configuration_is_spelled_out_and_named_by_a_digest():
 
 HOSTILE_MODULES = [
     "recurses until the stack overflows", "grows memory in a loop", "returns a 4 GiB output length",
-    "is larger than the size cap", "takes very long to compile", "spins forever (wall-clock guard)",
+    "is larger than the size cap", "takes very long to compile", "needs too much memory to compile",
+    "spins forever (wall-clock guard)",
     "imports host functions", "has a start function", "names itself in imports", "names itself in a backtrace",
     "names itself in a compiler error", "hides a key in a schema violation", "hides a key in a wrong answer",
     "answers beyond the size cap", "answers a catastrophic pattern", "answers gigabytes of objects",
@@ -560,3 +561,14 @@ def test_the_disk_cache_stays_under_its_byte_cap_and_keeps_what_was_used_last(tm
     digests = [module_digest(wasm) for wasm in modules]
     # 1 and 2 were the least recently used; 0 was used again after them.
     assert kept == {digests[0], digests[3], digests[4]}
+
+
+def test_a_module_that_needs_too_much_memory_to_compile_is_invalid(tmp_path):
+    """The compiler child's address space is capped, as a judge's is."""
+    cache = ModuleCache(tmp_path, compile_seconds=60, compile_memory_bytes=400 << 20)
+    with pytest.raises(InvalidModule, match="module needs more than 419,430,400 bytes of memory to compile") as error:
+        load_solution(slow_to_compile(functions=1, groups=150_000), entry="solve", max_memory_bytes=4 * PAGE,
+                      cache=cache)
+    assert error.value.code == "compile_memory"
+    # The same cap leaves room for an ordinary module.
+    load_solution(wat.constant(b"{}"), entry="solve", max_memory_bytes=4 * PAGE, cache=cache)

@@ -1,0 +1,244 @@
+"""A cgroup of its own for each build: one memory and one process limit over all its processes.
+
+Per-process limits (address space, RLIMIT_NPROC) multiply with the number of processes, and the
+files a build writes into its tmpfs are memory too: only a cgroup bounds the sum. Each build gets
+a fresh cgroup under the scorer's own (`fuelboard-build-<pid>-<n>`), with `memory` and `pids`
+limits; the build's first process joins it before it runs anything (from `preexec_fn`, while
+it is still root), everything in it is killed when the build is over, and the cgroup is removed.
+
+cgroup v2 is used where the scorer's cgroup is writable and offers both controllers; otherwise
+cgroup v1's `memory` and `pids` hierarchies, where they are mounted and writable (as root on
+most machines without systemd's unified layout). Where neither works, `cgroup_problem()` says
+why, builds run with the per-process limits only, and a system check warns at start-up.
+"""
+
+from __future__ import annotations
+
+import functools
+import itertools
+import os
+import signal
+import time
+from contextlib import contextmanager
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Iterator
+
+PREFIX = "fuelboard-build-"
+_counter = itertools.count()
+
+
+@dataclass(frozen=True)
+class Layout:
+    """Where this process's cgroups are: one folder for v2, one per controller for v1."""
+
+    version: int
+    parents: dict[str, Path]  # controller ("memory", "pids", or "unified") -> our cgroup's folder
+
+
+def _mounts() -> list[tuple[str, str, set[str]]]:
+    """(mount point, filesystem type, options) of every cgroup mount (/proc/self/mountinfo)."""
+    mounts = []
+    try:
+        lines = Path("/proc/self/mountinfo").read_text().splitlines()
+    except OSError:
+        return mounts
+    for line in lines:
+        fields = line.split()
+        if " - " not in line:
+            continue
+        after = line.split(" - ", 1)[1].split()
+        if len(after) >= 3 and after[0] in ("cgroup", "cgroup2"):
+            options = set(after[2].split(",")) | set(fields[5].split(","))
+            mounts.append((fields[4].replace("\\040", " "), after[0], options))
+    return mounts
+
+
+def _memberships() -> dict[str, str]:
+    """Controller (or "" for v2) -> this process's cgroup path (/proc/self/cgroup)."""
+    memberships = {}
+    try:
+        lines = Path("/proc/self/cgroup").read_text().splitlines()
+    except OSError:
+        return memberships
+    for line in lines:
+        _, controllers, path = line.split(":", 2)
+        for controller in controllers.split(",") if controllers else [""]:
+            memberships[controller] = path
+    return memberships
+
+
+def _writable(folder: Path) -> bool:
+    return folder.is_dir() and os.access(folder, os.W_OK | os.X_OK)
+
+
+def _v2_layout(mounts, memberships) -> Layout | str:
+    mount = next((point for point, kind, _ in mounts if kind == "cgroup2"), None)
+    if mount is None or "" not in memberships:
+        return "no cgroup v2 hierarchy"
+    parent = Path(mount) / memberships[""].lstrip("/")
+    try:
+        offered = set((parent / "cgroup.controllers").read_text().split())
+    except OSError:
+        return f"cgroup v2: {parent} cannot be read"
+    if not {"memory", "pids"} <= offered:
+        return f"cgroup v2: {parent} offers {', '.join(sorted(offered)) or 'no controllers'}, not memory and pids"
+    if not _writable(parent):
+        return f"cgroup v2: {parent} is not writable"
+    try:
+        enabled = set((parent / "cgroup.subtree_control").read_text().split())
+        if not {"memory", "pids"} <= enabled:
+            (parent / "cgroup.subtree_control").write_text("+memory +pids")
+    except OSError as exc:
+        return f"cgroup v2: memory and pids cannot be enabled below {parent} ({exc.strerror})"
+    return Layout(2, {"unified": parent})
+
+
+def _v1_layout(mounts, memberships) -> Layout | str:
+    parents = {}
+    for controller in ("memory", "pids"):
+        mount = next((point for point, kind, options in mounts if kind == "cgroup" and controller in options), None)
+        if mount is None or controller not in memberships:
+            return f"cgroup v1: no {controller} hierarchy"
+        parent = Path(mount) / memberships[controller].lstrip("/")
+        if not _writable(parent):
+            return f"cgroup v1: {parent} is not writable"
+        parents[controller] = parent
+    return Layout(1, parents)
+
+
+@functools.lru_cache(maxsize=1)
+def layout() -> Layout | str:
+    """Where builds' cgroups go, or why there is nowhere (checked once, by making one)."""
+    mounts, memberships = _mounts(), _memberships()
+    problems = []
+    for find in (_v2_layout, _v1_layout):
+        found = find(mounts, memberships)
+        if isinstance(found, Layout):
+            try:
+                with build_cgroup(64 << 20, 8, found) as probe:
+                    probe.remove()
+            except OSError as exc:
+                problems.append(f"cgroup v{found.version}: a cgroup cannot be made ({exc.strerror or exc})")
+                continue
+            return found
+        problems.append(found)
+    return "; ".join(problems)
+
+
+def cgroup_problem() -> str | None:
+    """None when each build gets a cgroup of its own, else why not."""
+    found = layout()
+    return None if isinstance(found, Layout) else found
+
+
+class BuildCgroup:
+    """One build's cgroup (a folder per controller on v1, one folder on v2)."""
+
+    def __init__(self, folders: list[Path], version: int):
+        self.folders = folders
+        self.version = version
+
+    def enter(self) -> None:
+        """Move the calling process in (from preexec_fn: plain system calls only)."""
+        pid = str(os.getpid()).encode()
+        for folder in self.folders:
+            handle = os.open(folder / "cgroup.procs", os.O_WRONLY)
+            try:
+                os.write(handle, pid)
+            finally:
+                os.close(handle)
+
+    def _pids(self) -> set[int]:
+        pids = set()
+        for folder in self.folders:
+            try:
+                pids |= {int(pid) for pid in (folder / "cgroup.procs").read_text().split()}
+            except (OSError, ValueError):
+                pass
+        return pids
+
+    def out_of_memory(self) -> bool:
+        """Whether the kernel killed a process of the build for the memory limit."""
+        folder = self.folders[0]
+        try:
+            if self.version == 2:
+                events = dict(line.split() for line in (folder / "memory.events").read_text().splitlines())
+                return int(events.get("oom_kill", 0)) > 0
+            control = dict(line.split() for line in (folder / "memory.oom_control").read_text().splitlines())
+            return int(control.get("oom_kill", 0)) > 0
+        except (OSError, ValueError):
+            return False
+
+    def peak_memory(self) -> int | None:
+        """The most memory the build's processes held at once (files in its tmpfs included)."""
+        name = "memory.peak" if self.version == 2 else "memory.max_usage_in_bytes"
+        try:
+            return int((self.folders[0] / name).read_text())
+        except (OSError, ValueError):
+            return None
+
+    def remove(self, wait_seconds: float = 10.0) -> None:
+        """Kill whatever is left in it, then remove it."""
+        if self.version == 2 and (self.folders[0] / "cgroup.kill").exists():
+            try:
+                (self.folders[0] / "cgroup.kill").write_text("1")
+            except OSError:
+                pass
+        deadline = time.monotonic() + wait_seconds
+        while True:
+            pids = self._pids()
+            for pid in pids:
+                try:
+                    os.kill(pid, signal.SIGKILL)
+                except ProcessLookupError:
+                    pass
+            remaining = [folder for folder in self.folders if folder.exists()]
+            for folder in remaining:
+                try:
+                    folder.rmdir()
+                except FileNotFoundError:
+                    pass
+                except OSError:  # EBUSY until the killed processes are gone
+                    if time.monotonic() > deadline:
+                        raise
+            if not any(folder.exists() for folder in self.folders):
+                return
+            time.sleep(0.02)
+
+
+def _write(path: Path, value: str) -> None:
+    path.write_text(value)
+
+
+@contextmanager
+def build_cgroup(memory_bytes: int, processes: int, where: Layout | None = None) -> Iterator[BuildCgroup]:
+    """A new cgroup with these limits, removed (with anything left in it) when the block ends.
+    Raises OSError when one cannot be made."""
+    where = where or layout()
+    if not isinstance(where, Layout):
+        raise OSError(where)
+    name = f"{PREFIX}{os.getpid()}-{next(_counter)}"
+    folders = [parent / name for parent in where.parents.values()]
+    group = BuildCgroup(folders, where.version)
+    try:
+        for folder in folders:
+            folder.mkdir(mode=0o755)
+        if where.version == 2:
+            _write(folders[0] / "memory.max", str(memory_bytes))
+            if (folders[0] / "memory.swap.max").exists():
+                _write(folders[0] / "memory.swap.max", "0")
+            _write(folders[0] / "pids.max", str(processes))
+        else:
+            memory, pids = (where.parents["memory"] / name), (where.parents["pids"] / name)
+            _write(memory / "memory.limit_in_bytes", str(memory_bytes))
+            if (memory / "memory.memsw.limit_in_bytes").exists():
+                _write(memory / "memory.memsw.limit_in_bytes", str(memory_bytes))
+            _write(pids / "pids.max", str(processes))
+    except OSError:
+        group.remove()
+        raise
+    try:
+        yield group
+    finally:
+        group.remove()
