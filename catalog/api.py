@@ -16,6 +16,7 @@ from catalog.runrecords import RUN_RECORD_SCHEMA
 from catalog.views import counted_cases, public_version_or_404
 from lib.api import PAGE_MAX, PAGE_SIZE, PAGE_SIZE_MAX, ApiProblem, Problem, cached_document, document, page_links
 from sitecache.models import BEST_FUEL, CATALOG
+from lib.siteurl import site_url
 
 router = Router(tags=["catalog"])
 
@@ -97,8 +98,8 @@ def case_summary(request: HttpRequest, version: CaseVersion) -> dict:
         "slug": slug, "name": version.name, "summary": version.summary, "difficulty": version.difficulty,
         "tags": version.tag_names, "experimental": version.experimental, "latest_version": version.version,
         "best_fuel": version.best_fuel, "entries": version.entry_count, "changed_at": version.imported_at,
-        "url": request.build_absolute_uri(reverse("case-detail", args=[slug])),
-        "api_url": request.build_absolute_uri(reverse("api-v1:case", args=[slug])),
+        "url": site_url(reverse("case-detail", args=[slug])),
+        "api_url": site_url(reverse("api-v1:case", args=[slug])),
     }
 
 
@@ -139,15 +140,15 @@ def case_detail(request: HttpRequest, slug: str,
             "variants": [
                 {"slug": variant.slug, "name": variant.name, "default": variant.is_default,
                  "specs": [spec["dest"] for spec in variant.specs],
-                 "kit_url": request.build_absolute_uri(reverse("kit", args=[found.case.slug, found.version, variant.slug]))}
+                 "kit_url": site_url(reverse("kit", args=[found.case.slug, found.version, variant.slug]))}
                 for variant in found.variants.all()
             ],
             "specs": [spec["dest"] for spec in found.specs],
             "contract": {"entry": found.contract_entry, "input": found.contract_input, "output": found.contract_output},
             "sandbox": {"fuel_limit": found.fuel_limit, "max_memory_bytes": found.max_memory_bytes},
             "inputs": {"smoke": found.smoke_count, "stress": found.stress_count},
-            "url": request.build_absolute_uri(reverse("case-version", args=[found.case.slug, found.version])),
-            "leaderboard_url": request.build_absolute_uri(
+            "url": site_url(reverse("case-version", args=[found.case.slug, found.version])),
+            "leaderboard_url": site_url(
                 reverse("api-v1:leaderboard", args=[found.case.slug]) + f"?version={found.version}"),
         })
 

@@ -2,18 +2,17 @@
 
 from __future__ import annotations
 
-from django.contrib.sitemaps import Sitemap
-from django.contrib.syndication.views import Feed
 from django.http import HttpRequest, HttpResponse
 from django.urls import reverse
 from django.utils.feedgenerator import Atom1Feed
 
 from catalog.models import CaseVersion
+from lib.siteurl import SiteFeed, SiteSitemap, site_url
 
 FEED_ITEMS = 50
 
 
-class PagesSitemap(Sitemap):
+class PagesSitemap(SiteSitemap):
     """The pages that are not a case."""
 
     def items(self) -> list[str]:
@@ -23,7 +22,7 @@ class PagesSitemap(Sitemap):
         return reverse(item)
 
 
-class VersionsSitemap(Sitemap):
+class VersionsSitemap(SiteSitemap):
     """Every shown version of every case (its page is permanent: versions never change)."""
 
     limit = 5000
@@ -41,14 +40,17 @@ class VersionsSitemap(Sitemap):
 SITEMAPS = {"pages": PagesSitemap, "versions": VersionsSitemap}
 
 
-class NewVersionsFeed(Feed):
+class NewVersionsFeed(SiteFeed):
     """An Atom feed of the newest published case versions."""
 
     feed_type = Atom1Feed
     title = "Fuelboard: new case versions"
     subtitle = "Performance test cases as they are published."
 
-    def link(self) -> str:
+    def feed_path(self, obj) -> str:
+        return reverse("feed-versions")
+
+    def link_path(self) -> str:
         return reverse("case-list")
 
     def items(self):
@@ -60,7 +62,7 @@ class NewVersionsFeed(Feed):
     def item_description(self, version: CaseVersion) -> str:
         return version.summary
 
-    def item_link(self, version: CaseVersion) -> str:
+    def item_path(self, version: CaseVersion) -> str:
         return reverse("case-version", args=[version.case.slug, version.version])
 
     def item_pubdate(self, version: CaseVersion):
@@ -71,5 +73,5 @@ class NewVersionsFeed(Feed):
 
 
 def robots(request: HttpRequest) -> HttpResponse:
-    lines = ["User-agent: *", "Disallow: /admin/", f"Sitemap: {request.build_absolute_uri(reverse('sitemap'))}", ""]
+    lines = ["User-agent: *", "Disallow: /admin/", f"Sitemap: {site_url(reverse('sitemap'))}", ""]
     return HttpResponse("\n".join(lines), content_type="text/plain")

@@ -8,6 +8,8 @@ and its documentation page. Methods other than GET, HEAD and OPTIONS never reach
 
 from __future__ import annotations
 
+import functools
+
 from django.http import Http404, HttpRequest
 from django.shortcuts import render
 from django.urls import reverse
@@ -18,14 +20,28 @@ from catalog.api import router as catalog_router
 from lib.api import PROBLEM_TYPE, ApiProblem, problem
 from lib.openapi import describe
 from scoring.api import router as scoring_router
+from lib.siteurl import site_url
 
 
 class Api(NinjaAPI):
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        self._schemas: dict = {}
+
     def get_openapi_operation_id(self, operation) -> str:
         return operation.view_func.__name__  # `leaderboard`, not `scoring_api_leaderboard`
 
-    def get_openapi_schema(self, **kwargs):
-        """Ninja's schema, with errors under their real media type (application/problem+json)."""
+    def get_openapi_schema(self, *, path_prefix: str | None = None, path_params=None):
+        """Ninja's schema, with errors under their real media type (application/problem+json).
+
+        Built once per process (it depends on the code alone: 100–200 ms a build, on every
+        request to /api/v1/openapi.json or the docs page until it was kept)."""
+        key = (path_prefix, repr(path_params))
+        if key not in self._schemas:
+            self._schemas[key] = self._build_schema(path_prefix=path_prefix, path_params=path_params)
+        return self._schemas[key]
+
+    def _build_schema(self, **kwargs):
         schema = super().get_openapi_schema(**kwargs)
         for item in schema["paths"].values():
             for operation in item.values():
@@ -83,13 +99,17 @@ class Index(Schema):
 @api.get("/", response=Index, url_name="index", tags=["index"])
 def index(request: HttpRequest):
     """Where everything is."""
-    return {name: request.build_absolute_uri(reverse(f"api-v1:{target}"))
+    return {name: site_url(reverse(f"api-v1:{target}"))
             for name, target in (("cases", "cases"), ("standings", "standings"), ("openapi", "openapi-json"))} | {
-        "docs": request.build_absolute_uri(reverse("api-docs"))}
+        "docs": site_url(reverse("api-docs"))}
+
+
+@functools.lru_cache(maxsize=1)
+def _described() -> dict:
+    return describe(api.get_openapi_schema(path_prefix=reverse("api-v1:index")))
 
 
 def docs(request: HttpRequest):
-    """The API's documentation, rendered on the server from the generated schema."""
-    schema = api.get_openapi_schema(path_prefix=reverse("api-v1:index"))
-    return render(request, "api/docs.html", {"api": describe(schema), "nav": "api",
+    """The API's documentation, rendered on the server from the generated schema (read once)."""
+    return render(request, "api/docs.html", {"api": _described(), "nav": "api",
                                              "schema_url": reverse("api-v1:openapi-json")})

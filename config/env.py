@@ -55,6 +55,21 @@ def envfloat(name: str, default: float, *, minimum: float | None = None) -> floa
     return _envnumber(name, default, float, "a number", minimum)
 
 
+def envurl(name: str, default: str) -> str:
+    """A site's base URL: `http(s)://host[:port]`, with no path, query or fragment (returned
+    without a trailing slash)."""
+    raw = os.environ.get(name, default)
+    parts = urlsplit(raw.strip())
+    try:
+        parts.port  # noqa: B018 (raises on a bad port)
+    except ValueError:
+        raise ImproperlyConfigured(f"{name}={raw!r} has a bad port") from None
+    if (parts.scheme not in ("http", "https") or not parts.hostname or parts.path not in ("", "/")
+            or parts.query or parts.fragment or parts.username or parts.password):
+        raise ImproperlyConfigured(f"{name}={raw!r} is not a site URL: use http(s)://host[:port], nothing after it")
+    return f"{parts.scheme}://{parts.netloc.lower()}"
+
+
 def envlist(name: str, default: list[str]) -> list[str]:
     raw = os.environ.get(name)
     if raw is None:

@@ -72,6 +72,26 @@ class SafeGZipMiddleware(GZipMiddleware):
         return super().process_response(request, response)
 
 
+class PageOptionsMiddleware:
+    """OPTIONS on a page (outside /api/, which ApiMiddleware answers) is answered with `Allow`
+    and no body, without running the view: rendering a page to answer OPTIONS would let any
+    client cost a full render that no cache keeps."""
+
+    def __init__(self, get_response):
+        self.get_response = get_response
+
+    def __call__(self, request):
+        if request.method != "OPTIONS" or request.path.startswith(API_PREFIX):
+            return self.get_response(request)
+        try:
+            resolve(request.path_info)
+        except Resolver404:
+            return HttpResponse(status=404)
+        response = HttpResponse(status=204)
+        response["Allow"] = "GET, HEAD, POST, OPTIONS" if request.path.startswith("/admin/") else "GET, HEAD, OPTIONS"
+        return response
+
+
 class ApiMiddleware:
     """Under /api/: only GET, HEAD and OPTIONS, and every error a problem document (RFC 9457).
 

@@ -13,6 +13,7 @@ from ninja import Field, Schema
 from pydantic import BaseModel
 
 from sitecache.pages import cached_response
+from lib.siteurl import site_url
 
 PROBLEM_TYPE = "application/problem+json"
 PAGE_SIZE = 50  # a list's default page
@@ -75,7 +76,7 @@ def page_links(request: HttpRequest, items, *, page: int, page_size: int, query:
     def link(number: int) -> str:
         parameters = {**kept, **({"page": number} if number != 1 else {})}
         parameters = {name: ("1" if value is True else value) for name, value in parameters.items()}
-        return request.build_absolute_uri(request.path + ("?" + urlencode(sorted(parameters.items())) if parameters else ""))
+        return site_url(request.path + ("?" + urlencode(sorted(parameters.items())) if parameters else ""))
 
     return list(shown), {
         "count": paginator.count,

@@ -21,6 +21,7 @@ from scoring.standings.catalog import request_refresh
 from scoring.standings.places import engine_label
 from scoring.standings_views import BadFilter, Standings, UnknownTag, standings_scope
 from scoring.views import CURRENT_ENGINE, MODEL_MAX, board_of, comparison_or_error, leaderboard_csv, public_submission_or_404
+from lib.siteurl import site_url
 
 router = Router(tags=["results"])
 
@@ -223,7 +224,7 @@ def history(request: HttpRequest, slug: str,
         return document(History, {
             "case": case_version.case.slug, "version": case_version.version,
             "variant": chosen.slug if chosen else None, **links,
-            "results": [{**vars(step), "url": request.build_absolute_uri(
+            "results": [{**vars(step), "url": site_url(
                 reverse("submission-detail", args=[step.submission]))} for step in shown],
         })
 
@@ -238,8 +239,8 @@ def leaderboard_row(request: HttpRequest, entry) -> dict:
         "passed_inputs": entry.passed_count, "inputs": entry.input_count,
         "engine": entry.engine, "current_engine": entry.engine == CURRENT_ENGINE, "carried_from": entry.carried_from,
         "model": entry.model, "annotation": entry.annotation,
-        "url": request.build_absolute_uri(reverse("submission-detail", args=[entry.submission])),
-        "api_url": request.build_absolute_uri(reverse("api-v1:submission", args=[entry.submission])),
+        "url": site_url(reverse("submission-detail", args=[entry.submission])),
+        "api_url": site_url(reverse("api-v1:submission", args=[entry.submission])),
     }
 
 
@@ -286,7 +287,7 @@ def submission(request: HttpRequest, pk: int):
         "engine": engine_label(found.wasmtime_version, found.engine_digest), "created_at": found.created_at,
         "scored_at": found.scored_at, "carried_from": found.carried_from_id,
         "run": found.run or {}, "annotation": found.annotation, "excluded": found.excluded,
-        "url": request.build_absolute_uri(reverse("submission-detail", args=[found.pk])),
+        "url": site_url(reverse("submission-detail", args=[found.pk])),
     })
 
 
@@ -299,7 +300,7 @@ def submission_compare(request: HttpRequest, a: int, b: int):
     except NotComparable as reason:
         raise ApiProblem(400, str(reason)) from None
     return document(ComparisonDocument, {
-        **comparison.as_json(), "url": request.build_absolute_uri(reverse("submission-compare", args=[a, b]))})
+        **comparison.as_json(), "url": site_url(reverse("submission-compare", args=[a, b]))})
 
 
 @router.get("/standings/", response={200: StandingsDocument, 400: Problem, 404: Problem}, url_name="standings",

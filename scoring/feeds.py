@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from django.contrib.syndication.views import Feed
 from django.http import Http404
 from django.urls import reverse
 from django.utils.html import escape
@@ -10,6 +9,7 @@ from django.utils.feedgenerator import Atom1Feed
 
 from catalog.manifest import SLUG_PATTERN
 from catalog.models import Case, CaseVersion
+from lib.siteurl import SiteFeed, site_url
 from scoring.progress import fuel_text
 
 FEED_ITEMS = 50
@@ -24,14 +24,17 @@ def _records(**filters):
             [:FEED_ITEMS])
 
 
-class RecordsFeed(Feed):
+class RecordsFeed(SiteFeed):
     """New records on any case's leaderboard."""
 
     feed_type = Atom1Feed
     title = "Fuelboard: new records"
     subtitle = "Entries that beat the best passing fuel on a leaderboard when they were scored."
 
-    def link(self) -> str:
+    def feed_path(self, obj) -> str:
+        return reverse("feed-records")
+
+    def link_path(self) -> str:
         return reverse("case-list")
 
     def items(self):
@@ -52,7 +55,7 @@ class RecordsFeed(Feed):
         # names, models and notes in it are escaped as HTML here, not just as XML by the feed.
         return escape(" ".join(parts))
 
-    def item_link(self, step) -> str:
+    def item_path(self, step) -> str:
         return reverse("submission-detail", args=[step.submission_id])
 
     def item_guid(self, step) -> str:
@@ -74,7 +77,7 @@ class CaseRecordsFeed(RecordsFeed):
     """New records on one case's leaderboards (any of its public versions)."""
 
     def get_object(self, request, slug: str):
-        case = Case.objects.filter(slug=slug).first() if SLUG_PATTERN.match(slug) else None
+        case = Case.objects.filter(slug=slug).first() if SLUG_PATTERN.fullmatch(slug) else None
         if case is None or not CaseVersion.objects.public_versions_of(case).exists():
             raise Http404("No such case")
         return case
@@ -82,8 +85,11 @@ class CaseRecordsFeed(RecordsFeed):
     def title(self, case) -> str:
         return f"Fuelboard: new records on {case.slug}"
 
+    def feed_path(self, case) -> str:
+        return reverse("feed-case-records", args=[case.slug])
+
     def link(self, case) -> str:
-        return reverse("leaderboard", args=[case.slug])
+        return site_url(reverse("leaderboard", args=[case.slug]))
 
     def items(self, case):
         return _records(version__case=case)

@@ -4,8 +4,8 @@ A cached page is served only while the generations it was rendered at are curren
 (sitecache.models: the catalog, the case list's best fuel, one version's results), so nothing
 stale is ever served and no cross-process invalidation is needed, and a write empties only the
 pages that show what it changed: a score on one version leaves every other version's pages and
-the case list alone. Only anonymous GETs are cached (staff see an admin link), and the
-experimental setting is part of the key.
+the case list alone. Only anonymous GETs and HEADs are cached (staff see an admin link), and
+the experimental setting is part of the key; the Host is not (links come from SITE_URL).
 
 The key holds the path and only the query parameters the page reads, each normalised by its
 reader (`flag`, `page`, `text`): `?junk=<random>` or `?all=0` hits the same entry as the bare
@@ -92,10 +92,11 @@ def query_without(request, parameters: tuple[Parameter, ...], name: str | tuple[
 
 
 def cache_key(request, canonical: list[tuple[str, str]], generations: list[str]) -> str:
-    # Encoded, so a value holding "&" or "=" cannot pass for two parameters.
+    # Encoded, so a value holding "&" or "=" cannot pass for two parameters. Not the Host or
+    # the scheme: absolute links come from settings.SITE_URL, so a page reads the same whatever
+    # host a client names (and a client cannot make new entries by naming new ones).
     query = urlencode(canonical)
-    # The scheme and host too: API documents carry absolute links.
-    identity = f"{request.scheme}://{request.get_host().lower()}{request.path}?{query}"
+    identity = f"{request.path}?{query}"
     digest = hashlib.sha256(identity.encode("utf-8", "surrogatepass")).hexdigest()
     values = ".".join(str(value) for value in Generation.current(generations))
     return f"page:{values}:{int(settings.CATALOG_SHOW_EXPERIMENTAL)}:{digest}"
@@ -104,8 +105,9 @@ def cache_key(request, canonical: list[tuple[str, str]], generations: list[str])
 def cached_response(request, canonical: list[tuple[str, str]], generations: list[str],
                     render: Callable[[], HttpResponse]) -> HttpResponse:
     """`render()`'s response, or the one stored for the same path, `canonical` parameters and
-    generations. Only anonymous GETs are cached, and only 200s are stored."""
-    if not settings.PAGE_CACHE_SECONDS or request.method != "GET" or request.user.is_authenticated:
+    generations. Only anonymous GETs (and HEADs, which share their entry: the server sends the
+    same headers without the body) are cached, and only 200s are stored."""
+    if not settings.PAGE_CACHE_SECONDS or request.method not in ("GET", "HEAD") or request.user.is_authenticated:
         return render()
     key = cache_key(request, canonical, generations)
     hit = cache.get(key)

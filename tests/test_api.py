@@ -23,8 +23,8 @@ def test_the_case_list(client, imported):
     assert adder == {
         "slug": "adder", "name": "Adder", "summary": "Add up a list of integers.", "difficulty": "easy",
         "tags": ["arithmetic", "wasm"], "experimental": False, "latest_version": "v10", "best_fuel": None,
-        "entries": 0, "changed_at": adder["changed_at"], "url": "http://testserver/cases/adder/",
-        "api_url": "http://testserver/api/v1/cases/adder/",
+        "entries": 0, "changed_at": adder["changed_at"], "url": "http://127.0.0.1:8000/cases/adder/",
+        "api_url": "http://127.0.0.1:8000/api/v1/cases/adder/",
     }
     assert adder["changed_at"].startswith(str(CaseVersion.objects.get(case__slug="adder", version="v10").imported_at.date()))
 
@@ -45,14 +45,14 @@ def test_a_case(client, imported):
     assert (document["version"], document["versions"]) == ("v10", ["v10", "v2", "v1"])
     assert document["variants"] == [
         {"slug": "base", "name": "Base", "default": True, "specs": [],
-         "kit_url": "http://testserver/cases/adder/v10/kit/base.zip"},
+         "kit_url": "http://127.0.0.1:8000/cases/adder/v10/kit/base.zip"},
         {"slug": "long-lists", "name": "Long lists", "default": False, "specs": ["specs/long-lists.md"],
-         "kit_url": "http://testserver/cases/adder/v10/kit/long-lists.zip"},
+         "kit_url": "http://127.0.0.1:8000/cases/adder/v10/kit/long-lists.zip"},
     ]
     assert document["sandbox"] == {"fuel_limit": 1_000_000, "max_memory_bytes": 1_048_576}
     assert document["inputs"] == {"smoke": 1, "stress": 2}
     assert document["contract"] == {"entry": "solve", "input": "schemas/input.json", "output": "schemas/output.json"}
-    assert document["leaderboard_url"] == "http://testserver/api/v1/cases/adder/leaderboard/?version=v10"
+    assert document["leaderboard_url"] == "http://127.0.0.1:8000/api/v1/cases/adder/leaderboard/?version=v10"
     assert client.get("/api/v1/cases/adder/", {"version": "v2"}).json()["version"] == "v2"
     assert client.get(document["variants"][0]["kit_url"])["Content-Type"] == "application/zip"
 
@@ -123,12 +123,12 @@ def test_lists_are_paginated_the_same_way(client, db):
     make_submissions(versions[0], 120)
     first = client.get("/api/v1/cases/").json()
     assert (first["count"], len(first["results"]), first["previous"]) == (60, 50, None)
-    assert first["next"] == "http://testserver/api/v1/cases/?page=2"
+    assert first["next"] == "http://127.0.0.1:8000/api/v1/cases/?page=2"
     second = client.get(first["next"]).json()
-    assert len(second["results"]) == 10 and second["next"] is None and second["previous"] == "http://testserver/api/v1/cases/"
+    assert len(second["results"]) == 10 and second["next"] is None and second["previous"] == "http://127.0.0.1:8000/api/v1/cases/"
     small = client.get("/api/v1/cases/", {"page_size": "7", "page": "2", "tag": "bulk", "junk": "1"}).json()
     assert len(small["results"]) == 7 and small["results"][0]["slug"] == "bulk-00007"
-    assert small["next"] == "http://testserver/api/v1/cases/?page=3&page_size=7&tag=bulk"
+    assert small["next"] == "http://127.0.0.1:8000/api/v1/cases/?page=3&page_size=7&tag=bulk"
     board_url = f"/api/v1/cases/{versions[0].case.slug}/leaderboard/"
     for query in ({}, {"all": "1"}):
         board = client.get(board_url, query).json()
@@ -157,7 +157,7 @@ def test_the_rows_say_what_the_pages_show(client, board):
         "alice", 1, "ranked", "base", "scored")
     assert (alice["passed_inputs"], alice["inputs"], alice["current_engine"]) == (3, 3, True)
     assert alice["engine"].startswith("50.0.1 (") and alice["carried_from"] is None
-    assert alice["url"] == f"http://testserver/submissions/{alice['submission']}/"
+    assert alice["url"] == f"http://127.0.0.1:8000/submissions/{alice['submission']}/"
     carol = document["results"][2]
     assert (carol["rank"], carol["group"], carol["passed"]) == (None, "unranked", False)
     assert carol["passed_inputs"] < carol["inputs"]
@@ -221,3 +221,9 @@ def test_a_nul_byte_never_reaches_the_cache_generations(client, imported, settin
     # PostgreSQL refuses NUL in text: a name no version could have must not be looked up at all.
     settings.PAGE_CACHE_SECONDS = 300
     assert client.get(url).status_code == 404
+
+
+def test_the_schema_is_built_once_per_process():
+    from config.api import api
+
+    assert api.get_openapi_schema(path_prefix="/api/v1/") is api.get_openapi_schema(path_prefix="/api/v1/")

@@ -18,9 +18,9 @@ def cache_on(settings):
     settings.PAGE_CACHE_SECONDS = 60
 
 
-def queries(client, url: str) -> tuple[int, bytes]:
+def queries(client, url: str, **extra) -> tuple[int, bytes]:
     with CaptureQueriesContext(connection) as context:
-        response = client.get(url)
+        response = client.get(url, **extra)
     assert response.status_code == 200
     return len(context.captured_queries), response.content
 
@@ -138,12 +138,43 @@ def test_a_value_that_looks_like_two_parameters_cannot_poison_the_cache(client, 
     assert b"Adder" in client.get("/cases/?q=Adder&tag=arithmetic").content
 
 
-def test_absolute_links_follow_the_scheme_they_were_asked_with(client, imported):
+def test_absolute_links_come_from_the_site_url_whatever_host_or_scheme_a_request_names(client, imported, settings):
     from tests.factories import make_cases
 
     make_cases(60)
-    assert client.get("/api/v1/cases/").json()["next"].startswith("http://")
-    assert client.get("/api/v1/cases/", secure=True).json()["next"].startswith("https://")
+    settings.SITE_URL = "https://fuel.example.org"
+    for extra in ({}, {"secure": True}, {"HTTP_HOST": "127.0.0.1:9999"}, {"HTTP_HOST": "LOCALHOST"}):
+        assert client.get("/api/v1/cases/", **extra).json()["next"] == "https://fuel.example.org/api/v1/cases/?page=2"
+    assert '<link rel="canonical" href="https://fuel.example.org/cases/">' in client.get(
+        "/", HTTP_HOST="localhost:1").content.decode()
+
+
+def test_the_host_a_client_names_cannot_make_new_cache_entries(client, imported):
+    """A port, a case or another allowed name in the Host header is the same page, served from
+    the one entry (it used to be a new entry per Host, at a visitor's will)."""
+    first, content = queries(client, "/api/v1/cases/adder/leaderboard/")
+    for host in ("127.0.0.1:8000", "127.0.0.1:1", "localhost", "LOCALHOST:65535"):
+        again, cached = queries(client, "/api/v1/cases/adder/leaderboard/", HTTP_HOST=host)
+        assert again == 1 and cached == content, host
+
+
+def test_head_is_served_from_the_get_entry_and_fills_it(client, imported):
+    queries(client, "/cases/adder/leaderboard/")
+    with CaptureQueriesContext(connection) as context:
+        assert client.head("/cases/adder/leaderboard/").status_code == 200
+    assert len(context.captured_queries) == 1
+    with CaptureQueriesContext(connection) as context:
+        assert client.head("/cases/adder/").status_code == 200  # not cached yet: rendered and kept
+    assert len(context.captured_queries) > 1
+    assert queries(client, "/cases/adder/")[0] == 1
+
+
+def test_options_on_a_page_answers_allow_without_rendering_it(client, imported):
+    with CaptureQueriesContext(connection) as context:
+        response = client.options("/cases/adder/leaderboard/")
+    assert (response.status_code, response["Allow"], response.content) == (204, "GET, HEAD, OPTIONS", b"")
+    assert len(context.captured_queries) == 0
+    assert client.options("/no/such/page/").status_code == 404
 
 
 # --- a write empties only the pages that show what it changed -----------------------------------

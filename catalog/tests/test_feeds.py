@@ -18,16 +18,16 @@ def test_robots_names_the_sitemap_and_keeps_crawlers_out_of_the_admin(client):
     response = client.get("/robots.txt")
     assert response["Content-Type"] == "text/plain"
     assert response.content.decode().splitlines() == [
-        "User-agent: *", "Disallow: /admin/", "Sitemap: http://testserver/sitemap.xml"]
+        "User-agent: *", "Disallow: /admin/", "Sitemap: http://127.0.0.1:8000/sitemap.xml"]
 
 
 def test_the_sitemap_lists_every_shown_version_and_the_pages(client, imported, settings):
     root = ElementTree.fromstring(client.get("/sitemap.xml").content)
     locations = [element.text for element in root.iter(f"{SITEMAP}loc")]
-    assert locations[:3] == ["http://testserver/cases/", "http://testserver/standings/", "http://testserver/about/"]
-    assert sorted(locations[3:]) == sorted(f"http://testserver/cases/adder/{version}/" for version in ("v1", "v2", "v10"))
+    assert locations[:3] == ["http://127.0.0.1:8000/cases/", "http://127.0.0.1:8000/standings/", "http://127.0.0.1:8000/about/"]
+    assert sorted(locations[3:]) == sorted(f"http://127.0.0.1:8000/cases/adder/{version}/" for version in ("v1", "v2", "v10"))
     settings.CATALOG_SHOW_EXPERIMENTAL = True
-    assert "http://testserver/cases/counter/1.0/" in client.get("/sitemap.xml").content.decode()
+    assert "http://127.0.0.1:8000/cases/counter/1.0/" in client.get("/sitemap.xml").content.decode()
 
 
 def test_the_feed_lists_the_newest_versions(client, imported):
@@ -40,15 +40,15 @@ def test_the_feed_lists_the_newest_versions(client, imported):
     feed = ElementTree.fromstring(client.get("/feeds/versions.atom").content)
     entries = feed.findall(f"{ATOM}entry")
     assert [entry.find(f"{ATOM}title").text for entry in entries] == ["Adder v10", "Adder v2", "Adder v1"]
-    assert entries[0].find(f"{ATOM}link").get("href") == "http://testserver/cases/adder/v10/"
+    assert entries[0].find(f"{ATOM}link").get("href") == "http://127.0.0.1:8000/cases/adder/v10/"
     assert {category.get("term") for category in entries[0].findall(f"{ATOM}category")} == {"easy", "arithmetic", "wasm"}
     assert entries[1].find(f"{ATOM}summary").text == "<b>bold</b> & more"  # text, escaped by the XML
 
 
 def test_pages_shown_at_two_urls_name_one_canonical(client, imported):
-    assert '<link rel="canonical" href="http://testserver/cases/">' in client.get("/").content.decode()
-    assert '<link rel="canonical" href="http://testserver/cases/?tag=wasm">' in client.get(
+    assert '<link rel="canonical" href="http://127.0.0.1:8000/cases/">' in client.get("/").content.decode()
+    assert '<link rel="canonical" href="http://127.0.0.1:8000/cases/?tag=wasm">' in client.get(
         "/cases/", {"tag": "wasm", "junk": "1"}).content.decode()
     for url in ("/cases/adder/", "/cases/adder/v10/"):
-        assert '<link rel="canonical" href="http://testserver/cases/adder/v10/">' in client.get(url).content.decode()
+        assert '<link rel="canonical" href="http://127.0.0.1:8000/cases/adder/v10/">' in client.get(url).content.decode()
     assert 'type="application/atom+xml"' in client.get("/").content.decode()
