@@ -40,7 +40,7 @@ class ArchiveImport:
 
 
 def _folder_name(value, placeholder: str) -> str:
-    if isinstance(value, str) and SLUG_PATTERN.match(value) and len(value) <= MAX_SLUG_LENGTH:
+    if isinstance(value, str) and SLUG_PATTERN.fullmatch(value) and len(value) <= MAX_SLUG_LENGTH:
         return value
     return placeholder
 
@@ -52,7 +52,7 @@ def _single_child(folder: Path) -> Path | None:
 
 def _place_version(version_dir: Path, version: str, staging: Path) -> Path:
     """Move a lone version folder into a catalog tree where its manifest says it belongs."""
-    if not VERSION_PATTERN.match(version) or len(version) > MAX_VERSION_LENGTH:
+    if not VERSION_PATTERN.fullmatch(version) or len(version) > MAX_VERSION_LENGTH:
         raise ArchiveError(f"`{shown_name(version)[:120]}` is not a valid version name (it must match "
                            f"{VERSION_PATTERN.pattern} and be at most {MAX_VERSION_LENGTH} characters)")
     try:

@@ -64,11 +64,20 @@ class HeldOutInKit(Exception):
     """A member of a kit would be a held-out file: validation prevents it; this is the last guard."""
 
 
+class UnsafeKitMember(Exception):
+    """A member's name would be read as another path by some extractor (a backslash, a `..`, an
+    absolute path): validation refuses such names; this is the last guard, for versions
+    imported before it did."""
+
+
 def build_zip(version: CaseVersion, variant: Variant, text: str) -> bytes:
     members = {f"{RUN_FOLDER}/{path}": content for path, content in run_root_files(version, variant).items()}
     members[README] = text.encode("utf-8")
     held_out = {bytes(content) for pair in version.held_out_inputs.values_list("input_bytes", "expected_bytes")
                 for content in pair}
+    unsafe = sorted(name for name in members if "\\" in name or name.startswith("/") or ".." in name.split("/"))
+    if unsafe:
+        raise UnsafeKitMember(f"{version} {variant.slug}: {', '.join(unsafe)} is not a safe name in a zip")
     leaked = sorted(name for name, content in members.items() if content in held_out)
     if leaked:
         raise HeldOutInKit(f"{version} {variant.slug}: {', '.join(leaked)} would be a held-out file")

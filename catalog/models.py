@@ -81,9 +81,9 @@ class CaseVersionQuerySet(models.QuerySet):
 
         Names that no version could have (a NUL byte, a slash…) are answered without a query.
         """
-        if not manifest_rules.SLUG_PATTERN.match(slug):
+        if not manifest_rules.SLUG_PATTERN.fullmatch(slug):
             return None
-        if version is not None and not manifest_rules.VERSION_PATTERN.match(version):
+        if version is not None and not manifest_rules.VERSION_PATTERN.fullmatch(version):
             return None
         versions = self.public().filter(case__slug=slug).select_related("case")
         if version is not None:
@@ -189,7 +189,7 @@ def resolve_target(slug: str, version: str | None = None, variant: str | None = 
 
     For operators' commands: experimental versions count too.
     """
-    if not manifest_rules.SLUG_PATTERN.match(slug):
+    if not manifest_rules.SLUG_PATTERN.fullmatch(slug):
         raise UnknownTarget("unknown_case", f"`{slug}` is not a case slug")
     versions = list(CaseVersion.objects.filter(case__slug=slug).select_related("case"))
     if not versions:

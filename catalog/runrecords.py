@@ -22,7 +22,9 @@ from jsonschema import Draft202012Validator
 
 from catalog.manifest import PROMPT_DEST
 from lib.errors import DomainError
+from lib.files import read_regular
 from lib.strictjson import JSONDocumentError, loads_strict
+from lib.text import LINE_REFUSED, TEXT_REFUSED
 
 RECORD_FORMAT = "run-record/1"
 MAX_RECORD_BYTES = 64 * 1024
@@ -33,13 +35,9 @@ EXTRA_KEY = rf"^(?!({'|'.join(RUN_FIELDS)})$)[a-z][a-z0-9_]{{0,31}}$(?!\n)"
 # Patterns end in `$(?!\n)`: Python's `$` (what the validator uses) also matches before a final
 # newline; the lookahead refuses it, and reads the same in ECMA regex, JSON Schema's dialect.
 _END = r"$(?!\n)"
-# Characters that would let a field pass for something else, or hide part of it: C0 and C1
-# controls, DEL, the bidirectional marks, overrides and isolates, zero-width characters, the
-# line and paragraph separators, and the byte order mark.
-_SPOOFING = r"\u007f-\u009f\u061c\u200b-\u200f\u2028-\u202e\u2060-\u2069\ufeff"
-# One line of text; notes may span lines (tabs and newlines allowed).
-_LINE = rf"^[^\u0000-\u001f{_SPOOFING}]*{_END}"
-_TEXT = rf"^[^\u0000-\u0008\u000b-\u001f{_SPOOFING}]*{_END}"
+# One line of text; notes may span lines (tabs and newlines allowed): lib.text's rule.
+_LINE = rf"^[^{LINE_REFUSED}]*{_END}"
+_TEXT = rf"^[^{TEXT_REFUSED}]*{_END}"
 _TIME = r"^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}(\.[0-9]{1,6})?(Z|[+-][0-9]{2}:[0-9]{2})" + _END
 _DIGEST = r"^[0-9a-f]{64}" + _END
 
@@ -57,7 +55,7 @@ RUN_SCHEMA = {
         "harness": _line(100, "the harness that drove it"),
         "started_at": {"type": "string", "maxLength": 40, "pattern": _TIME, "description": "RFC 3339 time"},
         "finished_at": {"type": "string", "maxLength": 40, "pattern": _TIME, "description": "RFC 3339 time"},
-        "url": {"type": "string", "maxLength": 2000, "pattern": rf"^https?://[^\s\u0000-\u001f{_SPOOFING}<>\"]+{_END}",
+        "url": {"type": "string", "maxLength": 2000, "pattern": rf"^https?://[^\s{LINE_REFUSED}<>\"]+{_END}",
                 "description": "the run's transcript or log (http or https only)"},
         "notes": {"type": "string", "maxLength": 2000, "pattern": _TEXT},
     },
@@ -190,8 +188,7 @@ def read_record(path: Path) -> RunRecord:
     """A run record file, read (bounded) and validated."""
     path = Path(path)
     try:
-        with path.open("rb") as handle:
-            data = handle.read(MAX_RECORD_BYTES + 1)
+        data = read_regular(path, MAX_RECORD_BYTES)
     except OSError as error:
         raise RunRecordError("unreadable", f"run record {path} could not be read: {error.strerror}") from None
     if len(data) > MAX_RECORD_BYTES:

@@ -13,11 +13,12 @@ from django.utils.cache import get_conditional_response
 
 from catalog.forms import CaseFilterForm
 from catalog.manifest import SLUG_PATTERN, VERSION_PATTERN
-from catalog.kits import kit_for, limits_of
+from catalog.kits import UnsafeKitMember, kit_for, limits_of
 from catalog.models import CaseVersion, Tag
 from lib.paging import BadPage, page_of
 from sitecache.models import BEST_FUEL, CATALOG, version_generation
 from sitecache.pages import CountedByGeneration, cached_page, canonical_parameters, page, query_without, text
+from lib.siteurl import site_url
 
 CASES_PER_PAGE = 24
 # The query parameters the case list reads (and so its cache key holds).
@@ -33,7 +34,7 @@ def version_scope(request: HttpRequest, slug: str, version: str | None = None) -
     """What a version's pages show: the catalog, and that version's results (`?version=` or
     the URL names it; neither: the latest)."""
     named = version or request.GET.get("version") or None
-    if not SLUG_PATTERN.match(slug) or (named is not None and not VERSION_PATTERN.match(named)):
+    if not SLUG_PATTERN.fullmatch(slug) or (named is not None and not VERSION_PATTERN.fullmatch(named)):
         return [CATALOG]  # names no version could have (a NUL byte…): a 404, never sent to the database
     return [CATALOG, version_generation(slug, named)]
 
@@ -79,7 +80,7 @@ def case_list(request: HttpRequest) -> HttpResponse:
         "form": form, "page": shown, "tags": list(tags), "filtered": filtered,
         "page_query": query_without(request, CASE_LIST_PARAMETERS),
         # "/" and "/cases/" are the same page; the query parameters it reads, normalised.
-        "canonical": request.build_absolute_uri(reverse("case-list") + (
+        "canonical": site_url(reverse("case-list") + (
             "?" + urlencode(canonical_parameters(request, CASE_LIST_PARAMETERS))
             if canonical_parameters(request, CASE_LIST_PARAMETERS) else "")),
     })
@@ -104,7 +105,10 @@ def kit(request: HttpRequest, slug: str, version: str, variant: str) -> HttpResp
     chosen = case_version.variants.filter(slug=variant).first()
     if chosen is None:
         raise Http404("No such variant")
-    made = kit_for(case_version, chosen)
+    try:
+        made = kit_for(case_version, chosen)
+    except UnsafeKitMember:  # a version imported before validation refused such names
+        raise Http404("This variant has no kit that can be offered safely") from None
     etag = f'"{made.digest}"'
     not_modified = get_conditional_response(request, etag=etag)
     if not_modified is not None:
@@ -140,7 +144,7 @@ def case_detail(request: HttpRequest, slug: str, version: str | None = None) -> 
         "schemas": contract_schemas(case_version),
         "limits": limits_of(case_version),
         # The latest version shows at /cases/<slug>/ and at its own URL; the versioned one is permanent.
-        "canonical": request.build_absolute_uri(reverse("case-version", args=[slug, case_version.version])),
+        "canonical": site_url(reverse("case-version", args=[slug, case_version.version])),
         # Staff see what validation warned of (staff pages are never cached).
         "template_warnings": case_version.template_warnings if request.user.is_staff else [],
     }

@@ -18,7 +18,7 @@ def parse_page(raw: str | None) -> int:
     """
     if raw is None or raw == "":
         return 1
-    if not _PAGE.match(raw):
+    if not _PAGE.fullmatch(raw):
         raise BadPage("page must be a whole number from 1 up, written without a sign or leading zeros")
     return int(raw)
 

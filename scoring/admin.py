@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+from django import forms
 from django.contrib import admin, messages
 from django.db import transaction
 
 from catalog.admin import CaseVersionAdmin
 from lib.admin import ReadOnlyInline
+from lib.text import refused_character
 from scoring import standings
 from scoring.carry import CarryRefused, carry_forward, describe, score_carried
 from scoring.jobs import new_attempt
@@ -54,8 +56,25 @@ class ResultInline(admin.TabularInline):
         return False
 
 
+class SubmissionForm(forms.ModelForm):
+    """A staff annotation is public text: the rule every operator-given text follows (lib.text)."""
+
+    class Meta:
+        model = Submission
+        fields = ("hidden", "annotation", "excluded")
+
+    def clean_annotation(self) -> str:
+        annotation = self.cleaned_data["annotation"].strip()
+        refused = refused_character(annotation, lines=True)
+        if refused:
+            raise forms.ValidationError(f"{refused} is not allowed in an annotation (controls, bidirectional and "
+                                        "zero-width characters, noncharacters)")
+        return annotation
+
+
 @admin.register(Submission)
 class SubmissionAdmin(admin.ModelAdmin):
+    form = SubmissionForm
     list_display = ("id", "name", "version", "variant", "model", "status", "job_state", "passed", "total_fuel", "hidden",
                     "excluded", "created_at")
     list_filter = ("status", "passed", "hidden", "excluded", "version__case", "wasmtime_version")
@@ -78,13 +97,20 @@ class SubmissionAdmin(admin.ModelAdmin):
         return False  # submissions come from `manage.py score`
 
     def save_model(self, request, obj, form, change):
+        """Hidden, annotation and excluded apply to the entry's carried copies too (each real
+        change kept in the copy's own audit trail); every board showing one of them follows."""
+        decided = {"hidden": obj.hidden, "annotation": obj.annotation, "excluded": obj.excluded}
         with transaction.atomic():
-            obj.annotation = obj.annotation.strip()
-            before = Submission.objects.filter(pk=obj.pk).values("annotation", "excluded").first() if obj.pk else None
             super().save_model(request, obj, form, change)
-            if before != {"annotation": obj.annotation, "excluded": obj.excluded}:  # a real change only
+            if {"annotation", "excluded"} & set(form.changed_data):  # a real change only
                 record_annotation(obj, request.user)
-            standings.update_boards([obj.pk])  # hidden, shown, excluded or included: its boards follow
+            copies = Submission.objects.filter(pk=obj.pk).with_carried_copies().exclude(pk=obj.pk)
+            for copy in copies.only("pk", "version", "hidden", "annotation", "excluded"):
+                if (copy.annotation, copy.excluded) != (obj.annotation, obj.excluded):
+                    copy.annotation, copy.excluded = obj.annotation, obj.excluded
+                    record_annotation(copy, request.user)
+            copies.update(**decided)
+            standings.update_boards([obj.pk, *copies.values_list("pk", flat=True)])
 
     @admin.action(description="Hide from leaderboards")
     def hide_from_leaderboards(self, request, queryset):

@@ -67,7 +67,7 @@ def board_of(slug: str, version_name: str | None, variant_name: str | None) -> t
     version = public_version_or_404(slug, version_name)
     variant = None
     if variant_name:
-        variant = version.variants.filter(slug=variant_name).first() if SLUG_PATTERN.match(variant_name) else None
+        variant = version.variants.filter(slug=variant_name).first() if SLUG_PATTERN.fullmatch(variant_name) else None
         if variant is None:
             raise Http404("No such variant")
     return version, variant

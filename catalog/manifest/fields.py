@@ -26,7 +26,7 @@ from catalog.manifest.types import (
     ManifestError,
 )
 
-_TOML_POSITION = re.compile(r"\s*\((?:at line (\d+), column (\d+)|at end of document)\)\s*$")
+_TOML_POSITION = re.compile(r"\s*\((?:at line (\d+), column (\d+)|at end of document)\)\s*\Z")
 
 
 # In this order: a bool is an int, too.

@@ -99,7 +99,9 @@ def name_problem(name: str) -> str | None:
     """Why a file or folder name cannot be stored and shown, or None.
 
     The database stores names as text: they must be UTF-8 (a name that is not decodes to lone
-    surrogates here) and carry no control characters.
+    surrogates here) and carry no control characters. No backslash either: files of a version
+    reach solvers in zip kits, and a Windows extractor reads `..\\..\\evil.bat` as a path that
+    climbs out of the folder (the archive upload and spec destinations refuse it too).
     """
     try:
         name.encode("utf-8")
@@ -107,6 +109,8 @@ def name_problem(name: str) -> str | None:
         return "is not valid UTF-8"
     if any(not character.isprintable() for character in name):
         return "contains control characters"
+    if "\\" in name:
+        return "contains a backslash (a folder separator on Windows)"
     return None
 
 

@@ -87,7 +87,7 @@ def scan_catalog(root: Path, *, is_unchanged: Callable[[str, str], bool] | None 
                 for version_dir in version_dirs:
                     rel_dir = f"{folder}/{version_dir.name}"
                     labels.append(rel_dir)
-                    if not VERSION_PATTERN.match(version_dir.name):
+                    if not VERSION_PATTERN.fullmatch(version_dir.name):
                         errors.append(ManifestError(rel_dir, "", f"version folder name must match {VERSION_PATTERN.pattern}", rel_dir))
                         continue
                     if len(version_dir.name) > MAX_VERSION_LENGTH:

@@ -42,7 +42,7 @@ from lib.templates import TemplateError, compile_template
 
 def read_slug(table: Table) -> str | None:
     slug = table.text("slug", required=True, max_length=MAX_SLUG_LENGTH)
-    if slug is not None and not SLUG_PATTERN.match(slug):
+    if slug is not None and not SLUG_PATTERN.fullmatch(slug):
         table.error("slug", f"`{slug}` must match {SLUG_PATTERN.pattern} (lower-case letters, digits and hyphens)")
         return None
     return slug

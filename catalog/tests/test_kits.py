@@ -151,3 +151,13 @@ def test_a_kit_member_equal_to_a_held_out_file_is_refused_at_the_last_step(clien
     with pytest.raises(HeldOutInKit, match="run/specs/rules.md"):
         client.get("/cases/adder/v1/kit/base.zip")
     assert not Kit.objects.exists()
+
+
+def test_a_kit_member_whose_name_holds_a_backslash_is_refused_at_the_last_step(client, adder_v1):
+    """Validation refuses such names now; a version imported before it did gets no kit."""
+    from catalog.models import VersionFile
+
+    member = VersionFile.objects.filter(version=adder_v1, path__startswith="workspaces/base/").first()
+    VersionFile.objects.filter(pk=member.pk).update(path="workspaces/base/..\\..\\..\\evil.bat")
+    assert client.get("/cases/adder/v1/kit/base.zip").status_code == 404
+    assert not Kit.objects.exists()

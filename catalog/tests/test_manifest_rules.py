@@ -61,6 +61,8 @@ RULES = [
     ("slug-missing", lambda c: c.edit('slug = "adder"\n', ""), "slug", "required key is missing"),
     ("slug-pattern", lambda c: c.edit('slug = "adder"', 'slug = "Adder_1"'), "slug", "must match"),
     ("slug-leading-hyphen", lambda c: c.edit('slug = "adder"', 'slug = "-adder"'), "slug", "must match"),
+    # The pattern matches the whole value: `$` alone would let a final newline through.
+    ("slug-trailing-newline", lambda c: c.edit('slug = "adder"', 'slug = "adder\\n"'), "slug", "must match"),
     ("slug-type", lambda c: c.edit('slug = "adder"', "slug = 3"), "slug", "must be a string, not an integer"),
     # name
     ("name-missing", lambda c: c.edit('name = "Adder"\n', ""), "name", "required key is missing"),
@@ -273,6 +275,7 @@ VARIANT_FILE = f"{ADDER_V1}/variants/long-lists.toml"
 VARIANT_RULES = [
     ("variant-slug-missing", 'spec = ["specs/long-lists.md"]\n', "slug", "required key is missing"),
     ("variant-slug-pattern", 'slug = "Long Lists"\n', "slug", "must match"),
+    ("variant-slug-trailing-newline", 'slug = "long-lists\\n"\n', "slug", "must match"),
     ("variant-unknown-key", 'slug = "long-lists"\nspecs = []\n', "specs", "unknown key (did you mean `spec`?)"),
     ("variant-name-empty", 'slug = "long-lists"\nname = ""\n', "name", "must not be empty"),
     ("variant-spec-not-array", 'slug = "long-lists"\nspec = "specs/long-lists.md"\n', "spec", "must be an array"),
@@ -479,6 +482,21 @@ def test_a_file_name_that_is_not_utf8_is_an_error_naming_the_file(catalog):
 def test_a_file_name_with_control_characters_is_an_error(catalog):
     catalog.write("specs/line\nbreak.md", "# notes\n")
     assert_error(catalog, "", "file name contains control characters", file=f"{ADDER_V1}/specs/line\\x0abreak.md")
+
+
+def test_a_workspace_file_name_with_a_backslash_is_an_error(catalog):
+    """A Windows extractor would read it as a path climbing out of the kit's folder."""
+    catalog.write("workspaces/base/..\\..\\..\\..\\evil.bat", "echo owned\n")
+    assert_error(catalog, "", "file name contains a backslash",
+                 file=f"{ADDER_V1}/workspaces/base/..\\..\\..\\..\\evil.bat")
+
+
+def test_a_version_folder_name_with_a_trailing_newline_is_an_error(catalog):
+    import shutil
+
+    shutil.copytree(catalog.root / ADDER_V1, catalog.root / "performance/easy/adder/v3\n")
+    messages = [str(error) for error in catalog.scan().errors]
+    assert any(message.startswith("performance/easy/adder/v3\\x0a") for message in messages), messages
 
 
 def test_a_case_folder_name_that_is_not_utf8_is_an_error(catalog):

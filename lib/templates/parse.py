@@ -40,7 +40,7 @@ def _path(text: str, line: int) -> PathNode:
     if text.startswith("@"):
         rest = text[1:]
         parts = tuple(rest.split("."))
-        if (not all(_SEGMENT.match(part) for part in parts) or parts[0] not in DATA_NAMES
+        if (not all(_SEGMENT.fullmatch(part) for part in parts) or parts[0] not in DATA_NAMES
                 or (parts[0] != "root" and len(parts) > 1) or parts[-1] in _LITERALS):
             raise syntax_error(line, f"`{original}` is not a data variable this renderer supports (@index, @key, @first, @last, @root)")
         return PathNode(original, True, 0, parts)
@@ -59,7 +59,7 @@ def _path(text: str, line: int) -> PathNode:
     parts = tuple(re.split(r"[./]", text))
     # An all-digit segment is a name (`specs.1.dest`) except at the end, where Handlebars reads a
     # number and refuses the path.
-    named = [bool(_SEGMENT.match(part)) or (part.isascii() and part.isdigit() and index < len(parts) - 1)
+    named = [bool(_SEGMENT.fullmatch(part)) or (part.isascii() and part.isdigit() and index < len(parts) - 1)
              for index, part in enumerate(parts)]
     if not all(named) or any(part == "this" for part in parts):
         raise syntax_error(line, f"`{original}` is not a path this renderer supports (names of letters, digits, `_`, `$` "

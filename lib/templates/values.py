@@ -101,9 +101,9 @@ def _to_number(value: Any) -> float:
     text = value.strip(JS_SPACE_CHARS)
     if not text:
         return 0.0
-    if _JS_RADIX_TEXT.match(text):
+    if _JS_RADIX_TEXT.fullmatch(text):
         return float(int(text, 0))
-    if _JS_NUMBER_TEXT.match(text):
+    if _JS_NUMBER_TEXT.fullmatch(text):
         return float(text.replace("Infinity", "inf"))
     return math.nan
 

@@ -155,7 +155,7 @@ _OFFSET = re.compile(r"\s*\(at offset 0x[0-9a-f]+\)| at offset \d+")
 
 def does_not_compile(text: str) -> InvalidModule:
     reason = _OFFSET.sub("", trap_message(Exception(text))).strip()
-    public = f"module does not compile: {reason}" if _PLAIN_REASON.match(reason) else "module does not compile"
+    public = f"module does not compile: {reason}" if _PLAIN_REASON.fullmatch(reason) else "module does not compile"
     detail = "module does not compile: " + "; ".join(line.strip() for line in text.strip().splitlines() if line.strip())
     return InvalidModule("does_not_compile", public, detail[:4000] if detail != public else "")
 

@@ -1,0 +1,32 @@
+"""The one rule for text an operator or a harness gives the site (submitter names, run fields,
+staff annotations): what it may not contain, wherever it is shown.
+
+Refused: C0 and C1 controls and DEL (a line of text may not hold a tab or a newline either;
+notes and annotations may), the bidirectional marks, overrides and isolates and the zero-width
+characters (they make a name pass for another, or hide part of it), the line and paragraph
+separators, the byte order mark, the noncharacters U+FDD0–U+FDEF, U+FFFE and U+FFFF (not allowed
+in XML: one in a name would make every feed that shows it unreadable), and lone surrogates (not
+text at all: they cannot be written as UTF-8).
+
+The same classes are written into the run record's published JSON Schema (catalog/runrecords.py),
+so a harness can check its fields before it sends them.
+"""
+
+from __future__ import annotations
+
+import re
+
+# As regex character-class ranges, for Python and for ECMA regex (JSON Schema) alike.
+SPOOFING = r"\u007f-\u009f\u061c\u200b-\u200f\u2028-\u202e\u2060-\u2069\ufeff"
+NOT_TEXT = r"\ud800-\udfff\ufdd0-\ufdef\ufffe\uffff"
+LINE_REFUSED = rf"\u0000-\u001f{SPOOFING}{NOT_TEXT}"  # one line: no control character at all
+TEXT_REFUSED = rf"\u0000-\u0008\u000b-\u001f{SPOOFING}{NOT_TEXT}"  # lines: tabs and newlines allowed
+
+_LINE_BAD = re.compile(f"[{LINE_REFUSED}]")
+_TEXT_BAD = re.compile(f"[{TEXT_REFUSED}]")
+
+
+def refused_character(value: str, *, lines: bool = False) -> str | None:
+    """The first character of `value` the rule refuses, as `U+XXXX`, or None if there is none."""
+    found = (_TEXT_BAD if lines else _LINE_BAD).search(value)
+    return f"U+{ord(found.group()):04X}" if found else None

@@ -1,0 +1,58 @@
+"""One rule for every text an operator, a harness or staff gives the site (lib.text): submitter
+names, run fields and annotations refuse controls, bidirectional and zero-width characters,
+noncharacters and lone surrogates. U+FFFF in a name used to make both record feeds invalid XML."""
+
+from __future__ import annotations
+
+import pytest
+
+from catalog.runrecords import RUN_RECORD_SCHEMA, RunRecordError, validate_run
+from lib.text import refused_character
+from scoring.service import ScoringError, check_name
+
+REFUSED = ["\uffff", "\ufffe", "\ufdd0", "\u202e", "\u2066", "\u200b", "\u200f", "\ufeff", "\x85", "\x7f",
+           "\ud800", "\x00", "\x1b"]
+
+
+@pytest.mark.parametrize("character", REFUSED, ids=[f"U+{ord(character):04X}" for character in REFUSED])
+def test_every_operator_text_refuses_the_same_characters(character):
+    assert refused_character(f"ada{character}x") == f"U+{ord(character):04X}"
+    with pytest.raises(ScoringError, match=f"U\\+{ord(character):04X} is not allowed"):
+        check_name(f"ada{character}x")
+    with pytest.raises(RunRecordError, match="/run/model"):
+        validate_run({"model": f"m{character}"})
+    with pytest.raises(RunRecordError, match="/run/notes"):
+        validate_run({"notes": f"line one\nline{character}two"})
+
+
+def test_plain_text_in_any_script_is_kept():
+    for name in ("Ada Lovelace", "名前 チーム", "Ђорђе", "o'brien-2 (v3)", "🦀 crab"):
+        assert check_name(f"  {name} ") == name
+    assert validate_run({"model": "名前/model@2026", "notes": "two\nlines\tand a tab"})["notes"].startswith("two")
+
+
+def test_the_published_schema_states_the_same_rule():
+    """A harness checking its fields against the published schema refuses what the site refuses."""
+    from jsonschema import Draft202012Validator
+
+    validator = Draft202012Validator(RUN_RECORD_SCHEMA["properties"]["run"])
+    for character in REFUSED:
+        assert not validator.is_valid({"model": f"m{character}"}), f"U+{ord(character):04X}"
+    assert validator.is_valid({"model": "名前 🦀"})
+
+
+@pytest.mark.django_db
+def test_an_annotation_follows_the_rule_in_the_admin(admin_client, board):
+    from scoring.tests.conftest import admin_change
+
+    entry = board["carol"]
+    url = f"/admin/scoring/submission/{entry.pk}/change/"
+    page = admin_client.post(url, {"annotation": "reads \u202ethe answers", "_continue": "1",
+                                   "annotation_changes-TOTAL_FORMS": "0", "annotation_changes-INITIAL_FORMS": "0",
+                                   "results-TOTAL_FORMS": "0", "results-INITIAL_FORMS": "0"})
+    assert page.status_code == 200 and "U+202E is not allowed in an annotation" in page.content.decode()
+    entry.refresh_from_db()
+    assert entry.annotation == ""
+    admin_change(admin_client, url, annotation="two lines:\nboth kept")
+    entry.refresh_from_db()
+    assert entry.annotation == "two lines:\nboth kept"
