@@ -1,5 +1,9 @@
 # The two commands of the README: `make run` and `make test`. Both set everything up first.
-PYTHON ?= python3
+# The virtualenv's interpreter: Debian's own python3 where it is 3.11 or newer and can make a
+# virtualenv, since every account can run it (make serve, started as root, runs the site as an
+# account of its own); otherwise whatever python3 is first on PATH.
+PYTHON ?= $(shell /usr/bin/python3 -c 'import sys, ensurepip; sys.exit(sys.version_info < (3, 11))' 2>/dev/null \
+	&& echo /usr/bin/python3 || echo python3)
 VENV := .venv
 PY := $(VENV)/bin/python
 # Reinstall when the pinned requirements change.

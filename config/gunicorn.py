@@ -11,6 +11,9 @@ bind = os.environ.get("GUNICORN_BIND") or f"{os.environ.get('HOST', '127.0.0.1')
 _run_dir = Path(os.environ.get("VAR_DIR") or Path(__file__).resolve().parent.parent / "var") / "run"
 _run_dir.mkdir(parents=True, exist_ok=True)
 control_socket = str(_run_dir / "gunicorn.ctl")
+# The socket is 0660 (gunicorn's default mask leaves it writable by every local account, which
+# could then hold every worker past nginx); scripts/serve.sh keeps its folder to nginx's group.
+umask = 0o007
 workers = int(os.environ.get("WEB_CONCURRENCY", multiprocessing.cpu_count() * 2 + 1))
 wsgi_app = "config.wsgi:application"
 accesslog = "-"

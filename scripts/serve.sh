@@ -2,39 +2,122 @@
 # The production path of `make serve`: gunicorn on a Unix socket in VAR_DIR/run, behind nginx
 # on HOST:PORT (config/nginx.conf.template). Stops both when either stops or on Ctrl-C.
 #
-#   HOST, PORT (127.0.0.1, 8000), WEB_CONCURRENCY, VAR_DIR (var/), CATALOG_MAX_UPLOAD_BYTES
+#   HOST, PORT (127.0.0.1, 8000), SITE_URL (http://HOST:PORT), WEB_CONCURRENCY, VAR_DIR (var/),
+#   CATALOG_MAX_UPLOAD_BYTES, FRONT_RATE, FRONT_BURST, FRONT_CONNECTIONS (per-client limits),
+#   APP_USER (fuelboard), WEB_USER (www-data): the accounts used when started as root.
+#
+# Started as root, neither gunicorn nor Django runs as root: the app runs as APP_USER (made if
+# missing, with no login and no home), nginx's workers as WEB_USER. gunicorn's socket lives in
+# VAR_DIR/run (APP_USER, group WEB_USER, 0750) and is 0770 itself, of that group, so no other local account
+# can reach a worker past nginx; VAR_DIR is 0710 (the group may pass through to the socket,
+# not list or read anything). Run as another account, everything runs as that account and
+# VAR_DIR stays 0700.
 set -eu
 cd "$(dirname "$0")/.."
 HOST="${HOST:-127.0.0.1}"
 PORT="${PORT:-8000}"
+SITE_URL="${SITE_URL:-http://$HOST:$PORT}"
+export SITE_URL
 VAR_DIR="${VAR_DIR:-$(pwd)/var}"
 RUN_DIR="$VAR_DIR/run"
 NGINX_DIR="$VAR_DIR/nginx"
 UPLOAD="${CATALOG_MAX_UPLOAD_BYTES:-67108864}"
 MAX_BODY=$((UPLOAD + 1048576))
+# Per client address: requests a second (with a burst), and connections with a request being
+# served. 0 turns a limit off (behind another proxy, every client may share one address).
+FRONT_RATE="${FRONT_RATE:-30}"
+FRONT_BURST="${FRONT_BURST:-120}"
+FRONT_CONNECTIONS="${FRONT_CONNECTIONS:-32}"
+APP_USER="${APP_USER:-fuelboard}"
+WEB_USER="${WEB_USER:-www-data}"
 mkdir -p "$RUN_DIR" "$NGINX_DIR"
 rm -f "$RUN_DIR/gunicorn.sock"
 
-# Started as root, nginx's master drops its workers to `nobody`, which must reach the socket:
-# every folder above VAR_DIR/run must be searchable by others (a private VAR_DIR is refused here,
-# rather than answering 502 later). Run as another account, nginx runs as that account.
 USER_LINE=""
+AS_APP=""
 if [ "$(id -u)" = 0 ]; then
-    USER_LINE="user nobody nogroup;"
-    chmod 755 "$RUN_DIR" "$NGINX_DIR"
-    if ! runuser -u nobody -- test -x "$RUN_DIR"; then
-        echo "nginx's workers (nobody) cannot reach $RUN_DIR: make the folders above it searchable (chmod o+x)," >&2
+    if ! id -u "$APP_USER" >/dev/null 2>&1; then
+        useradd --system --user-group --no-create-home --home-dir /nonexistent --shell /usr/sbin/nologin "$APP_USER"
+    fi
+    if ! id -u "$WEB_USER" >/dev/null 2>&1; then
+        echo "nginx's account $WEB_USER does not exist (set WEB_USER to the account nginx's workers run as)" >&2
+        exit 1
+    fi
+    WEB_GROUP="$(id -gn "$WEB_USER")"
+    USER_LINE="user $WEB_USER $WEB_GROUP;"
+    # setpriv execs the server itself (no process in between to forward signals), with no way
+    # back to more privileges.
+    AS_APP="env HOME=$VAR_DIR setpriv --reuid=$APP_USER --regid=$APP_USER --init-groups --no-new-privs --"
+    # The app owns its state; nginx's group may only pass through to the socket's folder.
+    chown -R "$APP_USER:$APP_USER" "$VAR_DIR"
+    chown root:root "$NGINX_DIR"
+    chmod 755 "$NGINX_DIR"
+    chgrp "$WEB_GROUP" "$VAR_DIR" "$RUN_DIR"
+    chmod u=rwx,g=x,o=,g-s "$VAR_DIR"
+    chmod u=rwx,g=rx,o=,g-s "$RUN_DIR"
+    case "${DATABASE_URL:-}" in
+        sqlite:///*)  # a database outside VAR_DIR: the app must own it and write beside it
+            database="${DATABASE_URL#sqlite://}"
+            case "$database" in /*) ;; *) database="$(pwd)/${database#/}" ;; esac
+            for file in "$database" "$database-wal" "$database-shm"; do
+                [ -e "$file" ] && chown "$APP_USER:$APP_USER" "$file"
+            done
+            if ! runuser -u "$APP_USER" -- test -w "$(dirname "$database")"; then
+                echo "$APP_USER cannot write in $(dirname "$database"), where the database lives (SQLite writes its log beside it)" >&2
+                exit 1
+            fi ;;
+    esac
+    if ! runuser -u "$APP_USER" -- .venv/bin/python -c "import django" 2>/dev/null; then
+        echo "$APP_USER cannot run .venv/bin/python ($(readlink -f .venv/bin/python)): make the virtualenv with an" >&2
+        echo "interpreter every account can reach (make clean; make serve PYTHON=/usr/bin/python3)" >&2
+        exit 1
+    fi
+    static="${STATIC_ROOT:-$(pwd)/staticfiles}/staticfiles.json"
+    if [ "${STATIC_MANIFEST:-0}" = 1 ] && ! runuser -u "$APP_USER" -- test -r "$static"; then
+        echo "$APP_USER cannot read $static (collectstatic's manifest): put STATIC_ROOT where it can" >&2
+        exit 1
+    fi
+    if ! runuser -u "$WEB_USER" -- test -x "$RUN_DIR"; then
+        echo "nginx's workers ($WEB_USER) cannot reach $RUN_DIR: make the folders above VAR_DIR searchable (chmod o+x)," >&2
         echo "or run make serve as the site's own account" >&2
         exit 1
     fi
+else
+    chmod 700 "$VAR_DIR" "$RUN_DIR"
+fi
+
+LIMITS=""
+ZONES=""
+if [ "$FRONT_RATE" != 0 ]; then
+    ZONES="limit_req_zone \$binary_remote_addr zone=per_client_rate:10m rate=${FRONT_RATE}r/s;"
+    LIMITS="limit_req zone=per_client_rate burst=$FRONT_BURST nodelay;"
+fi
+if [ "$FRONT_CONNECTIONS" != 0 ]; then
+    ZONES="$ZONES limit_conn_zone \$binary_remote_addr zone=per_client_connections:10m;"
+    LIMITS="$LIMITS limit_conn per_client_connections $FRONT_CONNECTIONS;"
 fi
 
 sed -e "s|@USER@|$USER_LINE|" -e "s|@RUN_DIR@|$RUN_DIR|g" -e "s|@NGINX_DIR@|$NGINX_DIR|g" -e "s|@HOST@|$HOST|g" -e "s|@PORT@|$PORT|g" \
-    -e "s|@MAX_BODY@|$MAX_BODY|g" config/nginx.conf.template > "$NGINX_DIR/nginx.conf"
+    -e "s|@MAX_BODY@|$MAX_BODY|g" -e "s|@LIMIT_ZONES@|$ZONES|" -e "s|@LIMITS@|$LIMITS|" \
+    config/nginx.conf.template > "$NGINX_DIR/nginx.conf"
 nginx -t -q -c "$NGINX_DIR/nginx.conf" -e stderr
 
-GUNICORN_BIND="unix:$RUN_DIR/gunicorn.sock" .venv/bin/gunicorn -c config/gunicorn.py &
+GUNICORN_BIND="unix:$RUN_DIR/gunicorn.sock" $AS_APP .venv/bin/gunicorn -c config/gunicorn.py &
 gunicorn=$!
+if [ -n "$AS_APP" ]; then
+    # gunicorn gives its socket its own group; nginx's must have it (mode 0770: no one else).
+    waited=0
+    while [ ! -S "$RUN_DIR/gunicorn.sock" ]; do
+        if ! kill -0 "$gunicorn" 2>/dev/null || [ "$waited" -ge 600 ]; then
+            echo "gunicorn did not start" >&2
+            kill "$gunicorn" 2>/dev/null || true
+            exit 1
+        fi
+        sleep 0.1
+        waited=$((waited + 1))
+    done
+    chgrp "$WEB_GROUP" "$RUN_DIR/gunicorn.sock"
+fi
 nginx -c "$NGINX_DIR/nginx.conf" -e stderr &
 front=$!
 stop() {
@@ -43,7 +126,7 @@ stop() {
     wait "$gunicorn" 2>/dev/null || true
 }
 trap 'stop; exit 0' INT TERM
-echo "serving on http://$HOST:$PORT/ (nginx in front of gunicorn on $RUN_DIR/gunicorn.sock)"
+echo "serving on $SITE_URL/ (nginx on http://$HOST:$PORT/ in front of gunicorn on $RUN_DIR/gunicorn.sock)"
 # Whichever stops first takes the other down with it.
 while kill -0 "$front" 2>/dev/null && kill -0 "$gunicorn" 2>/dev/null; do
     sleep 1

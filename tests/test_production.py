@@ -136,14 +136,78 @@ def _ordinary_requests_survive_slow_clients(port: int) -> None:
             connection.close()
 
 
+def _processes_of(command_fragment: str) -> list[tuple[int, str]]:
+    found = []
+    for entry in Path("/proc").iterdir():
+        try:
+            if entry.name.isdigit() and command_fragment in (entry / "cmdline").read_bytes().decode(errors="replace"):
+                uid = next(line for line in (entry / "status").read_text().splitlines() if line.startswith("Uid:"))
+                found.append((int(uid.split()[1]), (entry / "cmdline").read_bytes().decode(errors="replace")))
+        except (OSError, StopIteration):
+            continue
+    return found
+
+
+def _nothing_runs_as_root_and_only_nginx_reaches_the_socket(var: Path, port: int) -> None:
+    """Started as root, gunicorn and its workers run as the site's account; the socket's folder
+    admits only that account and nginx's group; the database is the site's alone."""
+    import grp
+    import pwd
+
+    app = pwd.getpwnam("fuelboard")
+    gunicorns = _processes_of("config/gunicorn.py")
+    assert len(gunicorns) >= 3, gunicorns  # the arbiter and two workers
+    assert {uid for uid, _ in gunicorns} == {app.pw_uid}
+    nginx_workers = [uid for uid, command in _processes_of("nginx: worker")]
+    assert nginx_workers and set(nginx_workers) == {pwd.getpwnam("www-data").pw_uid}
+    run = var / "run"
+    assert (run.stat().st_uid, grp.getgrgid(run.stat().st_gid).gr_name, oct(run.stat().st_mode & 0o7777)) == (
+        app.pw_uid, "www-data", "0o750")
+    assert oct(var.stat().st_mode & 0o777) == "0o710"
+    socket_file = (run / "gunicorn.sock").stat()
+    assert socket_file.st_mode & 0o007 == 0 and grp.getgrgid(socket_file.st_gid).gr_name == "www-data"
+    for name in ("serve.sqlite3", "secret_key"):
+        info = (var / name).stat()
+        assert (info.st_uid, info.st_mode & 0o077) == (app.pw_uid, 0), name
+    # Another local account cannot talk to gunicorn directly.
+    probe = subprocess.run(["/usr/sbin/runuser", "-u", "nobody", "--", "/usr/bin/python3", "-c",
+                            f"import socket; s = socket.socket(socket.AF_UNIX); s.connect({str(run / 'gunicorn.sock')!r})"],
+                           capture_output=True, text=True)
+    assert probe.returncode != 0 and "Permission denied" in probe.stderr, probe.stderr
+
+
+def _a_flood_from_one_client_is_held_to_its_rate(port: int) -> None:
+    """FRONT_RATE=20 a second beyond a burst of 60: 150 requests at once are partly refused
+    with 429, a problem document and Retry-After, and the site answers again a moment later."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    def fetch(_):
+        try:
+            return _get(f"http://127.0.0.1:{port}/health/")[0], {}
+        except urllib.error.HTTPError as refused:
+            return refused.code, {"Retry-After": refused.headers.get("Retry-After"),
+                                  "type": refused.headers.get("Content-Type"), "body": refused.read()}
+
+    time.sleep(4)  # the burst fills again after the earlier checks
+    with ThreadPoolExecutor(max_workers=8) as pool:
+        answers = list(pool.map(fetch, range(150)))
+    refused = [extra for status, extra in answers if status == 429]
+    assert 0 < len(refused) < 150 and all(status in (200, 429) for status, _ in answers)
+    assert refused[0]["Retry-After"] == "1" and refused[0]["type"] == "application/problem+json"
+    assert b'"status": 429' in refused[0]["body"]
+    time.sleep(2)
+    assert _get(f"http://127.0.0.1:{port}/health/")[0] == 200
+
+
 @pytest.mark.slow
 def test_make_serve_serves_the_site_with_hashed_compressed_static_files_behind_nginx(tmp_path):
     port = _free_port()
     # A state folder nginx's workers can reach (pytest's own tmp folders are private to root).
     state = Path(tempfile.mkdtemp(prefix="fuelboard-serve-"))
     state.chmod(0o755)
-    env = {**os.environ, "VAR_DIR": str(state / "var"), "STATIC_ROOT": str(tmp_path / "static"),
-           "WEB_CONCURRENCY": "2", "DATABASE_URL": f"sqlite:///{tmp_path / 'serve.sqlite3'}"}
+    env = {**os.environ, "VAR_DIR": str(state / "var"), "STATIC_ROOT": str(state / "static"),
+           "WEB_CONCURRENCY": "2", "DATABASE_URL": f"sqlite:///{state / 'var' / 'serve.sqlite3'}",
+           "FRONT_RATE": "20", "FRONT_BURST": "60", "FRONT_CONNECTIONS": "16"}
     env.pop("DJANGO_SETTINGS_MODULE", None)
     server = subprocess.Popen(["make", "serve", f"PORT={port}"], cwd=ROOT, env=env, start_new_session=True,
                               stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
@@ -154,6 +218,8 @@ def test_make_serve_serves_the_site_with_hashed_compressed_static_files_behind_n
             try:
                 status, headers, body = _get(f"http://127.0.0.1:{port}/")
                 break
+            except urllib.error.HTTPError as error:  # nginx is up, the site behind it is not
+                raise AssertionError(f"make serve answered {error.code}: {error.read()[:300]!r}") from None
             except OSError:
                 assert time.monotonic() < deadline, "make serve did not start serving"
                 time.sleep(1)
@@ -171,6 +237,9 @@ def test_make_serve_serves_the_site_with_hashed_compressed_static_files_behind_n
         status, headers, body = _get(f"http://127.0.0.1:{port}/favicon.ico")  # redirected to the hashed icon
         assert status == 200 and headers["Content-Type"].startswith("image/svg") and body.startswith(b"<svg")
         _ordinary_requests_survive_slow_clients(port)
+        if os.geteuid() == 0:
+            _nothing_runs_as_root_and_only_nginx_reaches_the_socket(state / "var", port)
+        _a_flood_from_one_client_is_held_to_its_rate(port)
         # Only the archive upload takes a large body; anywhere else nginx refuses it before a worker sees it.
         big = urllib.request.Request(f"http://127.0.0.1:{port}/standings/", data=b"x" * (2 << 20), method="POST")
         try:
@@ -187,5 +256,7 @@ def test_make_serve_serves_the_site_with_hashed_compressed_static_files_behind_n
     log = server.stdout.read()
     assert "Booting worker" in log or "Listening at" in log, log[-2000:]
     assert f"Listening at: unix:{state / 'var' / 'run' / 'gunicorn.sock'}" in log  # behind nginx
+    conf = (state / "var" / "nginx" / "nginx.conf").read_text()
+    assert "rate=20r/s" in conf and "burst=60 nodelay" in conf and "limit_conn per_client_connections 16" in conf
     assert f"Control socket listening at {state / 'var' / 'run' / 'gunicorn.ctl'}" in log
     shutil.rmtree(state, ignore_errors=True)

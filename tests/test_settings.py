@@ -82,3 +82,55 @@ def test_debug_is_off_unless_set(tmp_path):
     assert output.stdout.strip() == "False"
     bad = subprocess.run([sys.executable, "-c", code], cwd=ROOT, env={**env, "DEBUG": "sure"}, capture_output=True, text=True)
     assert bad.returncode != 0 and "DEBUG='sure' is not a boolean" in bad.stderr
+
+
+def _manage(args: list[str], var: Path, **extra) -> subprocess.CompletedProcess:
+    env = {"PATH": "/usr/bin:/bin", "VAR_DIR": str(var), **extra}
+    return subprocess.run([sys.executable, "manage.py", *args], cwd=ROOT, env=env, capture_output=True, text=True)
+
+
+def test_a_new_var_dir_and_its_database_are_private_whatever_the_secrets_source(tmp_path):
+    """With SECRET_KEY set no key file is written, and `migrate` still finds its folder; the
+    folder is 0700, the database and its write-ahead log and shared memory 0600."""
+    var = tmp_path / "fresh" / "var"
+    done = _manage(["migrate", "-v0"], var, SECRET_KEY="k" * 50)
+    assert done.returncode == 0, done.stderr
+    assert oct(var.stat().st_mode & 0o777) == "0o700"
+    assert oct((var / "db.sqlite3").stat().st_mode & 0o777) == "0o600"
+    assert not (var / "secret_key").exists()
+    code = ("import os, django; os.environ['DJANGO_SETTINGS_MODULE'] = 'config.settings'; django.setup(); "
+            "from django.db import connection; connection.cursor().execute('select 1'); "
+            "print(*(oct(os.stat(f'{os.environ[\"VAR_DIR\"]}/db.sqlite3{suffix}').st_mode & 0o777) "
+            "for suffix in ('-wal', '-shm')))")
+    opened = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True,
+                            env={"PATH": "/usr/bin:/bin", "VAR_DIR": str(var), "SECRET_KEY": "k" * 50})
+    assert opened.stdout.split() == ["0o600", "0o600"], opened.stderr
+
+
+def test_an_existing_world_readable_var_dir_and_database_are_closed_to_others(tmp_path):
+    var = tmp_path / "var"
+    var.mkdir(mode=0o755)
+    var.chmod(0o755)
+    for name in ("db.sqlite3", "db.sqlite3-wal"):
+        (var / name).write_bytes(b"")
+        (var / name).chmod(0o644)
+    done = _manage(["check"], var)
+    assert done.returncode == 0, done.stderr
+    assert var.stat().st_mode & 0o007 == 0
+    assert [(var / name).stat().st_mode & 0o777 for name in ("db.sqlite3", "db.sqlite3-wal")] == [0o640, 0o640]
+    assert (var / "secret_key").stat().st_mode & 0o777 == 0o600
+
+
+@pytest.mark.parametrize("raw, problem", [
+    ("fuel.example.org", "is not a site URL"), ("ftp://fuel.example.org", "is not a site URL"),
+    ("https://fuel.example.org/sub/", "is not a site URL"), ("https://fuel.example.org:99999", "bad port"),
+    ("https://user:pw@fuel.example.org", "is not a site URL"),
+])
+def test_the_site_url_is_a_scheme_and_a_host_only(monkeypatch, raw, problem):
+    from config.env import envurl
+
+    monkeypatch.setenv("SITE_URL", raw)
+    with pytest.raises(ImproperlyConfigured, match=problem):
+        envurl("SITE_URL", "http://127.0.0.1:8000")
+    monkeypatch.setenv("SITE_URL", "HTTPS://Fuel.Example.org:8443/")
+    assert envurl("SITE_URL", "") == "https://fuel.example.org:8443"
