@@ -10,6 +10,7 @@ running the same file again scores nothing twice.
 
 from __future__ import annotations
 
+import threading
 from concurrent.futures import ThreadPoolExecutor, as_completed
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -18,6 +19,7 @@ from django.db import close_old_connections, connection, transaction
 
 from catalog.models import UnknownTarget
 from catalog.runrecords import RunRecordError, target_and_run
+from lib.files import open_regular
 from lib.strictjson import JSONDocumentError, loads_strict
 from scoring.models import Submission
 from scoring.service import ScoringError, check_name, read_source, source_digest
@@ -70,8 +72,55 @@ def _path(base: Path, value: str, key: str) -> Path:
     return path
 
 
-def check_line(number: int, raw: bytes, base: Path) -> Line:
+class Sources:
+    """Each distinct folder or module of a file, read (a folder packed) once.
+
+    While the file is checked, only each source's digest is kept; while its lines run, a
+    source's bytes are kept until the last line naming it has taken them (so a file naming one
+    250 MB folder on five lines packs it once in each phase, not five times).
+    """
+
+    def __init__(self):
+        self.digests: dict[tuple[Path | None, Path | None], str] = {}
+        self._held: dict[tuple, tuple[str, str, bytes]] = {}
+        self._wanted: dict[tuple, int] = {}
+        self._locks: dict[tuple, threading.Lock] = {}
+        self._lock = threading.Lock()
+
+    def digest(self, folder: Path | None, wasm: Path | None) -> str:
+        key = (folder, wasm)
+        if key not in self.digests:
+            self.digests[key] = source_digest(read_source(folder=folder, wasm_file=wasm)[2])
+        return self.digests[key]
+
+    def expect(self, lines: list["Line"]) -> None:
+        for line in lines:
+            key = (line.folder, line.wasm)
+            self._wanted[key] = self._wanted.get(key, 0) + 1
+            self._locks.setdefault(key, threading.Lock())
+
+    def take(self, line: "Line") -> tuple[str, str, bytes]:
+        """The line's source, read now or by an earlier line of the same source."""
+        key = (line.folder, line.wasm)
+        with self._locks.setdefault(key, threading.Lock()):
+            with self._lock:
+                source = self._held.get(key)
+            try:
+                if source is None:
+                    source = read_source(folder=line.folder, wasm_file=line.wasm)
+            finally:
+                with self._lock:
+                    self._wanted[key] = self._wanted.get(key, 1) - 1
+                    if self._wanted[key] > 0 and source is not None:
+                        self._held[key] = source
+                    else:
+                        self._held.pop(key, None)
+        return source
+
+
+def check_line(number: int, raw: bytes, base: Path, sources: Sources | None = None) -> Line:
     """One line, checked against everything `score` would refuse. Raises ValueError (the reason)."""
+    sources = sources or Sources()
     if len(raw) > MAX_LINE_BYTES:
         raise ValueError(f"longer than {MAX_LINE_BYTES:,} bytes")
     try:
@@ -100,18 +149,19 @@ def check_line(number: int, raw: bytes, base: Path) -> Line:
             _path(base, item["record"], "record") if "record" in item else None, meta)
         folder = _path(base, item["submission"], "submission") if "submission" in item else None
         wasm = _path(base, item["wasm"], "wasm") if "wasm" in item else None
-        _, _, source = read_source(folder=folder, wasm_file=wasm)
+        digest = sources.digest(folder, wasm)
     except (ScoringError, RunRecordError, UnknownTarget) as error:
         raise ValueError(error.message.replace("--name", "name").replace("--meta", "meta")) from None
-    return Line(number, version, variant, name, run, folder, wasm, source_digest(source))
+    return Line(number, version, variant, name, run, folder, wasm, digest)
 
 
 def check_lines(path: Path) -> Checked:
     """Every line of the file, checked; blank lines are ignored."""
     checked = Checked()
+    sources = Sources()
     base = path.parent
     try:
-        handle = path.open("rb")
+        handle = open_regular(path)
     except OSError as error:
         raise ScoringError("missing_source", f"{path} could not be read: {error.strerror}") from None
     with handle:
@@ -132,7 +182,7 @@ def check_lines(path: Path) -> Checked:
             if not raw.strip():
                 continue
             try:
-                checked.lines.append(check_line(number, raw.rstrip(b"\r\n"), base))
+                checked.lines.append(check_line(number, raw.rstrip(b"\r\n"), base, sources))
             except ValueError as reason:
                 checked.invalid.append((number, str(reason)))
     return checked
@@ -195,14 +245,14 @@ def claim(line: Line, source: tuple[str, str, bytes]) -> Submission | None:
         return taken
 
 
-def run_line(line: Line, *, enqueue: bool) -> Line:
+def run_line(line: Line, *, enqueue: bool, sources: Sources | None = None) -> Line:
     """Submit and score (or queue) one checked line, unless it was scored before."""
     from scoring.build import SandboxUnavailable
     from scoring.jobs import enqueue_scoring
     from scoring.service import score
 
     try:
-        source = read_source(folder=line.folder, wasm_file=line.wasm)  # packed before any lock is taken
+        source = (sources or Sources()).take(line)  # packed before any lock is taken
         if source_digest(source[2]) != line.digest:
             raise ScoringError("changed_source", "the source changed since the file was checked")
         submission = claim(line, source)
@@ -228,11 +278,11 @@ def run_line(line: Line, *, enqueue: bool) -> Line:
     return line
 
 
-def _in_worker(line: Line, enqueue: bool) -> Line:
+def _in_worker(line: Line, enqueue: bool, sources: Sources) -> Line:
     """run_line on a worker thread, with a connection of its own, closed when done."""
     close_old_connections()
     try:
-        return run_line(line, enqueue=enqueue)
+        return run_line(line, enqueue=enqueue, sources=sources)
     finally:
         connection.close()
 
@@ -252,14 +302,16 @@ def run_lines(lines: list[Line], *, jobs: int, enqueue: bool, done=None) -> list
     for line in duplicates:
         if done:
             done(line)
+    sources = Sources()
+    sources.expect(unique)
     if jobs <= 1:
         for line in unique:
-            run_line(line, enqueue=enqueue)
+            run_line(line, enqueue=enqueue, sources=sources)
             if done:
                 done(line)
     else:
         with ThreadPoolExecutor(max_workers=jobs, thread_name_prefix="score-many") as pool:
-            for future in as_completed([pool.submit(_in_worker, line, enqueue) for line in unique]):
+            for future in as_completed([pool.submit(_in_worker, line, enqueue, sources) for line in unique]):
                 if done:
                     done(future.result())
     for line in duplicates:

@@ -126,7 +126,7 @@ def _resubmit(entry: Submission, target: CaseVersion, variant) -> Submission | N
                 source_label=entry.source_label, source=bytes(stored.source), source_size=entry.source_size,
                 source_digest=entry.source_digest, wasmtime_version=WASMTIME_VERSION, engine_digest=ENGINE_DIGEST,
                 input_count=target.smoke_count + target.stress_count,
-                carried_from=entry,
+                carried_from=entry, annotation=entry.annotation,  # staff's word on the entry goes with it
             )
     except IntegrityError:
         return None  # a concurrent carry-forward created it first (the `carried_once` constraint)

@@ -10,13 +10,27 @@ from scoring.sandbox import Status
 
 
 class SubmissionQuerySet(models.QuerySet):
+    def with_carried_copies(self) -> "SubmissionQuerySet":
+        """These submissions and every copy carried forward from them, and from those copies
+        (a copy stands for its source on a later version: what staff decide of one, they
+        decide of all)."""
+        found = set(self.values_list("pk", flat=True))
+        frontier = found
+        while frontier:
+            frontier = set(Submission.objects.filter(carried_from__in=frontier).values_list("pk", flat=True)) - found
+            found |= frontier
+        return Submission.objects.filter(pk__in=found)
+
     def set_hidden(self, hidden: bool) -> int:
-        """Take these submissions off the leaderboards (or put them back); standings and cached
-        pages follow in the same transaction."""
+        """Take these submissions, and their carried copies, off the leaderboards (or put them
+        back); standings and cached pages follow in the same transaction. Returns how many of
+        these (copies not counted) changed."""
         with transaction.atomic():
             pks = list(self.values_list("pk", flat=True))
             count = Submission.objects.filter(pk__in=pks).update(hidden=hidden)
-            standings.update_boards(pks)
+            everything = list(Submission.objects.filter(pk__in=pks).with_carried_copies().values_list("pk", flat=True))
+            Submission.objects.filter(pk__in=everything).update(hidden=hidden)
+            standings.update_boards(everything)
         return count
 
     def public(self) -> "SubmissionQuerySet":

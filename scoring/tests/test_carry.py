@@ -15,7 +15,7 @@ from scoring.carry import CarryRefused, carry_forward, score_carried
 from scoring.models import Submission
 from scoring.service import score, submit
 from scoring.tests import wat
-from scoring.tests.conftest import adder_answers
+from scoring.tests.conftest import adder_answers, admin_change
 
 pytestmark = pytest.mark.django_db
 
@@ -284,3 +284,39 @@ def test_an_experimental_version_is_never_the_source_of_a_published_one(versions
     with pytest.raises(CarryRefused, match="experimental"):
         carry_forward(v10, source=v2)
     assert carry_forward(v2, source=versions["v1"], top=1)[0].submission.version == v2  # into experimental: fine
+
+
+def test_excluding_or_hiding_an_entry_reaches_its_carried_copies_with_the_same_note(admin_client, versions,
+                                                                                    v1_board):
+    """Carried to v2 and from there to v10, bob's copies follow what staff decide of bob's entry:
+    excluded with the same annotation (each copy with its own audit trail), then hidden."""
+    from scoring.models import AnnotationChange
+
+    to_v2 = carry_forward(versions["v2"], source=versions["v1"])
+    score_carried(to_v2, inline=True)
+    to_v10 = carry_forward(versions["v10"], source=versions["v2"])
+    score_carried(to_v10, inline=True)
+    bob = v1_board["bob"]
+    copies = [Submission.objects.get(version=versions[name], name="bob") for name in ("v2", "v10")]
+    assert [copy.carried_from_id for copy in copies] == [bob.pk, copies[0].pk]
+
+    admin_change(admin_client, f"/admin/scoring/submission/{bob.pk}/change/", annotation="hard-codes the answers",
+                 excluded="on")
+    for entry in (bob, *copies):
+        entry.refresh_from_db()
+        assert (entry.excluded, entry.annotation) == (True, "hard-codes the answers"), entry.version
+        assert AnnotationChange.objects.filter(submission=entry, excluded=True).count() == 1
+    v10 = [(entry.name, entry.rank, entry.group) for entry in Submission.objects.leaderboard(versions["v10"])]
+    assert ("bob", None, "excluded") in v10 and all(rank != 2 or name != "bob" for name, rank, _ in v10)
+
+    Submission.objects.filter(pk=bob.pk).set_hidden(True)
+    assert all(Submission.objects.get(pk=copy.pk).hidden for copy in copies)
+    assert "bob" not in [entry.name for entry in Submission.objects.leaderboard(versions["v10"])]
+    Submission.objects.filter(pk=bob.pk).set_hidden(False)
+    assert "bob" in [entry.name for entry in Submission.objects.leaderboard(versions["v10"])]
+
+
+def test_a_carried_copy_takes_its_sources_annotation(versions, v1_board):
+    Submission.objects.filter(pk=v1_board["cy"].pk).update(annotation="uses a lookup table")
+    carried = {item.source.name: item.submission for item in carry_forward(versions["v2"], source=versions["v1"])}
+    assert carried["cy"].annotation == "uses a lookup table" and carried["bob"].annotation == ""

@@ -13,7 +13,7 @@ from scoring import standings
 from scoring.models import AnnotationChange, RecordStep, Submission
 from scoring.service import score, submit
 from scoring.tests import wat
-from scoring.tests.conftest import adder_answers
+from scoring.tests.conftest import admin_change as change, adder_answers
 
 pytestmark = pytest.mark.django_db
 ATOM = "{http://www.w3.org/2005/Atom}"
@@ -37,18 +37,6 @@ def timeline(imported, adder_v1, tmp_path):
         return submission
 
     return add
-
-
-def change(admin_client, url: str, **fields) -> None:
-    """Save the admin's change form as a browser would: its hidden fields (the inlines' management
-    forms) as they are, with these fields."""
-    import re
-
-    page = admin_client.get(url).content.decode()
-    data = dict(re.findall(r'<input type="hidden" name="([^"]+)" value="([^"]*)"', page))
-    data.pop("csrfmiddlewaretoken", None)
-    response = admin_client.post(url, {**data, **fields, "_continue": "1"})
-    assert response.status_code == 302, response.content.decode()[-3000:]
 
 
 def history(client, **query) -> list[tuple[str, int | None]]:

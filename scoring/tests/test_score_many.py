@@ -188,3 +188,51 @@ def test_usage_errors(sweep, tmp_path):
         call_command("score_many", str(tmp_path / "missing.jsonl"))
     with pytest.raises(CommandError, match="--jobs must be at least 1"):
         call_command("score_many", str(write(sweep, GOOD[:1])), "--jobs", "0")
+
+
+@pytest.mark.django_db
+def test_a_record_or_module_that_is_a_fifo_is_refused_without_waiting(sweep):
+    """Opening a FIFO for reading waits for a writer: only regular files are opened, and
+    without blocking (an alarm ends the test if the check waits)."""
+    import os
+    import signal
+
+    os.mkfifo(sweep / "record-fifo.json")
+    os.mkfifo(sweep / "module-fifo.wasm")
+    path = write(sweep, [{"record": "record-fifo.json", "name": "x", "wasm": "fast.wasm"},
+                         {"slug": "adder", "version": "v1", "name": "y", "wasm": "module-fifo.wasm"}])
+    err = io.StringIO()
+
+    def waited(signum, frame):
+        raise TimeoutError("checking the sweep waited on a FIFO")
+
+    previous = signal.signal(signal.SIGALRM, waited)
+    signal.alarm(20)
+    try:
+        with pytest.raises(CommandError, match="2 invalid line"):
+            call_command("score_many", str(path), stdout=io.StringIO(), stderr=err)
+    finally:
+        signal.alarm(0)
+        signal.signal(signal.SIGALRM, previous)
+    assert "sweep.jsonl:1: run record" in err.getvalue() and "not a regular file" in err.getvalue()
+    assert "sweep.jsonl:2: wasm file" in err.getvalue()
+    assert not Submission.objects.exists()
+
+
+@pytest.mark.django_db
+def test_a_folder_named_on_many_lines_is_packed_once_per_phase(sweep, monkeypatch):
+    from scoring import batch
+
+    folder = sweep / "workspace"
+    folder.mkdir()
+    (folder / "notes.txt").write_text("a folder five lines share\n")
+    packed = []
+    real = batch.read_source
+    monkeypatch.setattr(batch, "read_source", lambda **kwargs: packed.append(kwargs) or real(**kwargs))
+    lines = [{"slug": "adder", "version": "v1", "name": f"n{index}", "submission": "workspace"} for index in range(5)]
+    checked = batch.check_lines(write(sweep, lines))
+    assert len(checked.lines) == 5 and len(packed) == 1
+    sources = batch.Sources()
+    sources.expect(checked.lines)
+    taken = {sources.take(line)[2] for line in checked.lines}
+    assert len(packed) == 2 and len(taken) == 1
