@@ -22,7 +22,7 @@ def _page_cache_off_unless_asked(settings):
 @pytest.fixture(autouse=True)
 def _standings_looked_at_afresh(monkeypatch):
     """Each test starts as a new process would: it has not yet looked whether the standings are behind."""
-    monkeypatch.setattr("scoring.standings.catalog._last_check", float("-inf"))
+    monkeypatch.setattr("scoring.standings._last_check", float("-inf"))
 
 
 @pytest.fixture(autouse=True)
@@ -57,7 +57,7 @@ def adder_v1(imported):
 @pytest.fixture
 def correct_wasm(imported, tmp_path) -> Path:
     """A module that answers every held-out input of adder v1 correctly."""
-    from scoring.tests import wat
+    from engine.tests import wat
     from scoring.tests.conftest import adder_answers
 
     path = tmp_path / "adder.wasm"
@@ -69,7 +69,7 @@ def correct_wasm(imported, tmp_path) -> Path:
 def board(adder_v1, imported, tmp_path):
     """alice (fast, twice), bob (slow), carol (wrong) on adder v1."""
     from scoring.service import score, submit
-    from scoring.tests import wat
+    from engine.tests import wat
     from scoring.tests.conftest import adder_answers
 
     answers = adder_answers(imported)

@@ -32,7 +32,7 @@ def entries(cases: int, submitters: int) -> None:
     from django.utils import timezone
 
     from scoring.models import Standing
-    from scoring.standings import RANKED, UNRANKED
+    from scoring.boards import RANKED, UNRANKED
     from tests.factories import make_cases
 
     versions = make_cases(cases, prefix="standing", tags=("bulk", "generated"))
@@ -77,7 +77,7 @@ def main() -> dict:
     parser.add_argument("--refresh-seconds", type=int, default=5)
     args = parser.parse_args()
     workdir = setup(os.environ["DATABASE_URL"] if args.postgres else None)
-    from scoring.standings.catalog import refresh, snapshot
+    from scoring.standings import refresh, snapshot
 
     started = time.monotonic()
     versions = entries(args.cases, args.submitters)

@@ -46,7 +46,7 @@ def fresh(workdir: Path) -> dict:
 def modules(folder: Path, lines: int) -> list[Path]:
     """Distinct correct modules (a different amount of busy work each, so distinct sources)."""
     from catalog.tests.conftest import CatalogTree
-    from scoring.tests import wat
+    from engine.tests import wat
     from scoring.tests.conftest import adder_answers
 
     answers = adder_answers(CatalogTree(CATALOG))

@@ -21,12 +21,12 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 import wasmtime  # noqa: E402
 
-from catalog.manifest import Kind  # noqa: E402
-from scoring.evaluate import HeldOutInput, evaluate  # noqa: E402
-from scoring.judging import Judge  # noqa: E402
-from scoring.sandbox import ModuleCache, engine, load_solution  # noqa: E402
-from scoring.tests import wat  # noqa: E402
-from scoring.tests.test_sandbox import slow_to_compile  # noqa: E402
+from engine.kinds import Kind  # noqa: E402
+from engine.evaluate import HeldOutInput, evaluate  # noqa: E402
+from engine.judging import Judge  # noqa: E402
+from engine.sandbox import ModuleCache, engine, load_solution  # noqa: E402
+from engine.tests import wat  # noqa: E402
+from engine.tests.test_sandbox import slow_to_compile  # noqa: E402
 
 ANY = Judge(b'{"type": "object"}', memory_bytes=2 << 30)
 CEILING = 10**13
@@ -117,7 +117,7 @@ def hostile_answer(guard_seconds: float = 5.0) -> dict:
     First at the size cap (16 x the largest expected answer), judged in full; then 40 MB with
     the cap lifted, which must stop at the wall-clock guard.
     """
-    from scoring.judging import answer_limit
+    from engine.judging import answer_limit
 
     schema = (LATTICE / "schemas/state.json").read_bytes()
     expected = (LATTICE / "cases/large.out").read_bytes()

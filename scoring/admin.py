@@ -9,7 +9,7 @@ from django.db import transaction
 from catalog.admin import CaseVersionAdmin
 from lib.admin import ReadOnlyInline
 from lib.text import refused_character
-from scoring import standings
+from scoring import boards
 from scoring.carry import CarryRefused, carry_forward, describe, score_carried
 from scoring.jobs import new_attempt
 from scoring.models import AnnotationChange, Result, Submission
@@ -110,7 +110,7 @@ class SubmissionAdmin(admin.ModelAdmin):
                     copy.annotation, copy.excluded = obj.annotation, obj.excluded
                     record_annotation(copy, request.user)
             copies.update(**decided)
-            standings.update_boards([obj.pk, *copies.values_list("pk", flat=True)])
+            boards.update_boards([obj.pk, *copies.values_list("pk", flat=True)])
 
     @admin.action(description="Hide from leaderboards")
     def hide_from_leaderboards(self, request, queryset):
@@ -134,7 +134,7 @@ class SubmissionAdmin(admin.ModelAdmin):
 def record_annotation(submission: Submission, user) -> None:
     """Keep the annotation as it now stands in the audit trail, and let every page showing the
     entry know (the annotation's text is on its leaderboards even when its place is unchanged)."""
-    from scoring.standings.updates import announce_versions
+    from scoring.boards.updates import announce_versions
 
     AnnotationChange.objects.create(submission=submission, submission_number=submission.pk,
                                     annotation=submission.annotation,

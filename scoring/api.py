@@ -17,8 +17,8 @@ from scoring.compare import NotComparable
 from scoring.history import steps, steps_query
 from scoring.models import Submission
 from scoring.service import as_json
-from scoring.standings.catalog import request_refresh
-from scoring.standings.places import engine_label
+from scoring.standings import request_refresh
+from scoring.boards.places import engine_label
 from scoring.standings_views import BadFilter, Standings, UnknownTag, standings_scope
 from scoring.views import CURRENT_ENGINE, MODEL_MAX, board_of, comparison_or_error, leaderboard_csv, public_submission_or_404
 from lib.siteurl import site_url

@@ -31,7 +31,7 @@ def _submission_deleting(instance, **kwargs) -> None:
 
 
 def _submission_deleted(instance, **kwargs) -> None:
-    from scoring.standings import forget_submission
+    from scoring.boards import forget_submission
 
     forget_submission(instance)
 

@@ -226,7 +226,7 @@ def claim(line: Line, source: tuple[str, str, bytes]) -> Submission | None:
 
     from scoring.jobs import new_attempt
     from scoring.service import record_submission
-    from scoring.standings.updates import lock_board
+    from scoring.boards.updates import lock_board
 
     with transaction.atomic():
         lock_board(line.version.pk)
@@ -247,7 +247,7 @@ def claim(line: Line, source: tuple[str, str, bytes]) -> Submission | None:
 
 def run_line(line: Line, *, enqueue: bool, sources: Sources | None = None) -> Line:
     """Submit and score (or queue) one checked line, unless it was scored before."""
-    from scoring.build import SandboxUnavailable
+    from engine.builds import SandboxUnavailable
     from scoring.jobs import enqueue_scoring
     from scoring.service import score
 

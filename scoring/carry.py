@@ -27,10 +27,10 @@ from catalog.models import CaseVersion
 from lib.errors import DomainError
 from scoring.jobs import enqueue_scoring
 from scoring.models import Standing, Submission
-from scoring.progress import ScoringProgress
-from scoring.sandbox import ENGINE_DIGEST, WASMTIME_VERSION
+from engine.progress import ScoringProgress
+from engine.sandbox import ENGINE_DIGEST, WASMTIME_VERSION
 from scoring.service import score
-from scoring.standings import OVER_LIMIT, RANKED
+from scoring.boards import OVER_LIMIT, RANKED
 
 logger = logging.getLogger(__name__)
 

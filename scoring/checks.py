@@ -8,7 +8,7 @@ from django.core.checks import Warning
 def build_cgroups(app_configs=None, **kwargs) -> list[Warning]:
     """Each build's processes and files are bounded together only inside a cgroup of its own;
     where none can be made, say so once, at start-up."""
-    from scoring.build.cgroups import cgroup_problem
+    from engine.builds.cgroups import cgroup_problem
 
     problem = cgroup_problem()
     if problem is None:

@@ -1,4 +1,4 @@
-from scoring.sandbox import WASMTIME_VERSION
+from engine.sandbox import WASMTIME_VERSION
 
 
 def engine(request) -> dict:

@@ -15,7 +15,7 @@ from typing import Callable
 from django.conf import settings
 
 from catalog.models import CaseVersion
-from scoring.build import pack_folder
+from engine.builds import pack_folder
 from scoring.models import Submission
 from scoring.service import score, submit
 

@@ -10,7 +10,7 @@ from django.utils.feedgenerator import Atom1Feed
 from catalog.manifest import SLUG_PATTERN
 from catalog.models import Case, CaseVersion
 from lib.siteurl import SiteFeed, site_url
-from scoring.progress import fuel_text
+from engine.progress import fuel_text
 
 FEED_ITEMS = 50
 

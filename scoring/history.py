@@ -1,4 +1,4 @@
-"""The record progression of a board (scoring/standings/records.py), read for pages, the API and feeds."""
+"""The record progression of a board (scoring/boards/records.py), read for pages, the API and feeds."""
 
 from __future__ import annotations
 

@@ -19,7 +19,7 @@ from django.db.models import Q
 from django.utils import timezone
 from django_tasks import task
 
-from scoring import standings
+from scoring import boards
 from scoring.models import Submission
 from scoring.service import Superseded, score
 
@@ -45,8 +45,8 @@ def score_submission_job(submission_id: int, attempt: int) -> str:
 
 @task()
 def refresh_standings_job() -> float:
-    """Recompute the catalog-wide standings (scoring/standings/catalog.py). Returns seconds."""
-    from scoring.standings.catalog import refresh
+    """Recompute the catalog-wide standings (scoring/standings.py). Returns seconds."""
+    from scoring.standings import refresh
 
     return refresh()
 
@@ -73,7 +73,7 @@ def new_attempt(submission: Submission, message: str = "", *, enqueue: bool = Tr
         current.heartbeat_at = None
         current.job_id = ""
         current.save(update_fields=["attempt", "status", "message", "heartbeat_at", "job_id"])
-        standings.update_boards([current.pk])  # it leaves the leaderboards until scored again
+        boards.update_boards([current.pk])  # it leaves the leaderboards until scored again
         if enqueue:
             enqueue_scoring(current)
     return current
@@ -111,7 +111,7 @@ def requeue_stale(stale_after: float | None = None) -> list[tuple[Submission, st
                     status=Submission.State.ERROR,
                     message=f"gave up after {submission.attempt + 1} attempts: the scorer stopped responding each time",
                 )
-                standings.update_boards([submission.pk])
+                boards.update_boards([submission.pk])
             if updated:
                 handled.append((submission, "failed"))
             continue

@@ -5,8 +5,8 @@ from __future__ import annotations
 from django.db import models, transaction
 
 from catalog.models import CaseVersion, Variant
-from scoring import standings
-from scoring.sandbox import Status
+from scoring import boards
+from engine.sandbox import Status
 
 
 class SubmissionQuerySet(models.QuerySet):
@@ -30,7 +30,7 @@ class SubmissionQuerySet(models.QuerySet):
             count = Submission.objects.filter(pk__in=pks).update(hidden=hidden)
             everything = list(Submission.objects.filter(pk__in=pks).with_carried_copies().values_list("pk", flat=True))
             Submission.objects.filter(pk__in=everything).update(hidden=hidden)
-            standings.update_boards(everything)
+            boards.update_boards(everything)
         return count
 
     def public(self) -> "SubmissionQuerySet":
@@ -38,14 +38,14 @@ class SubmissionQuerySet(models.QuerySet):
         return self.filter(version__in=CaseVersion.objects.public())
 
     def leaderboard(self, version: CaseVersion, *, variant: Variant | None = None,
-                    include_all: bool = False, model: str | None = None) -> standings.Leaderboard:
+                    include_all: bool = False, model: str | None = None) -> boards.Leaderboard:
         """One version's leaderboard (optionally one variant's), sliced a page at a time.
 
         Hidden submissions and ones not finished scoring are left out; by default each
         submitter's best entry, with `include_all` every entry; with `model`, only the rows whose
         entry came from that model.
         """
-        return standings.Leaderboard(version, variant=variant, include_all=include_all, model=model)
+        return boards.Leaderboard(version, variant=variant, include_all=include_all, model=model)
 
 
 class Submission(models.Model):
@@ -75,7 +75,7 @@ class Submission(models.Model):
     module_digest = models.CharField(max_length=64, blank=True)
     module_size = models.PositiveBigIntegerField(null=True, blank=True)
     wasmtime_version = models.CharField(max_length=30)
-    # The engine configuration it was scored under (scoring.sandbox.ENGINE_DIGEST).
+    # The engine configuration it was scored under (engine.sandbox.ENGINE_DIGEST).
     engine_digest = models.CharField(max_length=20, blank=True)
     status = models.CharField(max_length=20, choices=State.choices, default=State.PENDING)
     message = models.TextField(blank=True)  # why a build failed or a module is invalid (public)
@@ -88,7 +88,7 @@ class Submission(models.Model):
     passed_count = models.PositiveIntegerField(default=0)
     input_count = models.PositiveIntegerField(default=0)
     hidden = models.BooleanField(default=False, help_text="Hidden submissions stay off leaderboards.")
-    # Its place on the boards (scoring/standings/places.py): group and key in ranking order, NULL while
+    # Its place on the boards (scoring/boards/places.py): group and key in ranking order, NULL while
     # it is hidden or not finished scoring. Written with every change of what they depend on.
     board_group = models.SmallIntegerField(null=True, blank=True, editable=False)
     board_key = models.BigIntegerField(null=True, blank=True, editable=False)
@@ -108,7 +108,7 @@ class Submission(models.Model):
     run = models.JSONField(default=dict, blank=True, editable=False)
     model = models.CharField(max_length=100, blank=True, editable=False)
     # A staff annotation, public: shown wherever the entry is. Excluded entries stay visible on
-    # the boards, below the ranked ones (scoring/standings/places.py EXCLUDED).
+    # the boards, below the ranked ones (scoring/boards/places.py EXCLUDED).
     annotation = models.CharField(max_length=500, blank=True,
                                   help_text="Public note shown with this entry wherever it appears.")
     excluded = models.BooleanField(default=False, help_text="Excluded from ranking: listed below the "
@@ -188,7 +188,7 @@ class Standing(models.Model):
     board_group = models.SmallIntegerField()
     board_key = models.BigIntegerField()
     created_at = models.DateTimeField()
-    engine = models.CharField(max_length=60)  # standings.engine_label of the submission
+    engine = models.CharField(max_length=60)  # boards.engine_label of the submission
     model = models.CharField(max_length=100, blank=True)  # the submission's, for ?model=
 
     class Meta:
@@ -203,7 +203,7 @@ class Standing(models.Model):
 
 
 class RecordStep(models.Model):
-    """One step of a board's record progression (scoring/standings/records.py): an entry that,
+    """One step of a board's record progression (scoring/boards/records.py): an entry that,
     when it was scored, used less fuel than every passing entry scored before it. Per version and
     variant (`variant_key` 0: every variant), rebuilt in the transaction that changes the board."""
 
@@ -264,7 +264,7 @@ class BoardSummary(models.Model):
 
 
 class StandingsRow(models.Model):
-    """One submitter's line of the catalog-wide standings (scoring/standings/catalog.py), in one
+    """One submitter's line of the catalog-wide standings (scoring/standings.py), in one
     scope: every case (""), one difficulty ("difficulty:easy") or one tag ("tag:prefix-sums"),
     as of the last refresh. `position` is the order of the page: score, then cases solved, then name."""
 

@@ -19,13 +19,13 @@ from catalog.models import CaseVersion, Variant
 from lib.errors import DomainError
 from lib.files import open_regular
 from lib.text import refused_character
-from scoring.build import BuildAccounts, BuildLimits, BuildResult, SourceTooLarge, build_submission, pack_folder
-from scoring.evaluate import Evaluation, HeldOutInput, evaluate
-from scoring.judging import Judge, answer_limit
-from scoring import standings
+from engine.builds import BuildAccounts, BuildLimits, BuildResult, SourceTooLarge, build_submission, pack_folder
+from engine.evaluate import Evaluation, HeldOutInput, evaluate
+from engine.judging import Judge, answer_limit
+from scoring import boards
 from scoring.models import Result, Submission
-from scoring.progress import ScoringProgress
-from scoring.sandbox import ENGINE_DIGEST, WASMTIME_VERSION, InvalidModule, ModuleCache, load_solution, module_digest
+from engine.progress import ScoringProgress
+from engine.sandbox import ENGINE_DIGEST, WASMTIME_VERSION, InvalidModule, ModuleCache, load_solution, module_digest
 
 logger = logging.getLogger(__name__)
 
@@ -181,7 +181,7 @@ def _finish(submission: Submission, status: str, *, results: list[Result] = (), 
         submission.status = status
         submission.scored_at = timezone.now()
         submission.save()
-        standings.update_boards([submission.pk])
+        boards.update_boards([submission.pk])
     return submission
 
 

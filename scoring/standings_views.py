@@ -16,7 +16,7 @@ from catalog.models import Tag
 from catalog.views import bad_request
 from lib.csvexport import csv_response
 from lib.paging import BadPage, page_of
-from scoring.standings.catalog import compute, request_refresh, scope_name, snapshot
+from scoring.standings import compute, request_refresh, scope_name, snapshot
 from scoring.views import BadFormat, download_name, wants_csv
 from sitecache.models import CATALOG, STANDINGS_SNAPSHOT, Generation
 from sitecache.pages import cached_page, choice, page, query_without, text

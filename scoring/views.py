@@ -20,8 +20,8 @@ from scoring.compare import CHART_ROW_HEIGHT as COMPARE_ROW_HEIGHT
 from scoring.compare import Comparison, NotComparable, compare, leader_of
 from scoring.history import history_chart
 from scoring.models import Result, Submission
-from scoring.sandbox import ENGINE_DIGEST, WASMTIME_VERSION
-from scoring.standings import Entry, engine_label
+from engine.sandbox import ENGINE_DIGEST, WASMTIME_VERSION
+from scoring.boards import Entry, engine_label
 from lib.csvexport import csv_response
 from sitecache.pages import cached_page, choice, flag, page, query_without, text
 
@@ -274,7 +274,7 @@ def about(request: HttpRequest) -> HttpResponse:
     """How scoring works, with every figure read from the code and the settings."""
     from django.conf import settings
 
-    from scoring.sandbox.engine import ENGINE_SETTINGS, MAX_WASM_STACK, TABLE_ELEMENTS_LIMIT
+    from engine.sandbox.engine import ENGINE_SETTINGS, MAX_WASM_STACK, TABLE_ELEMENTS_LIMIT
 
     context = {
         "wasmtime_version": WASMTIME_VERSION,

@@ -7,9 +7,9 @@ from datetime import timedelta
 from django.utils import timezone
 
 from catalog.models import Case, CaseVersion, HeldOutInput, Tag, Variant
-from scoring import standings
+from scoring import boards
 from scoring.models import Result, Submission
-from scoring.sandbox import ENGINE_DIGEST, WASMTIME_VERSION
+from engine.sandbox import ENGINE_DIGEST, WASMTIME_VERSION
 from sitecache.models import CATALOG, Generation
 
 
@@ -79,7 +79,7 @@ def make_submissions(version: CaseVersion, count: int, *, distinct_names: bool =
         ])
         if keep:
             made += submissions
-    standings.rebuild([version.pk])
+    boards.rebuild([version.pk])
     return made
 
 
@@ -113,4 +113,4 @@ def make_many_submissions(version: CaseVersion, count: int) -> None:
                 CASE WHEN s.passed THEN 'passed' ELSE 'wrong_answer' END, 100 + p.position, 1000000, 1000000, 0, '', '', 0
             FROM {submission} s CROSS JOIN (SELECT 0 AS position UNION ALL SELECT 1) AS p WHERE s.version_id = %s
         """, [version.pk])
-    standings.rebuild([version.pk])
+    boards.rebuild([version.pk])

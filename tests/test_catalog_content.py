@@ -15,7 +15,7 @@ from catalog.importer import import_catalog
 from catalog.manifest import scan_catalog
 from catalog.models import CaseVersion
 from catalog.seeding import seed_run
-from scoring.build import pack_folder
+from engine.builds import pack_folder
 from scoring.examples import example_folders
 from scoring.models import Submission
 from scoring.service import build_source, score, submit

@@ -16,7 +16,7 @@ from pathlib import Path
 import pytest
 
 from catalog.tests.conftest import ADDER_V1, VALID_CATALOG, CatalogTree
-from scoring.tests import wat
+from engine.tests import wat
 from scoring.tests.conftest import adder_answers
 from tests.helpers import SubprocessDatabase, command_env, consistency, generate_catalog, manage, start
 

@@ -197,7 +197,7 @@ def test_a_score_on_one_version_leaves_other_versions_pages_and_the_case_list_ca
 def test_a_new_best_or_entry_on_a_latest_version_refreshes_the_case_list_but_a_worse_score_does_not(
         client, imported, correct_wasm, tmp_path):
     from catalog.models import CaseVersion
-    from scoring.tests import wat
+    from engine.tests import wat
     from scoring.tests.conftest import adder_answers
 
     latest = CaseVersion.objects.get(case__slug="adder", version="v10")

@@ -10,8 +10,8 @@ from catalog.tests.test_admin import UNSTORABLE_ARCHIVES
 from catalog.tests.test_manifest_fuzz import FUZZ_SETTINGS
 from catalog.tests.test_manifest_rules import RULES, VARIANT_RULES
 from catalog.tests.test_pages import XSS_PAYLOADS
-from scoring.tests.test_build import HOSTILE_BUILDS
-from scoring.tests.test_sandbox import HOSTILE_MODULES, INVALID_MODULES
+from engine.tests.test_builds import HOSTILE_BUILDS
+from engine.tests.test_sandbox import HOSTILE_MODULES, INVALID_MODULES
 from tests.test_crash_safety import IMPORT_KILLS, SCORE_KILLS
 from tests.test_hostile_requests import NASTY_URLS, RANDOM_REQUESTS
 from tests.test_page_cache import CACHE_BYPASS_URLS

@@ -10,7 +10,7 @@ import xml.etree.ElementTree as ElementTree
 import pytest
 from django.core.management import call_command
 
-from scoring.tests import wat
+from engine.tests import wat
 from scoring.tests.conftest import adder_answers
 
 pytestmark = pytest.mark.django_db

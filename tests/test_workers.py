@@ -17,7 +17,7 @@ import time
 import pytest
 
 from catalog.tests.conftest import ADDER_V1, VALID_CATALOG, CatalogTree
-from scoring.tests import wat
+from engine.tests import wat
 from scoring.tests.conftest import adder_answers
 from tests.helpers import ROOT, SubprocessDatabase, command_env, manage
 JOBS = 20

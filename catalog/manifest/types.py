@@ -5,25 +5,14 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 from decimal import Decimal, localcontext
-from enum import StrEnum
 from pathlib import Path
 from typing import Any
+
+from engine.kinds import Kind  # the evaluation's vocabulary; the manifest names it
 
 MANIFEST_NAME = "test-case.toml"
 IMPORTABLE_TYPES = ("performance",)
 DIFFICULTIES = ("easy", "medium", "hard")
-
-
-class Kind(StrEnum):
-    """A held-out input's kind: smoke inputs gate the stress inputs, which are ranked."""
-
-    SMOKE = "smoke"
-    STRESS = "stress"
-
-    @classmethod
-    def choices(cls) -> list[tuple[str, str]]:
-        """For a model field: value and label."""
-        return [(kind.value, kind.name.title()) for kind in cls]
 
 
 CASE_KINDS = tuple(kind.value for kind in Kind)

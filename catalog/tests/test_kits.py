@@ -108,7 +108,7 @@ def test_the_case_list_shows_entries_and_when_a_case_changed(client, adder_v1, c
 
 
 def test_the_about_page_takes_its_figures_from_the_code_and_settings(client, settings, db):
-    from scoring.sandbox import ENGINE_DIGEST, WASMTIME_VERSION
+    from engine.sandbox import ENGINE_DIGEST, WASMTIME_VERSION
 
     page = client.get("/about/").content.decode()
     assert f"wasmtime {WASMTIME_VERSION}" in page and ENGINE_DIGEST in page

@@ -9,7 +9,7 @@ def fill_boards(apps, schema_editor):
     """Standings (with their models) and record progressions for the submissions scored so far."""
     from types import SimpleNamespace
 
-    from scoring.standings import rebuild
+    from scoring.boards import rebuild
 
     rebuild(models_module=SimpleNamespace(
         Submission=apps.get_model("scoring", "Submission"), Standing=apps.get_model("scoring", "Standing"),

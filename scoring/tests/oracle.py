@@ -1,9 +1,9 @@
 """SPEC §6 ranking written the plain way, over every row in Python: the oracle the database's
-indexed, paginated leaderboards are checked against (scoring/standings/ does not use it)."""
+indexed, paginated leaderboards are checked against (scoring/boards/ does not use it)."""
 
 from __future__ import annotations
 
-from scoring.standings import Entry
+from scoring.boards import Entry
 
 _GROUP_ORDER = {"ranked": 0, "over_limit": 1, "unranked": 2, "excluded": 3}
 

@@ -14,7 +14,7 @@ from catalog.models import CaseVersion
 from scoring.carry import CarryRefused, carry_forward, score_carried
 from scoring.models import Submission
 from scoring.service import score, submit
-from scoring.tests import wat
+from engine.tests import wat
 from scoring.tests.conftest import adder_answers, admin_change
 
 pytestmark = pytest.mark.django_db
@@ -73,7 +73,7 @@ def test_each_submitters_best_correct_entry_is_carried_and_scored(versions, v1_b
 
 
 def test_a_carried_entry_is_measured_by_todays_engine(versions, v1_board):
-    from scoring.sandbox import ENGINE_DIGEST, WASMTIME_VERSION
+    from engine.sandbox import ENGINE_DIGEST, WASMTIME_VERSION
 
     Submission.objects.filter(pk=v1_board["bob"].pk).update(wasmtime_version="1.0.0", engine_digest="old")
     carried = carry_forward(versions["v2"], source=versions["v1"])

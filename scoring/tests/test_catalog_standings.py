@@ -14,11 +14,11 @@ from django.test.utils import CaptureQueriesContext
 from django.utils import timezone
 
 from catalog.models import CaseVersion
-from scoring import standings
+from scoring import boards
 from scoring.models import StandingsSnapshot, Submission
-from scoring.sandbox import ENGINE_DIGEST, WASMTIME_VERSION
-from scoring.standings import catalog as catalog_standings
-from scoring.standings.catalog import refresh, request_refresh
+from engine.sandbox import ENGINE_DIGEST, WASMTIME_VERSION
+from scoring import standings as catalog_standings
+from scoring.standings import refresh, request_refresh
 from tests.factories import make_cases
 
 pytestmark = pytest.mark.django_db
@@ -38,7 +38,7 @@ def entry(version: CaseVersion, name: str, fuel: int | None, *, hidden: bool = F
         passed=fuel is not None, total_fuel=fuel, passed_count=2 if fuel is not None else 0, input_count=2,
         hidden=hidden,
     )
-    standings.update_boards([made.pk])
+    boards.update_boards([made.pk])
     return made
 
 

@@ -9,7 +9,7 @@ import pytest
 from catalog.models import CaseVersion
 from scoring.models import Result
 from scoring.service import score, submit
-from scoring.tests import wat
+from engine.tests import wat
 from scoring.tests.conftest import adder_answers
 
 pytestmark = pytest.mark.django_db

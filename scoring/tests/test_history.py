@@ -9,10 +9,10 @@ import pytest
 from django.utils import timezone
 
 from catalog.models import CaseVersion
-from scoring import standings
+from scoring import boards
 from scoring.models import AnnotationChange, RecordStep, Submission
 from scoring.service import score, submit
-from scoring.tests import wat
+from engine.tests import wat
 from scoring.tests.conftest import admin_change as change, adder_answers
 
 pytestmark = pytest.mark.django_db
@@ -31,7 +31,7 @@ def timeline(imported, adder_v1, tmp_path):
         submission = score(submit(adder_v1, adder_v1.variants.get(slug=variant), name, wasm_file=path,
                                   run={"model": model} if model else {}))
         Submission.objects.filter(pk=submission.pk).update(scored_at=timezone.now() + timedelta(days=len(made)))
-        standings.rebuild([adder_v1.pk])  # the steps follow the moved times
+        boards.rebuild([adder_v1.pk])  # the steps follow the moved times
         submission.refresh_from_db()
         made.append(submission)
         return submission
@@ -72,14 +72,14 @@ def test_hiding_excluding_showing_and_deleting_a_record_rewrite_the_progression(
     Submission.objects.filter(pk=first.pk).set_hidden(False)
     assert history(client) == [("first", None), ("second", first.total_fuel)]
     Submission.objects.filter(pk=second.pk).update(excluded=True)
-    standings.update_boards([second.pk])
+    boards.update_boards([second.pk])
     assert [name for name, _ in history(client)] == ["first", "third"]
     Submission.objects.filter(pk=second.pk).update(excluded=False)
-    standings.update_boards([second.pk])
+    boards.update_boards([second.pk])
     second.delete()
     assert [name for name, _ in history(client)] == ["first", "third"]
     kept = set(RecordStep.objects.values_list("version_id", "variant_key", "submission_id", "scored_at", "total_fuel"))
-    standings.rebuild()
+    boards.rebuild()
     assert set(RecordStep.objects.values_list("version_id", "variant_key", "submission_id", "scored_at",
                                               "total_fuel")) == kept
 
@@ -151,7 +151,7 @@ def test_staff_annotate_and_exclude_an_entry_in_the_admin_with_an_audit_trail(ad
     assert api["excluded"] is True and api["annotation"].startswith("reads the answers")
     assert [name for name, _ in history(client)] == ["honest"]  # an excluded entry is never a record
 
-    from scoring.standings.catalog import refresh
+    from scoring.standings import refresh
 
     CaseVersion.objects.filter(pk=best.version_id).update(latest_public=True)
     refresh()

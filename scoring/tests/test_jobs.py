@@ -12,7 +12,7 @@ from django.utils import timezone
 
 from scoring.jobs import enqueue_scoring, new_attempt, requeue_stale
 from scoring.models import Result, Submission
-from scoring.progress import ScoringProgress
+from engine.progress import ScoringProgress
 from scoring.service import Superseded, score, submit
 
 pytestmark = pytest.mark.django_db

@@ -9,7 +9,7 @@ from datetime import datetime, timedelta, timezone
 import pytest
 from django.core.management import call_command
 
-from scoring import standings
+from scoring import boards
 from scoring.models import Submission
 from scoring.service import score, submit
 
@@ -30,7 +30,7 @@ def stored(version, rows: list[dict]) -> list[int]:
             for fields in rows]
     for submission, fields in zip(made, rows):  # auto_now_add ignores a given time
         Submission.objects.filter(pk=submission.pk).update(created_at=fields["created_at"])
-    standings.update_boards([submission.pk for submission in made])
+    boards.update_boards([submission.pk for submission in made])
     return [submission.pk for submission in made]
 
 
@@ -135,20 +135,20 @@ def test_hidden_submissions_stay_off_leaderboards(client, board):
 
 def test_entries_from_another_wasmtime_version_are_flagged(client, board):
     Submission.objects.filter(pk=board["bob"].pk).update(wasmtime_version="49.0.0")
-    standings.rebuild()  # as if scored before an upgrade: what the boards then know
+    boards.rebuild()  # as if scored before an upgrade: what the boards then know
     html = client.get("/cases/adder/leaderboard/", {"version": "v1"}).content.decode()
     assert "measured with wasmtime 49.0.0" in html and "†" in html
     assert "Some entries were measured with wasmtime 49.0.0" in html
 
 
 def test_entries_scored_under_another_engine_configuration_are_flagged(client, board):
-    from scoring.sandbox import ENGINE_DIGEST, WASMTIME_VERSION
+    from engine.sandbox import ENGINE_DIGEST, WASMTIME_VERSION
 
     assert board["bob"].engine_digest == ENGINE_DIGEST  # recorded with every submission
     html = client.get("/cases/adder/leaderboard/", {"version": "v1"}).content.decode()
     assert "†" not in html
     Submission.objects.filter(pk=board["bob"].pk).update(engine_digest="0123456789ab")
-    standings.rebuild()
+    boards.rebuild()
     html = client.get("/cases/adder/leaderboard/", {"version": "v1"}).content.decode()
     assert f"measured with wasmtime {WASMTIME_VERSION} (0123456789ab)" in html and html.count("†") >= 2
 

@@ -11,9 +11,9 @@ from django.core.management import CommandError, call_command
 
 from catalog.models import CaseVersion
 from scoring.models import Result, Submission
-from scoring.sandbox import WASMTIME_VERSION
+from engine.sandbox import WASMTIME_VERSION
 from scoring.service import score, submit
-from scoring.tests import wat
+from engine.tests import wat
 
 pytestmark = pytest.mark.django_db
 
@@ -240,7 +240,7 @@ def test_score_examples_scores_each_example_once(imported, correct_wasm, tmp_pat
 
 
 def test_without_a_build_sandbox_score_says_so_instead_of_a_traceback(adder_v1, correct_wasm, tmp_path, monkeypatch):
-    from scoring import build as build_module
+    from engine import builds as build_module
 
     folder = tmp_path / "submission"
     folder.mkdir()

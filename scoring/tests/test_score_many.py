@@ -12,7 +12,7 @@ from django.core.management import CommandError, call_command
 from django.utils import timezone
 
 from scoring.models import Submission
-from scoring.tests import wat
+from engine.tests import wat
 from scoring.tests.conftest import adder_answers
 
 

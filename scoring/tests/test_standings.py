@@ -8,12 +8,12 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from catalog.models import CaseVersion
-from scoring import standings
+from scoring import boards
 from scoring.jobs import new_attempt
 from scoring import history
 from scoring.models import BoardSummary, RecordStep, Standing, Submission
 from scoring.service import score, submit
-from scoring.tests import wat
+from engine.tests import wat
 from scoring.tests.conftest import adder_answers
 from scoring.tests.oracle import rank, record_progression
 
@@ -81,19 +81,19 @@ def test_the_standings_kept_as_scores_land_equal_a_rebuild(adder_v1, modules, dj
             chosen.delete()
         elif action in ("exclude", "include"):  # what the admin's save does
             Submission.objects.filter(pk=chosen.pk).update(excluded=action == "exclude")
-            standings.update_boards([chosen.pk])
+            boards.update_boards([chosen.pk])
         else:  # a new attempt takes it off the boards until it is scored again
             with django_capture_on_commit_callbacks(execute=action == "rescore-and-score"):
                 new_attempt(chosen)
     kept = snapshot()
-    standings.rebuild()
+    boards.rebuild()
     assert snapshot() == kept
     # And the board it gives is the one SPEC §6 orders: each submitter's best, ranked.
     on_board = Submission.objects.filter(version=adder_v1, board_group__isnull=False)
-    expected = rank(list(on_board.values(*standings.SUBMISSION_FIELDS, "excluded")), best_per_name=True)
-    assert list(standings.Leaderboard(adder_v1)) == expected
-    every = rank(list(on_board.values(*standings.SUBMISSION_FIELDS, "excluded")), best_per_name=False)
-    assert list(standings.Leaderboard(adder_v1, include_all=True)) == every
+    expected = rank(list(on_board.values(*boards.SUBMISSION_FIELDS, "excluded")), best_per_name=True)
+    assert list(boards.Leaderboard(adder_v1)) == expected
+    every = rank(list(on_board.values(*boards.SUBMISSION_FIELDS, "excluded")), best_per_name=False)
+    assert list(boards.Leaderboard(adder_v1, include_all=True)) == every
     # The record progression, per variant and over all of them, is the one written the plain way.
     fields = ("pk", "passed", "hidden", "excluded", "status", "scored_at", "created_at", "total_fuel")
     for variant in (None, *variants.values()):
@@ -124,7 +124,7 @@ def test_a_page_of_a_board_is_read_through_an_index_not_a_scan_of_the_submission
         with connection.cursor() as cursor:
             cursor.execute("ANALYZE")
     for include_all in (False, True):
-        plan = standings.Leaderboard(version, include_all=include_all).rows(100, 150).explain()
+        plan = boards.Leaderboard(version, include_all=include_all).rows(100, 150).explain()
         index = "board_all" if include_all else "standing_order"
         assert index in plan, plan
         if connection.vendor == "postgresql":

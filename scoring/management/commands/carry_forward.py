@@ -7,7 +7,7 @@ from django.core.management.base import BaseCommand, CommandError
 
 from catalog.models import UnknownTarget, resolve_target
 from scoring.carry import CarryRefused, carry_forward, describe, previous_version, score_carried
-from scoring.progress import StreamProgress
+from engine.progress import StreamProgress
 
 
 class Command(BaseCommand):

@@ -2,7 +2,7 @@ from __future__ import annotations
 
 from django.core.management.base import BaseCommand
 
-from scoring.standings.catalog import refresh, snapshot
+from scoring.standings import refresh, snapshot
 
 
 class Command(BaseCommand):

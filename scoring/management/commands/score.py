@@ -9,9 +9,9 @@ from django.db import transaction
 from catalog.models import UnknownTarget
 from catalog.runrecords import RunRecordError, parse_meta, target_and_run
 from lib.commands import CaseVersionCommand
-from scoring.build import SandboxUnavailable
+from engine.builds import SandboxUnavailable
 from scoring.jobs import enqueue_scoring
-from scoring.progress import StreamProgress, fuel_text as _fuel
+from engine.progress import StreamProgress, fuel_text as _fuel
 from scoring.service import ScoringError, as_json, score, submit
 
 

@@ -5,7 +5,7 @@ from pathlib import Path
 from django.conf import settings
 from django.core.management.base import BaseCommand, CommandError
 
-from scoring.build import SandboxUnavailable
+from engine.builds import SandboxUnavailable
 from scoring.examples import ExampleRun, score_examples
 
 

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from typing import Iterable
 
-from scoring.standings.places import RANKED
+from scoring.boards.places import RANKED
 
 
 def _when(row: dict):

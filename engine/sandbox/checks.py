@@ -13,7 +13,7 @@ from dataclasses import dataclass
 import wasmtime
 
 from lib.errors import DomainError
-from scoring.sandbox.engine import MAX_GLOBALS, MAX_SECTIONS, MAX_TABLES, TABLE_ELEMENTS_LIMIT
+from engine.sandbox.engine import MAX_GLOBALS, MAX_SECTIONS, MAX_TABLES, TABLE_ELEMENTS_LIMIT
 
 
 class InvalidModule(DomainError):

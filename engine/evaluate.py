@@ -10,9 +10,9 @@ from concurrent.futures import ThreadPoolExecutor, as_completed
 from dataclasses import dataclass
 from typing import Callable, Sequence
 
-from catalog.manifest.types import Kind
-from scoring.judging import Judge
-from scoring.sandbox import Outcome, Solution, Status
+from engine.kinds import Kind
+from engine.judging import Judge
+from engine.sandbox import Outcome, Solution, Status
 
 @dataclass(frozen=True)
 class HeldOutInput:
@@ -23,7 +23,7 @@ class HeldOutInput:
     input_bytes: bytes
     expected: bytes  # the expected answer, as stored
     ceiling: int
-    answer_limit: int  # the largest answer accepted (scoring.judging.answer_limit)
+    answer_limit: int  # the largest answer accepted (engine.judging.answer_limit)
 
 
 @dataclass(frozen=True)

@@ -33,7 +33,7 @@ from django.db.models import Count, F, FloatField, Q, Sum
 from django.db.models.functions import Cast, Greatest, Ln
 from django.utils import timezone
 
-from scoring.standings.places import RANKED
+from scoring.boards.places import RANKED
 
 logger = logging.getLogger(__name__)
 

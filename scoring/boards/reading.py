@@ -7,7 +7,7 @@ from datetime import datetime
 
 from django.db.models import F
 
-from scoring.standings.places import BOARD_ORDER, GROUP_NAMES, RANKED, engine_label
+from scoring.boards.places import BOARD_ORDER, GROUP_NAMES, RANKED, engine_label
 
 
 @dataclass(frozen=True)

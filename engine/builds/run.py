@@ -19,11 +19,11 @@ from pathlib import Path
 from typing import Iterator
 
 from lib.unpack import ArchiveError, ArchiveLimits, extract_tar_bytes
-from scoring.build.accounts import BuildAccounts, build_account, unprivileged
-from scoring.build.cgroups import BuildCgroup, build_cgroup, cgroup_problem
-from scoring.build.bwrap import SANDBOX_DIRECTORIES, bwrap_command, sandbox_problem
-from scoring.build.limits import BuildLimits, BuildResult, SandboxUnavailable, limited
-from scoring.build.seccomp import seccomp_filter
+from engine.builds.accounts import BuildAccounts, build_account, unprivileged
+from engine.builds.cgroups import BuildCgroup, build_cgroup, cgroup_problem
+from engine.builds.bwrap import SANDBOX_DIRECTORIES, bwrap_command, sandbox_problem
+from engine.builds.limits import BuildLimits, BuildResult, SandboxUnavailable, limited
+from engine.builds.seccomp import seccomp_filter
 
 logger = logging.getLogger(__name__)
 
@@ -31,7 +31,7 @@ logger = logging.getLogger(__name__)
 STATUS_LIMIT = 256  # bytes of status line the host reads
 
 
-# The driver (scoring/build/driver.py) runs under the system's python3, outside the project's
+# The driver (engine/builds/driver.py) runs under the system's python3, outside the project's
 # environment: standard library only.
 DRIVER = (Path(__file__).resolve().parent / "driver.py").read_text()
 

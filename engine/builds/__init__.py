@@ -22,12 +22,12 @@ are refused unless `SCORING_ALLOW_UNSANDBOXED_BUILDS` is on (then the same drive
 as the scorer, with the same limits where the OS allows, and a warning is logged every build).
 """
 
-from scoring.build.accounts import BuildAccounts, build_account
-from scoring.build.bwrap import sandbox_problem
-from scoring.build.limits import BuildLimits, BuildResult, SandboxUnavailable
-from scoring.build.packing import EXCLUDED_DIRECTORIES, SourceTooLarge, pack_folder
-from scoring.build.run import build_submission
-from scoring.build.seccomp import DENIED_SYSCALLS, seccomp_filter
+from engine.builds.accounts import BuildAccounts, build_account
+from engine.builds.bwrap import sandbox_problem
+from engine.builds.limits import BuildLimits, BuildResult, SandboxUnavailable
+from engine.builds.packing import EXCLUDED_DIRECTORIES, SourceTooLarge, pack_folder
+from engine.builds.run import build_submission
+from engine.builds.seccomp import DENIED_SYSCALLS, seccomp_filter
 
 __all__ = [
     "DENIED_SYSCALLS", "EXCLUDED_DIRECTORIES", "BuildAccounts", "BuildLimits", "BuildResult", "SandboxUnavailable",

@@ -12,8 +12,8 @@ from pathlib import Path
 
 import wasmtime
 
-from scoring.sandbox.checks import InvalidModule, does_not_compile, module_digest
-from scoring.sandbox.engine import ENGINE_DIGEST, WASMTIME_VERSION, engine
+from engine.sandbox.checks import InvalidModule, does_not_compile, module_digest
+from engine.sandbox.engine import ENGINE_DIGEST, WASMTIME_VERSION, engine
 
 
 class ModuleCache:
@@ -79,7 +79,7 @@ class ModuleCache:
             source.write_bytes(wasm)
             try:
                 done = subprocess.run(
-                    [sys.executable, "-m", "scoring.compile_worker", str(source), str(target),
+                    [sys.executable, "-m", "engine.workers.compile", str(source), str(target),
                      str(self.compile_memory_bytes)],
                     cwd=Path(__file__).resolve().parents[2], capture_output=True, text=True,
                     timeout=self.compile_seconds, stdin=subprocess.DEVNULL,

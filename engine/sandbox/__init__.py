@@ -13,9 +13,9 @@ Messages in an `Outcome` or `InvalidModule` are public and never quote what the 
 (import names, function names, its answer); `detail` holds the full text, for staff.
 """
 
-from scoring.sandbox.cache import ModuleCache
-from scoring.sandbox.checks import InvalidModule, check_module, module_digest, trap_message
-from scoring.sandbox.engine import (
+from engine.sandbox.cache import ModuleCache
+from engine.sandbox.checks import InvalidModule, check_module, module_digest, trap_message
+from engine.sandbox.engine import (
     ENGINE_DIGEST,
     ENGINE_SETTINGS,
     EPOCH_TICK_SECONDS,
@@ -27,7 +27,7 @@ from scoring.sandbox.engine import (
     WASMTIME_VERSION,
     engine,
 )
-from scoring.sandbox.run import JudgeFunction, Outcome, Solution, Status, load_solution
+from engine.sandbox.run import JudgeFunction, Outcome, Solution, Status, load_solution
 
 __all__ = [
     "ENGINE_DIGEST", "ENGINE_SETTINGS", "EPOCH_TICK_SECONDS", "MAX_GLOBALS", "MAX_SECTIONS", "MAX_TABLES",

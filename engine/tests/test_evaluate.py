@@ -4,11 +4,11 @@ from __future__ import annotations
 
 import json
 
-from catalog.manifest import Kind
-from scoring.evaluate import HeldOutInput, evaluate
-from scoring.judging import Judge
-from scoring.sandbox import ModuleCache, Status, load_solution
-from scoring.tests import wat
+from engine.kinds import Kind
+from engine.evaluate import HeldOutInput, evaluate
+from engine.judging import Judge
+from engine.sandbox import ModuleCache, Status, load_solution
+from engine.tests import wat
 
 ANY = Judge(b"true", memory_bytes=1 << 30)
 

@@ -6,8 +6,8 @@ from typing import Iterable
 
 from django.db import transaction
 
-from scoring.standings import records
-from scoring.standings.places import RANKED, board_place_expressions, engine_label
+from scoring.boards import records
+from scoring.boards.places import RANKED, board_place_expressions, engine_label
 
 
 def rebuild(version_ids: Iterable[int] | None = None, *, models_module=None) -> int:

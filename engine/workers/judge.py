@@ -1,8 +1,8 @@
-"""A judge process: `python -m scoring.judge_worker MEMORY_BYTES`.
+"""A judge process: `python -m engine.workers.judge MEMORY_BYTES`.
 
 Reads requests on stdin (three lengths, then the output schema, the expected answer and the
 output) and writes one JSON verdict per request on stdout, length-prefixed. Its address space is
-capped at MEMORY_BYTES; the scorer kills it when a verdict is late (see scoring/judging.py).
+capped at MEMORY_BYTES; the scorer kills it when a verdict is late (see engine/judging.py).
 """
 
 from __future__ import annotations
@@ -25,7 +25,7 @@ def _read_exactly(stream, size: int) -> bytes | None:
 def main(memory_bytes: int) -> int:
     resource.setrlimit(resource.RLIMIT_AS, (memory_bytes, memory_bytes))
     resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
-    from scoring.judging import INVALID_OUTPUT, REPLY, REQUEST, JudgeCache, Verdict
+    from engine.judging import INVALID_OUTPUT, REPLY, REQUEST, JudgeCache, Verdict
 
     cache = JudgeCache()
     stdin, stdout = sys.stdin.buffer, sys.stdout.buffer

@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Iterator
 
-from scoring.build.limits import SandboxUnavailable
+from engine.builds.limits import SandboxUnavailable
 
 
 @dataclass(frozen=True)

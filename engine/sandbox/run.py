@@ -9,10 +9,10 @@ from typing import Callable
 
 import wasmtime
 
-from scoring.judging import INVALID_OUTPUT, WRONG_ANSWER, Verdict
-from scoring.sandbox.cache import ModuleCache
-from scoring.sandbox.checks import InvalidModule, check_module, module_digest, trap_detail, trap_message
-from scoring.sandbox.engine import EPOCH_TICK_SECONDS, MAX_TABLES, TABLE_ELEMENTS_LIMIT, U32, U64, engine
+from engine.judging import INVALID_OUTPUT, WRONG_ANSWER, Verdict
+from engine.sandbox.cache import ModuleCache
+from engine.sandbox.checks import InvalidModule, check_module, module_digest, trap_detail, trap_message
+from engine.sandbox.engine import EPOCH_TICK_SECONDS, MAX_TABLES, TABLE_ELEMENTS_LIMIT, U32, U64, engine
 
 
 class Status(StrEnum):
@@ -56,7 +56,7 @@ class _Stop(Exception):
         self.outcome = outcome
 
 
-# judge(output, deadline) -> Verdict: checks a returned answer (scoring/judging.py), by the
+# judge(output, deadline) -> Verdict: checks a returned answer (engine/judging.py), by the
 # `time.monotonic()` deadline that ends the input's wall-clock budget.
 JudgeFunction = Callable[[bytes, float], Verdict]
 

@@ -1,4 +1,4 @@
-"""Compile a wasm module in a child process: `python -m scoring.compile_worker IN.wasm OUT.cwasm MEMORY_BYTES`.
+"""Compile a wasm module in a child process: `python -m engine.workers.compile IN.wasm OUT.cwasm MEMORY_BYTES`.
 
 The scorer runs this with a timeout, and the child caps its own address space at MEMORY_BYTES
 before it loads wasmtime (as a judge process does), so a module built to take forever, or all
@@ -18,7 +18,7 @@ def main(source: str, target: str, memory_bytes: int) -> int:
     resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
     import wasmtime
 
-    from scoring.sandbox import engine
+    from engine.sandbox import engine
 
     try:
         module = wasmtime.Module(engine(), Path(source).read_bytes())

@@ -19,8 +19,8 @@ from pathlib import Path
 
 import pytest
 
-from scoring import build as build_module
-from scoring.build import BuildLimits, SandboxUnavailable, SourceTooLarge, build_submission, pack_folder
+from engine import builds as build_module
+from engine.builds import BuildLimits, SandboxUnavailable, SourceTooLarge, build_submission, pack_folder
 
 ROOT = Path(__file__).resolve().parents[2]
 LIMITS = BuildLimits(timeout=20, cpu_seconds=60, memory_bytes=2 << 30, file_bytes=64 << 20, processes=64,
@@ -131,7 +131,7 @@ def test_without_the_sandbox_builds_are_refused_unless_allowed(tmp_path, monkeyp
     try:
         with pytest.raises(SandboxUnavailable, match="bubblewrap \\(bwrap\\) is not installed; refusing to build"):
             build(empty_source(tmp_path), 'printf "\\0asm" > out.wasm')
-        with caplog.at_level(logging.WARNING, logger="scoring.build"):
+        with caplog.at_level(logging.WARNING, logger="engine.builds"):
             result = build(empty_source(tmp_path), 'printf "\\0asm" > out.wasm', allow_unsandboxed=True)
         assert result.ok and not result.sandboxed
         assert "building WITHOUT a sandbox" in caplog.text
@@ -235,7 +235,7 @@ def test_hostile_build_exhausting_memory(tmp_path):
 SCORER_SCRIPT = """
 import json, sys
 sys.path.insert(0, sys.argv[1])
-from scoring.build import BuildLimits, build_submission
+from engine.builds import BuildLimits, build_submission
 source = open(sys.argv[2], "rb").read()
 result = build_submission(source, install="", build=sys.argv[3], module_path="out.wasm",
                           limits=BuildLimits(timeout=20, processes=64, disk_bytes=64 << 20), log_limit=1 << 20,
@@ -528,7 +528,7 @@ def test_a_build_can_make_no_namespace_and_mount_nothing(tmp_path):
 
 
 def test_the_seccomp_filter_refuses_what_it_lists_on_every_architecture():
-    from scoring.build.seccomp import CLONE, CLONE3, DENIED_SYSCALLS, seccomp_filter
+    from engine.builds.seccomp import CLONE, CLONE3, DENIED_SYSCALLS, seccomp_filter
 
     for machine, calls in DENIED_SYSCALLS.items():
         assert {"unshare", "setns", "mount", "fsmount", "ptrace", "memfd_create"} <= set(calls)
@@ -542,7 +542,7 @@ def test_the_seccomp_filter_refuses_what_it_lists_on_every_architecture():
 
 
 def test_builds_get_a_cgroup_of_their_own_here():
-    from scoring.build.cgroups import cgroup_problem
+    from engine.builds.cgroups import cgroup_problem
 
     assert cgroup_problem() is None
 
@@ -566,7 +566,7 @@ def test_files_in_a_builds_tmpfs_count_against_its_memory(tmp_path):
 
 
 def test_each_build_has_its_cgroup_with_its_limits_and_it_is_removed_after(tmp_path):
-    from scoring.build.cgroups import PREFIX, layout
+    from engine.builds.cgroups import PREFIX, layout
 
     parents = layout().parents
     seen: dict[str, str] = {}

@@ -8,8 +8,8 @@ from typing import Iterable
 from django.db import models, transaction
 from django.db.models import Case, Q, Value, When
 
-from scoring.standings import records as records_module
-from scoring.standings.places import BOARD_ORDER, RANKED, board_place, engine_label
+from scoring.boards import records as records_module
+from scoring.boards.places import BOARD_ORDER, RANKED, board_place, engine_label
 
 
 def lock_board(version_id: int) -> None:

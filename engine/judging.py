@@ -3,7 +3,7 @@
 An answer is hostile data, and checking it costs time and memory in Python: a few megabytes of
 array items take minutes against some schemas (`uniqueItems` is quadratic, a `pattern` can
 backtrack exponentially), and none of that can be interrupted inside this process. So answers
-are judged in judge processes (`scoring.judge_worker`): each holds at most
+are judged in judge processes (`engine.workers.judge`): each holds at most
 `SCORING_JUDGE_MEMORY_BYTES` of address space, and one that has not answered by the input's
 deadline (the same wall-clock budget the run had) is killed. Either bound broken is
 `invalid_output` with a message that says which. The answer's size is capped before it is even
@@ -141,7 +141,7 @@ class _Worker:
     def __init__(self, memory_bytes: int):
         self.memory_bytes = memory_bytes
         self.process = subprocess.Popen(
-            [sys.executable, "-m", "scoring.judge_worker", str(memory_bytes)], cwd=ROOT, env=WORKER_ENV,
+            [sys.executable, "-m", "engine.workers.judge", str(memory_bytes)], cwd=ROOT, env=WORKER_ENV,
             stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
         )
 

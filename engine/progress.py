@@ -9,8 +9,8 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from scoring.evaluate import HeldOutInput
-    from scoring.sandbox import Outcome
+    from engine.evaluate import HeldOutInput
+    from engine.sandbox import Outcome
 
 
 class ScoringProgress:

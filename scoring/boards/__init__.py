@@ -19,7 +19,7 @@ The modules: `places` (a submission's group and key), `reading` (the `Leaderboar
 (`update_boards`, `forget_submission`) and `rebuilding` (`rebuild`).
 """
 
-from scoring.standings.places import (
+from scoring.boards.places import (
     BOARD_ORDER,
     EXCLUDED,
     GROUP_NAMES,
@@ -30,9 +30,9 @@ from scoring.standings.places import (
     board_place_expressions,
     engine_label,
 )
-from scoring.standings.reading import SUBMISSION_FIELDS, Entry, Leaderboard
-from scoring.standings.rebuilding import rebuild
-from scoring.standings.updates import forget_submission, update_boards
+from scoring.boards.reading import SUBMISSION_FIELDS, Entry, Leaderboard
+from scoring.boards.rebuilding import rebuild
+from scoring.boards.updates import forget_submission, update_boards
 
 __all__ = [
     "BOARD_ORDER", "EXCLUDED", "GROUP_NAMES", "OVER_LIMIT", "RANKED", "SUBMISSION_FIELDS", "UNRANKED", "Entry", "Leaderboard",

@@ -9,8 +9,8 @@ import subprocess
 import tempfile
 from pathlib import Path
 
-from scoring.build.limits import BuildLimits, limited
-from scoring.build.seccomp import seccomp_filter
+from engine.builds.limits import BuildLimits, limited
+from engine.builds.seccomp import seccomp_filter
 
 BWRAP = "/usr/bin/bwrap"
 

@@ -7,8 +7,8 @@ import json
 import pytest
 import wasmtime
 
-from scoring.judging import Judge
-from scoring.sandbox import (
+from engine.judging import Judge
+from engine.sandbox import (
     ENGINE_DIGEST,
     module_digest,
     InvalidModule,
@@ -17,7 +17,7 @@ from scoring.sandbox import (
     load_solution,
     trap_message,
 )
-from scoring.tests import wat
+from engine.tests import wat
 
 ANY_OBJECT = b'{"type": "object"}'
 SUM_SCHEMA = b'{"type": "object", "required": ["sum"], "properties": {"sum": {"type": "integer"}}}'
@@ -351,7 +351,7 @@ def wasmtime_version() -> str:
 
 def test_the_engine_meters_fuel():
     """Guard for every test above: without consume_fuel set_fuel would fail."""
-    from scoring.sandbox import engine
+    from engine.sandbox import engine
 
     store = wasmtime.Store(engine())
     store.set_fuel(10)
@@ -489,7 +489,7 @@ def test_an_answer_that_takes_too_long_to_judge_is_invalid_output_within_the_bud
 
 
 def test_an_answer_that_needs_too_much_memory_to_judge_is_invalid_output():
-    from scoring.judging import Judge
+    from engine.judging import Judge
 
     wasm = wat.filled(b"[", b"{}", 5_000_000, b"0]", pages=256)  # 15 MB of empty objects: gigabytes as dicts
     judge = Judge(b'{"type": "array"}', memory_bytes=256 << 20)
@@ -502,7 +502,7 @@ def test_an_answer_that_needs_too_much_memory_to_judge_is_invalid_output():
 
 
 def test_a_judge_process_that_was_killed_is_replaced():
-    from scoring.judging import POOL
+    from engine.judging import POOL
 
     POOL.close()  # no idle judge left: the next request starts one, and it is killed
     started = POOL.started
@@ -523,7 +523,7 @@ def test_nans_are_canonical_whatever_the_hardware_gives():
 
 
 def test_the_engine_configuration_is_spelled_out_and_named_by_a_digest():
-    from scoring.sandbox import ENGINE_DIGEST, ENGINE_SETTINGS
+    from engine.sandbox import ENGINE_DIGEST, ENGINE_SETTINGS
 
     assert ENGINE_SETTINGS["cranelift_nan_canonicalization"] and ENGINE_SETTINGS["wasm_relaxed_simd_deterministic"]
     assert not any(ENGINE_SETTINGS[name] for name in ("wasm_threads", "wasm_gc", "wasm_exceptions", "wasm_memory64",
