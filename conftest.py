@@ -22,7 +22,7 @@ def _page_cache_off_unless_asked(settings):
 @pytest.fixture(autouse=True)
 def _standings_looked_at_afresh(monkeypatch):
     """Each test starts as a new process would: it has not yet looked whether the standings are behind."""
-    monkeypatch.setattr("scoring.standings._last_check", float("-inf"))
+    monkeypatch.setattr("scoring.standings.computing._last_check", float("-inf"))
 
 
 @pytest.fixture(autouse=True)

@@ -41,7 +41,7 @@ def entries(cases: int, submitters: int) -> None:
     low, high = versions[0].pk, versions[-1].pk
     with connection.cursor() as cursor:
         cursor.execute(f"""
-            INSERT INTO {table} (version_id, variant_key, name, submission_id, board_group, board_key, created_at, engine,
+            INSERT INTO {table} (version_id, variant_key, name, submission_id, board_group, board_key, submitted_at, engine,
                                  model)
             SELECT v.id, 0, 'solver-' || CAST(n.i AS VARCHAR(10)),
                 NULL, CASE WHEN (v.id * 31 + n.i) %% 5 = 0 THEN {UNRANKED} ELSE {RANKED} END,

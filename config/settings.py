@@ -57,6 +57,7 @@ INSTALLED_APPS = [
     "sitecache",
     "catalog",
     "scoring",
+    "web",
 ]
 
 MIDDLEWARE = [
@@ -114,7 +115,7 @@ TEMPLATES = [
                 "django.template.context_processors.request",
                 "django.contrib.auth.context_processors.auth",
                 "django.contrib.messages.context_processors.messages",
-                "scoring.context_processors.engine",
+                "web.context_processors.engine",
             ],
         },
     },

@@ -4,18 +4,16 @@ from django.http import HttpResponse, HttpResponsePermanentRedirect
 from django.templatetags.static import static
 from django.urls import path, re_path, register_converter
 
-from catalog import feeds
-from catalog import views as catalog_views
-from config.api import api
-from config.api import docs as api_docs
-from scoring import feeds as scoring_feeds
-from scoring import standings_views
-from scoring import views as scoring_views
+from api.main import api
+from api.main import docs as api_docs
+from catalog.manifest import VERSION_PATTERN
+from web import about, boards, cases, feeds, standings
+
 
 class VersionConverter:
     """A version folder name (catalog rule): anything else is not a URL of this site."""
 
-    regex = r"[A-Za-z0-9][A-Za-z0-9._-]*"
+    regex = VERSION_PATTERN.pattern.removeprefix("^").removesuffix("$")
 
     def to_python(self, value: str) -> str:
         return value
@@ -47,17 +45,17 @@ def favicon(request):
 
 
 urlpatterns = [
-    path("", catalog_views.case_list, name="home"),
-    path("cases/", catalog_views.case_list, name="case-list"),
-    path("cases/<slug:slug>/", catalog_views.case_detail, name="case-detail"),
+    path("", cases.case_list, name="home"),
+    path("cases/", cases.case_list, name="case-list"),
+    path("cases/<slug:slug>/", cases.case_detail, name="case-detail"),
     # Before <version>/: "leaderboard" is reserved, no version folder may take the name.
-    path("cases/<slug:slug>/leaderboard/", scoring_views.leaderboard, name="leaderboard"),
-    path("cases/<slug:slug>/<version:version>/", catalog_views.case_detail, name="case-version"),
-    path("cases/<slug:slug>/<version:version>/kit/<slug:variant>.zip", catalog_views.kit, name="kit"),
-    path("about/", scoring_views.about, name="about"),
-    path("standings/", standings_views.standings, name="standings"),
-    path("submissions/<int:pk>/", scoring_views.submission_detail, name="submission-detail"),
-    path("submissions/<int:a>/compare/<int:b>/", scoring_views.submission_compare, name="submission-compare"),
+    path("cases/<slug:slug>/leaderboard/", boards.leaderboard, name="leaderboard"),
+    path("cases/<slug:slug>/<version:version>/", cases.case_detail, name="case-version"),
+    path("cases/<slug:slug>/<version:version>/kit/<slug:variant>.zip", cases.kit, name="kit"),
+    path("about/", about.about, name="about"),
+    path("standings/", standings.standings, name="standings"),
+    path("submissions/<int:pk>/", boards.submission_detail, name="submission-detail"),
+    path("submissions/<int:a>/compare/<int:b>/", boards.submission_compare, name="submission-compare"),
     path("api/v1/docs", api_docs, name="api-docs"),
     path("api/v1/", api.urls),
     re_path(r"^api/(?!v1(?:/|$))(?P<rest>.*)$", api_moved),
@@ -66,7 +64,7 @@ urlpatterns = [
     path("robots.txt", feeds.robots, name="robots"),
     path("sitemap.xml", sitemap, {"sitemaps": feeds.SITEMAPS}, name="sitemap"),
     path("feeds/versions.atom", feeds.NewVersionsFeed(), name="feed-versions"),
-    path("feeds/records/", scoring_feeds.RecordsFeed(), name="feed-records"),
-    path("feeds/cases/<slug:slug>/records/", scoring_feeds.CaseRecordsFeed(), name="feed-case-records"),
+    path("feeds/records/", feeds.RecordsFeed(), name="feed-records"),
+    path("feeds/cases/<slug:slug>/records/", feeds.CaseRecordsFeed(), name="feed-case-records"),
     path("favicon.ico", favicon),
 ]

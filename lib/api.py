@@ -1,10 +1,11 @@
 """The pieces every JSON API operation shares: problem documents (RFC 9457), one way to page a
-list, and cached responses validated against the operation's schema."""
+list, and documents validated against the operation's schema. Plain: it knows no app (the
+API's page cache is api/caching.py)."""
 
 from __future__ import annotations
 
 from http import HTTPStatus
-from typing import Any, Callable
+from typing import Any
 from urllib.parse import urlencode
 
 from django.core.paginator import EmptyPage, Paginator
@@ -12,7 +13,6 @@ from django.http import HttpRequest, HttpResponse, JsonResponse
 from ninja import Field, Schema
 from pydantic import BaseModel
 
-from sitecache.pages import cached_response
 from lib.siteurl import site_url
 
 PROBLEM_TYPE = "application/problem+json"
@@ -89,11 +89,3 @@ def document(schema: type[BaseModel], data: dict) -> JsonResponse:
     """`data` checked against the operation's response schema, as JSON: a field the schema does
     not promise fails here, in the tests, instead of surprising a client."""
     return JsonResponse(schema.model_validate(data).model_dump(mode="json"))
-
-
-def cached_document(request: HttpRequest, query: dict[str, Any], generations: list[str],
-                    render: Callable[[], HttpResponse]) -> HttpResponse:
-    """The page cache, keyed by the operation's validated parameters: two spellings of one value
-    (`?page=01`, `?all=true`) share an entry, so no client can fill the cache with copies."""
-    canonical = sorted((name, str(value)) for name, value in query.items() if value is not None)
-    return cached_response(request, canonical, generations, render)

@@ -76,7 +76,7 @@ class SubmissionForm(forms.ModelForm):
 class SubmissionAdmin(admin.ModelAdmin):
     form = SubmissionForm
     list_display = ("id", "name", "version", "variant", "model", "status", "job_state", "passed", "total_fuel", "hidden",
-                    "excluded", "created_at")
+                    "excluded", "submitted_at")
     list_filter = ("status", "passed", "hidden", "excluded", "version__case", "wasmtime_version")
     search_fields = ("name", "version__case__slug", "module_digest", "model", "annotation")
     list_select_related = ("version__case", "variant")
@@ -85,7 +85,7 @@ class SubmissionAdmin(admin.ModelAdmin):
     fields = (
         "hidden", "annotation", "excluded", "name", "model", "run", "version", "variant", "status", "message", "detail", "passed", "total_fuel", "overshoot",
         "passed_count", "input_count", "source_kind", "source_label", "source_size", "source_digest",
-        "module_digest", "module_size", "wasmtime_version", "engine_digest", "created_at", "scored_at", "attempt", "job_id",
+        "module_digest", "module_size", "wasmtime_version", "engine_digest", "submitted_at", "scored_at", "attempt", "job_id",
         "heartbeat_at", "build_log",
     )
     readonly_fields = tuple(field for field in fields if field not in ("hidden", "annotation", "excluded"))

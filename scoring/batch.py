@@ -189,7 +189,7 @@ def check_lines(path: Path) -> Checked:
 
 
 def _claimed_at(submission: Submission):
-    return submission.heartbeat_at or submission.created_at
+    return submission.heartbeat_at or submission.submitted_at
 
 
 def unfinished(submission: Submission) -> bool:

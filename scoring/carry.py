@@ -30,7 +30,7 @@ from scoring.models import Standing, Submission
 from engine.progress import ScoringProgress
 from engine.sandbox import ENGINE_DIGEST, WASMTIME_VERSION
 from scoring.service import score
-from scoring.boards import OVER_LIMIT, RANKED
+from scoring.boards import ALL_VARIANTS, OVER_LIMIT, RANKED
 
 logger = logging.getLogger(__name__)
 
@@ -74,8 +74,8 @@ def previous_version(version: CaseVersion) -> CaseVersion | None:
 def best_entries(version: CaseVersion, top: int) -> list[Submission]:
     """The first `top` submitters' best entries on `version`'s board that can be carried, in board order."""
     ids = list(
-        Standing.objects.filter(version=version, variant_key=0, board_group__in=CARRIED_GROUPS)
-        .order_by("board_group", "board_key", "created_at", "submission_id")
+        Standing.objects.filter(version=version, variant_key=ALL_VARIANTS, board_group__in=CARRIED_GROUPS)
+        .order_by("board_group", "board_key", "submitted_at", "submission_id")
         .values_list("submission_id", flat=True)[:top]
     )
     found = Submission.objects.select_related("variant").in_bulk(ids)

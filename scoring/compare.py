@@ -117,7 +117,7 @@ def compare(a: Submission, b: Submission) -> Comparison:
 def leader_of(version_id: int) -> int | None:
     """The submission at rank 1 of the version's leaderboard (every variant), if any."""
     from scoring.models import Standing
-    from scoring.boards import RANKED
+    from scoring.boards import ALL_VARIANTS, RANKED
 
-    return (Standing.objects.filter(version_id=version_id, variant_key=0, board_group=RANKED)
-            .order_by("board_key", "created_at", "submission_id").values_list("submission_id", flat=True).first())
+    return (Standing.objects.filter(version_id=version_id, variant_key=ALL_VARIANTS, board_group=RANKED)
+            .order_by("board_key", "submitted_at", "submission_id").values_list("submission_id", flat=True).first())

@@ -39,9 +39,10 @@ def _chained(rows: list[dict], previous: int | None) -> list[Step]:
 
 
 def steps_query(version_id: int, variant_id: int | None):
+    from scoring.boards.places import variant_key
     from scoring.models import RecordStep
 
-    return (RecordStep.objects.filter(version_id=version_id, variant_key=variant_id or 0)
+    return (RecordStep.objects.filter(version_id=version_id, variant_key=variant_key(variant_id))
             .order_by("scored_at", "submission_id"))
 
 
@@ -115,3 +116,14 @@ def history_chart(version, variant) -> HistoryChart | None:
     return HistoryChart(points, " ".join(path), CHART_WIDTH, CHART_HEIGHT,
                         [(y_of(fuel), fuel) for fuel in fuels], x_labels, CHART_LEFT,
                         CHART_HEIGHT - 6, count)
+
+
+def newest_records(limit: int, **filters):
+    """The newest records on every-variant boards of shown versions (for the feeds), newest first."""
+    from catalog.models import CaseVersion
+    from scoring.boards.places import ALL_VARIANTS
+    from scoring.models import RecordStep
+
+    # Every variant's board: one item per record, whatever its variant.
+    return (RecordStep.objects.filter(variant_key=ALL_VARIANTS, version__in=CaseVersion.objects.public(), **filters)
+            .select_related("version__case", "submission__variant").order_by("-scored_at", "-submission_id")[:limit])

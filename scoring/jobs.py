@@ -96,7 +96,7 @@ def stale_submissions(stale_after: float | None = None):
     cutoff = timezone.now() - timedelta(seconds=stale_after if stale_after is not None else settings.SCORING_STALE_SECONDS)
     return Submission.objects.filter(
         Q(status=Submission.State.RUNNING, heartbeat_at__lt=cutoff)
-        | Q(status=Submission.State.PENDING, job_id="", created_at__lt=cutoff)
+        | Q(status=Submission.State.PENDING, job_id="", submitted_at__lt=cutoff)
     ).defer("source")
 
 

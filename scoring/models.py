@@ -37,6 +37,11 @@ class SubmissionQuerySet(models.QuerySet):
         """Submissions on versions the site shows (experimental ones only when enabled)."""
         return self.filter(version__in=CaseVersion.objects.public())
 
+    def shown(self) -> "SubmissionQuerySet":
+        """What a submission's page and document read: public ones, with their version and variant,
+        without the stored source."""
+        return self.public().select_related("version__case", "variant").defer("source")
+
     def leaderboard(self, version: CaseVersion, *, variant: Variant | None = None,
                     include_all: bool = False, model: str | None = None) -> boards.Leaderboard:
         """One version's leaderboard (optionally one variant's), sliced a page at a time.
@@ -92,7 +97,7 @@ class Submission(models.Model):
     # it is hidden or not finished scoring. Written with every change of what they depend on.
     board_group = models.SmallIntegerField(null=True, blank=True, editable=False)
     board_key = models.BigIntegerField(null=True, blank=True, editable=False)
-    created_at = models.DateTimeField(auto_now_add=True)
+    submitted_at = models.DateTimeField(auto_now_add=True)
     scored_at = models.DateTimeField(null=True, blank=True)
     # Each (re)scoring is an attempt; only the current attempt may write results, so a worker
     # that was given up on cannot double-count when it wakes up.
@@ -117,18 +122,18 @@ class Submission(models.Model):
     objects = SubmissionQuerySet.as_manager()
 
     class Meta:
-        ordering = ["-created_at", "-pk"]
+        ordering = ["-submitted_at", "-pk"]
         indexes = [
             models.Index(fields=["version", "status", "passed"]),
             # Every entry of a board, in its order (?all=1), for a version and for one variant.
-            models.Index(fields=["version", "board_group", "board_key", "created_at", "id"], name="board_all"),
-            models.Index(fields=["version", "variant", "board_group", "board_key", "created_at", "id"],
+            models.Index(fields=["version", "board_group", "board_key", "submitted_at", "id"], name="board_all"),
+            models.Index(fields=["version", "variant", "board_group", "board_key", "submitted_at", "id"],
                          name="board_all_variant"),
             # A submitter's entries on a version: where the best one is found.
-            models.Index(fields=["version", "name", "board_group", "board_key", "created_at", "id"],
+            models.Index(fields=["version", "name", "board_group", "board_key", "submitted_at", "id"],
                          name="board_by_name"),
             # Every entry of one model on a board (?all=1&model=).
-            models.Index(fields=["version", "model", "board_group", "board_key", "created_at", "id"],
+            models.Index(fields=["version", "model", "board_group", "board_key", "submitted_at", "id"],
                          name="board_all_model"),
         ]
         constraints = [
@@ -187,15 +192,15 @@ class Standing(models.Model):
     submission = models.ForeignKey(Submission, null=True, on_delete=models.SET_NULL, related_name="+")
     board_group = models.SmallIntegerField()
     board_key = models.BigIntegerField()
-    created_at = models.DateTimeField()
+    submitted_at = models.DateTimeField()
     engine = models.CharField(max_length=60)  # boards.engine_label of the submission
     model = models.CharField(max_length=100, blank=True)  # the submission's, for ?model=
 
     class Meta:
         constraints = [models.UniqueConstraint(fields=["version", "variant_key", "name"], name="one_standing")]
-        indexes = [models.Index(fields=["version", "variant_key", "board_group", "board_key", "created_at", "submission"],
+        indexes = [models.Index(fields=["version", "variant_key", "board_group", "board_key", "submitted_at", "submission"],
                                 name="standing_order"),
-                   models.Index(fields=["version", "variant_key", "model", "board_group", "board_key", "created_at",
+                   models.Index(fields=["version", "variant_key", "model", "board_group", "board_key", "submitted_at",
                                         "submission"], name="standing_model_order")]
 
     def __str__(self) -> str:
@@ -245,22 +250,17 @@ class BoardSummary(models.Model):
     """What a board's pages need besides their rows: counts, and the engines seen."""
 
     version = models.ForeignKey(CaseVersion, on_delete=models.CASCADE, related_name="+")
-    variant = models.ForeignKey(Variant, null=True, blank=True, on_delete=models.CASCADE, related_name="+")
+    variant_key = models.BigIntegerField(default=0)  # the variant's id, or 0 for every variant
     entries = models.PositiveIntegerField(default=0)  # standings: each submitter's best
     submissions = models.PositiveIntegerField(default=0)  # every submission on the board
     entry_engines = models.JSONField(default=dict)  # engine label -> count, over the standings
     submission_engines = models.JSONField(default=dict)  # the same over the submissions
 
     class Meta:
-        constraints = [
-            models.UniqueConstraint(fields=["version", "variant"], name="one_summary_per_variant",
-                                    condition=models.Q(variant__isnull=False)),
-            models.UniqueConstraint(fields=["version"], name="one_summary_overall",
-                                    condition=models.Q(variant__isnull=True)),
-        ]
+        constraints = [models.UniqueConstraint(fields=["version", "variant_key"], name="one_summary")]
 
     def __str__(self) -> str:
-        return f"board of {self.version_id}/{self.variant_id or 'all'}"
+        return f"board of {self.version_id}/{self.variant_key or 'all'}"
 
 
 class StandingsRow(models.Model):

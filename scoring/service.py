@@ -297,32 +297,3 @@ def _result_rows(submission: Submission, evaluation: Evaluation) -> list[Result]
         )
         for position, (item, outcome) in enumerate(zip(evaluation.held_out, evaluation.outcomes))
     ]
-
-
-def as_json(submission: Submission) -> dict:
-    """The `score --json` document (SPEC §7)."""
-    return {
-        "submission": submission.pk,
-        "case": submission.version.case.slug,
-        "version": submission.version.version,
-        "variant": submission.variant.slug,
-        "name": submission.name,
-        "status": submission.status,
-        "passed": submission.passed,
-        "total_fuel": submission.total_fuel,
-        "wasmtime": submission.wasmtime_version,
-        "results": [
-            {
-                "kind": result.kind,
-                "input": result.input_path,
-                "status": result.status,
-                "fuel": result.fuel,
-                "fuel_limit": result.fuel_limit,
-                "ceiling": result.ceiling,
-                "overshoot": result.overshoot,
-                "wall_ms": result.wall_ms,
-                "message": result.message,
-            }
-            for result in submission.results.order_by("position")
-        ],
-    }

@@ -224,6 +224,6 @@ def test_a_nul_byte_never_reaches_the_cache_generations(client, imported, settin
 
 
 def test_the_schema_is_built_once_per_process():
-    from config.api import api
+    from api.main import api
 
     assert api.get_openapi_schema(path_prefix="/api/v1/") is api.get_openapi_schema(path_prefix="/api/v1/")

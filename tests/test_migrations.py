@@ -50,5 +50,5 @@ def test_the_provenance_migration_fills_standings_and_record_steps_for_existing_
     assert kept[1]
     Standing.objects.all().delete()
     RecordStep.objects.all().delete()
-    importlib.import_module("scoring.migrations.0008_provenance_records_annotations").fill_boards(apps, None)
+    importlib.import_module("scoring.migrations.0010_board_summary_variant_key").fill_boards(apps, None)
     assert state() == kept

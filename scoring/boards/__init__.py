@@ -4,10 +4,10 @@ A submission's place on the boards is two columns written with it (`board_group`
 group 0 passed (key: total fuel), 1 correct but over the pass line (key: total fuel), 2 the rest
 (key: minus the inputs passed), 3 excluded from ranking by staff (key as its results would
 give it); NULL when it is hidden or not finished scoring. Ties go to the
-earlier submission (`created_at`, then the id). A `Standing` row holds, per version, variant and
+earlier submission (`submitted_at`, then the id). A `Standing` row holds, per version, variant and
 submitter name, that submitter's best submission, and one more per version and name over every
-variant (`variant_key` 0), which is the default leaderboard. A `BoardSummary` per version and
-variant (or NULL) counts entries and submissions and the engines seen, and each version keeps
+variant (`variant_key` 0, ALL_VARIANTS), which is the default leaderboard. A `BoardSummary` per
+version and variant (the same key) counts entries and submissions and the engines seen, and each version keeps
 its best fuel (`CaseVersion.best_fuel`, shown on the case list), so a page of a leaderboard is
 an indexed, ordered slice and its count one row, however many submissions there are.
 
@@ -20,7 +20,9 @@ The modules: `places` (a submission's group and key), `reading` (the `Leaderboar
 """
 
 from scoring.boards.places import (
+    ALL_VARIANTS,
     BOARD_ORDER,
+    CURRENT_ENGINE,
     EXCLUDED,
     GROUP_NAMES,
     OVER_LIMIT,
@@ -29,12 +31,13 @@ from scoring.boards.places import (
     board_place,
     board_place_expressions,
     engine_label,
+    variant_key,
 )
-from scoring.boards.reading import SUBMISSION_FIELDS, Entry, Leaderboard
+from scoring.boards.reading import MODEL_MAX, SUBMISSION_FIELDS, BadModel, Entry, Leaderboard, model_filter
 from scoring.boards.rebuilding import rebuild
 from scoring.boards.updates import forget_submission, update_boards
 
 __all__ = [
-    "BOARD_ORDER", "EXCLUDED", "GROUP_NAMES", "OVER_LIMIT", "RANKED", "SUBMISSION_FIELDS", "UNRANKED", "Entry", "Leaderboard",
-    "board_place", "board_place_expressions", "engine_label", "forget_submission", "rebuild", "update_boards",
+    "ALL_VARIANTS", "BOARD_ORDER", "CURRENT_ENGINE", "MODEL_MAX", "BadModel", "model_filter", "EXCLUDED", "GROUP_NAMES", "OVER_LIMIT", "RANKED", "SUBMISSION_FIELDS", "UNRANKED", "Entry", "Leaderboard",
+    "board_place", "board_place_expressions", "engine_label", "forget_submission", "rebuild", "update_boards", "variant_key",
 ]

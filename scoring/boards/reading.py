@@ -7,7 +7,22 @@ from datetime import datetime
 
 from django.db.models import F
 
-from scoring.boards.places import BOARD_ORDER, GROUP_NAMES, RANKED, engine_label
+from lib.errors import DomainError
+from scoring.boards.places import BOARD_ORDER, GROUP_NAMES, RANKED, engine_label, variant_key
+
+MODEL_MAX = 100  # as Submission.model
+
+
+class BadModel(DomainError):
+    """A `?model=` no entry could have (code `bad_model`)."""
+
+
+def model_filter(value: str | None) -> str | None:
+    """The `?model=` filter of a page or the API: None for every model. Raises BadModel."""
+    value = (value or "").strip()
+    if len(value) > MODEL_MAX or any(ord(character) < 32 for character in value):
+        raise BadModel("bad_model", f"model must be at most {MODEL_MAX} characters of one line")
+    return value or None
 
 
 @dataclass(frozen=True)
@@ -34,21 +49,9 @@ class Entry:
     def engine(self) -> str:
         return engine_label(self.wasmtime_version, self.engine_digest)
 
-    def as_json(self) -> dict:
-        """The entry of `leaderboard --json` (SPEC §7: exactly these keys)."""
-        return {
-            "rank": self.rank,
-            "name": self.name,
-            "submission": self.submission,
-            "passed": self.passed,
-            "total_fuel": self.total_fuel,
-            "overshoot": self.overshoot,
-            "submitted_at": self.submitted_at.isoformat(),
-        }
-
 
 SUBMISSION_FIELDS = ("pk", "name", "variant__slug", "status", "passed", "total_fuel", "overshoot", "passed_count",
-                     "input_count", "created_at", "wasmtime_version", "engine_digest", "board_group", "carried_from",
+                     "input_count", "submitted_at", "wasmtime_version", "engine_digest", "board_group", "carried_from",
                      "model", "annotation")
 
 
@@ -58,7 +61,7 @@ def _entry(row: dict, position: int) -> Entry:
         rank=position if group == RANKED else None, group=GROUP_NAMES[group], submission=row["pk"],
         name=row["name"], variant=row["variant__slug"], status=row["status"], passed=row["passed"],
         total_fuel=row["total_fuel"], overshoot=row["overshoot"], passed_count=row["passed_count"],
-        input_count=row["input_count"], submitted_at=row["created_at"], wasmtime_version=row["wasmtime_version"],
+        input_count=row["input_count"], submitted_at=row["submitted_at"], wasmtime_version=row["wasmtime_version"],
         engine_digest=row["engine_digest"], carried_from=row["carried_from"], model=row["model"],
         annotation=row["annotation"],
     )
@@ -75,6 +78,7 @@ class Leaderboard:
     def __init__(self, version, *, variant=None, include_all: bool = False, model: str | None = None):
         self.version = version
         self.variant = variant
+        self.variant_key = variant_key(variant.pk if variant else None)
         self.include_all = include_all
         self.model = model  # only the rows whose entry came from this model (an indexed filter)
         self._summary = None
@@ -85,7 +89,8 @@ class Leaderboard:
         if self._summary is None:
             from scoring.models import BoardSummary
 
-            self._summary = BoardSummary.objects.filter(version=self.version, variant=self.variant).first() or BoardSummary()
+            self._summary = (BoardSummary.objects.filter(version=self.version, variant_key=self.variant_key).first()
+                             or BoardSummary())
         return self._summary
 
     def count(self) -> int:
@@ -115,7 +120,7 @@ class Leaderboard:
             if self.variant is not None:
                 rows = rows.filter(variant=self.variant)
         else:
-            rows = Standing.objects.filter(version=self.version, variant_key=self.variant.pk if self.variant else 0)
+            rows = Standing.objects.filter(version=self.version, variant_key=self.variant_key)
         return rows if self.model is None else rows.filter(model=self.model)
 
     def rows(self, start: int, stop: int):
@@ -124,7 +129,7 @@ class Leaderboard:
             return self._filtered().order_by(*BOARD_ORDER).values(*SUBMISSION_FIELDS)[start:stop]
         # The standings' index gives the order; the submissions (joined by key) the columns.
         columns = {f"entry_{field}": F(f"submission__{'id' if field == 'pk' else field}") for field in SUBMISSION_FIELDS}
-        return (self._filtered().order_by("board_group", "board_key", "created_at", "submission_id")
+        return (self._filtered().order_by("board_group", "board_key", "submitted_at", "submission_id")
                 .values(**columns)[start:stop])
 
     def _rows(self, start: int, stop: int) -> list[dict]:
@@ -173,7 +178,7 @@ class Leaderboard:
         whole = self._whole()._filtered()
         identity = "id" if self.include_all else "submission_id"
         numbered = (whole.filter(board_group=RANKED, board_key__lte=max(entry.total_fuel for entry in ranked))
-                    .annotate(number=Window(RowNumber(), order_by=[F("board_key").asc(), F("created_at").asc(),
+                    .annotate(number=Window(RowNumber(), order_by=[F("board_key").asc(), F("submitted_at").asc(),
                                                                    F(identity).asc()]))
                     .values_list(identity, "number"))
         sql, parameters = numbered.query.sql_with_params()

@@ -7,7 +7,7 @@ from typing import Iterable
 from django.db import transaction
 
 from scoring.boards import records
-from scoring.boards.places import RANKED, board_place_expressions, engine_label
+from scoring.boards.places import ALL_VARIANTS, RANKED, board_place_expressions, engine_label
 
 
 def rebuild(version_ids: Iterable[int] | None = None, *, models_module=None) -> int:
@@ -50,11 +50,11 @@ def _insert_standings(Submission, Standing, version_ids, *, per_variant: bool) -
     where = "board_group IS NOT NULL" + in_versions
     engine = "wasmtime_version || ' (' || CASE WHEN engine_digest = '' THEN 'configuration not recorded' ELSE engine_digest END || ')'"
     sql = f"""
-        INSERT INTO {standing} (version_id, variant_key, name, submission_id, board_group, board_key, created_at, engine,
+        INSERT INTO {standing} (version_id, variant_key, name, submission_id, board_group, board_key, submitted_at, engine,
                                 model)
-        SELECT version_id, {variant}, name, id, board_group, board_key, created_at, engine, model FROM (
-            SELECT version_id, variant_id, name, id, board_group, board_key, created_at, {engine} AS engine, model,
-                   ROW_NUMBER() OVER (PARTITION BY {partition} ORDER BY board_group, board_key, created_at, id) AS place
+        SELECT version_id, {variant}, name, id, board_group, board_key, submitted_at, engine, model FROM (
+            SELECT version_id, variant_id, name, id, board_group, board_key, submitted_at, {engine} AS engine, model,
+                   ROW_NUMBER() OVER (PARTITION BY {partition} ORDER BY board_group, board_key, submitted_at, id) AS place
             FROM {submission} WHERE {where}
         ) AS ranked WHERE place = 1
     """
@@ -69,33 +69,33 @@ def _insert_summaries(Submission, Standing, BoardSummary, CaseVersion, version_i
     scope = {} if version_ids is None else {"version_id__in": version_ids}
     summaries: dict[tuple, dict] = {}
 
-    def summary(version_id, variant_id) -> dict:
-        return summaries.setdefault((version_id, variant_id), {
+    def summary(version_id, key) -> dict:
+        return summaries.setdefault((version_id, key), {
             "entries": 0, "submissions": 0, "entry_engines": {}, "submission_engines": {}})
 
     on_board = Submission.objects.filter(board_group__isnull=False, **scope)
     for row in on_board.values("version_id", "variant_id", "wasmtime_version", "engine_digest").annotate(n=Count("id")):
         engine = engine_label(row["wasmtime_version"], row["engine_digest"])
-        for variant_id in (row["variant_id"], None):
-            item = summary(row["version_id"], variant_id)
+        for key in (row["variant_id"], ALL_VARIANTS):
+            item = summary(row["version_id"], key)
             item["submissions"] += row["n"]
             item["submission_engines"][engine] = item["submission_engines"].get(engine, 0) + row["n"]
     for row in Standing.objects.filter(**scope).values("version_id", "variant_key", "engine").annotate(n=Count("id")):
-        item = summary(row["version_id"], row["variant_key"] or None)
+        item = summary(row["version_id"], row["variant_key"])
         item["entries"] += row["n"]
         item["entry_engines"][row["engine"]] = item["entry_engines"].get(row["engine"], 0) + row["n"]
     BoardSummary.objects.bulk_create(
-        BoardSummary(version_id=version_id, variant_id=variant_id, **fields)
-        for (version_id, variant_id), fields in summaries.items()
+        BoardSummary(version_id=version_id, variant_key=key, **fields)
+        for (version_id, key), fields in summaries.items()
     )
-    best = dict(Standing.objects.filter(board_group=RANKED, variant_key=0, **scope).values("version_id")
+    best = dict(Standing.objects.filter(board_group=RANKED, variant_key=ALL_VARIANTS, **scope).values("version_id")
                 .annotate(best=Min("board_key")).values_list("version_id", "best"))
     versions = CaseVersion.objects.all() if version_ids is None else CaseVersion.objects.filter(pk__in=version_ids)
     versions.exclude(pk__in=list(best)).update(best_fuel=None)
     for version_id, fuel in best.items():
         CaseVersion.objects.filter(pk=version_id).update(best_fuel=fuel)
-    counts = {version_id: fields["entries"] for (version_id, variant_id), fields in summaries.items()
-              if variant_id is None and fields["entries"]}
+    counts = {version_id: fields["entries"] for (version_id, key), fields in summaries.items()
+              if key == ALL_VARIANTS and fields["entries"]}
     versions.exclude(pk__in=list(counts)).update(entry_count=0)
     for version_id, count in counts.items():
         CaseVersion.objects.filter(pk=version_id).update(entry_count=count)

@@ -12,11 +12,11 @@ from __future__ import annotations
 
 from typing import Iterable
 
-from scoring.boards.places import RANKED
+from scoring.boards.places import ALL_VARIANTS, RANKED
 
 
 def _when(row: dict):
-    return row["scored_at"] or row["created_at"]
+    return row["scored_at"] or row["submitted_at"]
 
 
 class Changes:
@@ -38,7 +38,7 @@ class Changes:
             return
         if group != RANKED:
             return
-        for variant_key in (row["variant_id"], 0):
+        for variant_key in (row["variant_id"], ALL_VARIANTS):
             last = (RecordStep.objects.filter(version_id=version_id, variant_key=variant_key)
                     .order_by("-scored_at", "-submission_id").values("scored_at", "submission_id", "total_fuel").first())
             if last is not None and (_when(row), row["pk"]) < (last["scored_at"], last["submission_id"]):
@@ -92,8 +92,8 @@ def rebuild(version_ids: Iterable[int] | None = None, *, models_module=None) -> 
         sql = f"""
             INSERT INTO {step} (version_id, variant_key, submission_id, scored_at, total_fuel)
             SELECT version_id, {variant}, id, moment, total_fuel FROM (
-                SELECT version_id, variant_id, id, COALESCE(scored_at, created_at) AS moment, total_fuel,
-                       MIN(total_fuel) OVER (PARTITION BY {partition} ORDER BY COALESCE(scored_at, created_at), id
+                SELECT version_id, variant_id, id, COALESCE(scored_at, submitted_at) AS moment, total_fuel,
+                       MIN(total_fuel) OVER (PARTITION BY {partition} ORDER BY COALESCE(scored_at, submitted_at), id
                                              ROWS BETWEEN UNBOUNDED PRECEDING AND 1 PRECEDING) AS before
                 FROM {submission} WHERE {where}
             ) AS timeline WHERE before IS NULL OR total_fuel < before

@@ -9,18 +9,18 @@ from django.db import models, transaction
 from django.db.models import Case, Q, Value, When
 
 from scoring.boards import records as records_module
-from scoring.boards.places import BOARD_ORDER, RANKED, board_place, engine_label
+from scoring.boards.places import ALL_VARIANTS, BOARD_ORDER, RANKED, board_place, engine_label, variant_key
 
 
 def lock_board(version_id: int) -> None:
     """Take the lock every change to a version's boards takes first (its overall summary row)."""
-    _summary(version_id, None)
+    _summary(version_id, ALL_VARIANTS)
 
 
-def _summary(version_id: int, variant_id: int | None):
+def _summary(version_id: int, key: int):
     from scoring.models import BoardSummary
 
-    summary, _ = BoardSummary.objects.get_or_create(version_id=version_id, variant_id=variant_id)
+    summary, _ = BoardSummary.objects.get_or_create(version_id=version_id, variant_key=key)
     return BoardSummary.objects.select_for_update().get(pk=summary.pk)
 
 
@@ -34,19 +34,18 @@ class _Changes:
     """What one transaction changed on the boards: summaries to save, versions to announce."""
 
     def __init__(self):
-        self.summaries: dict[tuple[int, int | None], object] = {}
+        self.summaries: dict[tuple[int, int], object] = {}
         self.versions: set[int] = set()
         self.best_fuel_changed: set[int] = set()
 
-    def summary(self, version_id: int, variant_id: int | None):
-        key = (version_id, variant_id)
-        if key not in self.summaries:
-            self.summaries[key] = _summary(version_id, variant_id)
-        return self.summaries[key]
+    def summary(self, version_id: int, key: int):
+        if (version_id, key) not in self.summaries:
+            self.summaries[(version_id, key)] = _summary(version_id, key)
+        return self.summaries[(version_id, key)]
 
     def submission_moved(self, version_id: int, variant_id: int, engine: str, change: int) -> None:
-        for variant in (variant_id, None):
-            summary = self.summary(version_id, variant)
+        for key in (variant_id, ALL_VARIANTS):
+            summary = self.summary(version_id, key)
             summary.submissions += change
             summary.submission_engines = _count(summary.submission_engines, engine, change)
         self.versions.add(version_id)
@@ -58,12 +57,12 @@ class _Changes:
         for summary in self.summaries.values():
             summary.save()
         for version_id in self.versions:
-            best = (Standing.objects.filter(version_id=version_id, variant_key=0, board_group=RANKED)
+            best = (Standing.objects.filter(version_id=version_id, variant_key=ALL_VARIANTS, board_group=RANKED)
                     .order_by("board_key").values_list("board_key", flat=True).first())
             # exclude(best_fuel=best) keeps the row when it differs, NULL either side included.
             if CaseVersion.objects.filter(pk=version_id).exclude(best_fuel=best).update(best_fuel=best):
                 self.best_fuel_changed.add(version_id)
-            overall = self.summaries.get((version_id, None))
+            overall = self.summaries.get((version_id, ALL_VARIANTS))
             if overall is not None and CaseVersion.objects.filter(pk=version_id).exclude(
                     entry_count=overall.entries).update(entry_count=overall.entries):
                 self.best_fuel_changed.add(version_id)  # the case list shows both figures
@@ -105,12 +104,12 @@ def _refresh_standing(changes: _Changes, version_id: int, variant_id: int | None
     if variant_id is not None:
         candidates = candidates.filter(variant_id=variant_id)
     best = candidates.order_by(*BOARD_ORDER).values(
-        "pk", "board_group", "board_key", "created_at", "wasmtime_version", "engine_digest", "model").first()
-    current = Standing.objects.select_for_update().filter(version_id=version_id, variant_key=variant_id or 0,
+        "pk", "board_group", "board_key", "submitted_at", "wasmtime_version", "engine_digest", "model").first()
+    current = Standing.objects.select_for_update().filter(version_id=version_id, variant_key=variant_key(variant_id),
                                                           name=name).first()
     if current is None and best is None:
         return
-    summary = changes.summary(version_id, variant_id)
+    summary = changes.summary(version_id, variant_key(variant_id))
     changes.versions.add(version_id)
     if best is None:
         summary.entries -= 1
@@ -119,9 +118,9 @@ def _refresh_standing(changes: _Changes, version_id: int, variant_id: int | None
         return
     engine = engine_label(best["wasmtime_version"], best["engine_digest"])
     fields = {"submission_id": best["pk"], "board_group": best["board_group"], "board_key": best["board_key"],
-              "created_at": best["created_at"], "engine": engine, "model": best["model"]}
+              "submitted_at": best["submitted_at"], "engine": engine, "model": best["model"]}
     if current is None:
-        Standing.objects.create(version_id=version_id, variant_key=variant_id or 0, name=name, **fields)
+        Standing.objects.create(version_id=version_id, variant_key=variant_key(variant_id), name=name, **fields)
         summary.entries += 1
         summary.entry_engines = _count(summary.entry_engines, engine, 1)
         return
@@ -149,11 +148,11 @@ def update_boards(pks: Iterable[int]) -> None:
         keys = set()
         rows = list(Submission.objects.select_for_update().filter(pk__in=pks).order_by("pk").values(
             "pk", "version_id", "variant_id", "name", "status", "hidden", "passed", "total_fuel", "passed_count",
-            "board_group", "board_key", "wasmtime_version", "engine_digest", "excluded", "scored_at", "created_at"))
+            "board_group", "board_key", "wasmtime_version", "engine_digest", "excluded", "scored_at", "submitted_at"))
         # Each board's summary row is its lock: taken first, in version order, so two writers on
         # one version (workers, score_many's threads) take turns to compare with its last record.
         for version_id in sorted({row["version_id"] for row in rows}):
-            changes.summary(version_id, None)
+            changes.summary(version_id, ALL_VARIANTS)
         records = records_module.Changes()
         for row in rows:
             group, key = board_place(status=row["status"], hidden=row["hidden"], passed=row["passed"],
@@ -179,7 +178,7 @@ def forget_submission(submission) -> None:
     """A submission was deleted: take it off the boards (call from post_delete)."""
     with transaction.atomic():
         changes = _Changes()
-        changes.summary(submission.version_id, None)  # the board's lock (see update_boards)
+        changes.summary(submission.version_id, ALL_VARIANTS)  # the board's lock (see update_boards)
         if submission.board_group is not None:
             engine = engine_label(submission.wasmtime_version, submission.engine_digest)
             changes.submission_moved(submission.version_id, submission.variant_id, engine, -1)

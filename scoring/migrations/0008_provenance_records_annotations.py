@@ -6,16 +6,9 @@ from django.db import migrations, models
 
 
 def fill_boards(apps, schema_editor):
-    """Standings (with their models) and record progressions for the submissions scored so far."""
-    from types import SimpleNamespace
-
-    from scoring.boards import rebuild
-
-    rebuild(models_module=SimpleNamespace(
-        Submission=apps.get_model("scoring", "Submission"), Standing=apps.get_model("scoring", "Standing"),
-        BoardSummary=apps.get_model("scoring", "BoardSummary"), CaseVersion=apps.get_model("catalog", "CaseVersion"),
-        RecordStep=apps.get_model("scoring", "RecordStep"),
-    ))
+    """Once filled the standings and record progressions of the submissions scored so far. The
+    fill now runs in 0010, after the columns it writes were renamed (0009, 0010): the current
+    code it calls writes those names."""
 
 
 class Migration(migrations.Migration):

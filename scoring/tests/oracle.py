@@ -21,8 +21,8 @@ def _group(row: dict) -> str:
 def _sort_key(row: dict) -> tuple:
     group = _group(row)
     if group == "unranked" or (group == "excluded" and row["total_fuel"] is None):
-        return (_GROUP_ORDER[group], -row["passed_count"], row["created_at"], row["pk"])
-    return (_GROUP_ORDER[group], row["total_fuel"], row["created_at"], row["pk"])
+        return (_GROUP_ORDER[group], -row["passed_count"], row["submitted_at"], row["pk"])
+    return (_GROUP_ORDER[group], row["total_fuel"], row["submitted_at"], row["pk"])
 
 
 def rank(rows: list[dict], *, best_per_name: bool = True) -> list[Entry]:
@@ -42,7 +42,7 @@ def rank(rows: list[dict], *, best_per_name: bool = True) -> list[Entry]:
             rank=position if group == "ranked" else None, group=group, submission=row["pk"],
             name=row["name"], variant=row["variant__slug"], status=row["status"], passed=row["passed"],
             total_fuel=row["total_fuel"], overshoot=row["overshoot"], passed_count=row["passed_count"],
-            input_count=row["input_count"], submitted_at=row["created_at"],
+            input_count=row["input_count"], submitted_at=row["submitted_at"],
             wasmtime_version=row["wasmtime_version"], engine_digest=row["engine_digest"],
             carried_from=row.get("carried_from"), model=row.get("model", ""), annotation=row.get("annotation", ""),
         ))
@@ -55,7 +55,7 @@ def record_progression(rows: list[dict]) -> list[int]:
     shown = [row for row in rows if row["passed"] and not row["hidden"] and not row["excluded"]
              and row["status"] == "scored"]
     progression, best = [], None
-    for row in sorted(shown, key=lambda row: (row["scored_at"] or row["created_at"], row["pk"])):
+    for row in sorted(shown, key=lambda row: (row["scored_at"] or row["submitted_at"], row["pk"])):
         if best is None or row["total_fuel"] < best:
             progression.append(row["pk"])
             best = row["total_fuel"]

@@ -17,7 +17,7 @@ from catalog.models import CaseVersion
 from scoring import boards
 from scoring.models import StandingsSnapshot, Submission
 from engine.sandbox import ENGINE_DIGEST, WASMTIME_VERSION
-from scoring import standings as catalog_standings
+from scoring.standings import computing as catalog_standings
 from scoring.standings import refresh, request_refresh
 from tests.factories import make_cases
 

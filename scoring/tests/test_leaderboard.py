@@ -20,7 +20,7 @@ RANKED, OVER_LIMIT, UNRANKED = "ranked", "over_limit", "unranked"
 def row(name: str, *, passed: bool, total: int | None, passed_count: int = 0, minutes: int = 0,
         overshoot: int = 0, status: str = "scored") -> dict:
     return {"name": name, "status": status, "passed": passed, "total_fuel": total, "overshoot": overshoot,
-            "passed_count": passed_count, "created_at": START + timedelta(minutes=minutes)}
+            "passed_count": passed_count, "submitted_at": START + timedelta(minutes=minutes)}
 
 
 def stored(version, rows: list[dict]) -> list[int]:
@@ -29,7 +29,7 @@ def stored(version, rows: list[dict]) -> list[int]:
                                       source=b"", wasmtime_version="50.0.1", input_count=3, **fields)
             for fields in rows]
     for submission, fields in zip(made, rows):  # auto_now_add ignores a given time
-        Submission.objects.filter(pk=submission.pk).update(created_at=fields["created_at"])
+        Submission.objects.filter(pk=submission.pk).update(submitted_at=fields["submitted_at"])
     boards.update_boards([submission.pk for submission in made])
     return [submission.pk for submission in made]
 

@@ -115,7 +115,7 @@ def test_a_line_left_unfinished_by_a_stopped_run_is_scored_on_the_next(sweep):
     left = Submission.objects.get(name="fast")
     long_ago = timezone.now() - timedelta(hours=1)
     Submission.objects.filter(pk=left.pk).update(status="pending", job_id="", passed=False,  # as a killed run leaves it
-                                                 created_at=long_ago)
+                                                 submitted_at=long_ago)
     Submission.objects.filter(name="slow").update(status="error")
     report, _ = run(path)
     assert (report["scored"], report["skipped"]) == (2, 0)
@@ -123,7 +123,7 @@ def test_a_line_left_unfinished_by_a_stopped_run_is_scored_on_the_next(sweep):
     left.refresh_from_db()
     assert left.status == "scored" and left.passed and left.attempt == 1
     # One just recorded by a run still going is that run's to score.
-    Submission.objects.filter(pk=left.pk).update(status="pending", job_id="", created_at=timezone.now(),
+    Submission.objects.filter(pk=left.pk).update(status="pending", job_id="", submitted_at=timezone.now(),
                                                  heartbeat_at=None)
     report, _ = run(path)
     assert [line["outcome"] for line in report["lines"]] == ["skipped", "skipped"]

@@ -36,9 +36,9 @@ def modules(imported, tmp_path):
 
 def snapshot() -> tuple[set, set, set, set, set]:
     rows = set(Standing.objects.values_list("version_id", "variant_key", "name", "submission_id", "board_group",
-                                            "board_key", "created_at", "engine", "model"))
+                                            "board_key", "submitted_at", "engine", "model"))
     summaries = {
-        (row.version_id, row.variant_id, row.entries, row.submissions,
+        (row.version_id, row.variant_key, row.entries, row.submissions,
          tuple(sorted((row.entry_engines or {}).items())), tuple(sorted((row.submission_engines or {}).items())))
         for row in BoardSummary.objects.all()
         if row.entries or row.submissions
@@ -95,7 +95,7 @@ def test_the_standings_kept_as_scores_land_equal_a_rebuild(adder_v1, modules, dj
     every = rank(list(on_board.values(*boards.SUBMISSION_FIELDS, "excluded")), best_per_name=False)
     assert list(boards.Leaderboard(adder_v1, include_all=True)) == every
     # The record progression, per variant and over all of them, is the one written the plain way.
-    fields = ("pk", "passed", "hidden", "excluded", "status", "scored_at", "created_at", "total_fuel")
+    fields = ("pk", "passed", "hidden", "excluded", "status", "scored_at", "submitted_at", "total_fuel")
     for variant in (None, *variants.values()):
         rows = Submission.objects.filter(version=adder_v1, **({"variant": variant} if variant else {}))
         assert [step.submission for step in history.steps(adder_v1.pk, variant.pk if variant else None)] == (

@@ -6,6 +6,7 @@ from django.core.management.base import CommandError
 
 from catalog.models import UnknownTarget, resolve_target
 from lib.commands import CaseVersionCommand
+from scoring.documents import entry_json
 from scoring.models import Submission
 
 
@@ -29,7 +30,7 @@ class Command(CaseVersionCommand):
         )
         if options["json"]:
             document = {"case": version.case.slug, "version": version.version,
-                        "entries": [entry.as_json() for entry in entries]}
+                        "entries": [entry_json(entry) for entry in entries]}
             self.stdout.write(json.dumps(document))
             return
         self.stdout.write(f"{version.case.slug} {version.version}: {len(entries)} entr{'y' if len(entries) == 1 else 'ies'}")

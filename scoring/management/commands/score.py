@@ -12,7 +12,8 @@ from lib.commands import CaseVersionCommand
 from engine.builds import SandboxUnavailable
 from scoring.jobs import enqueue_scoring
 from engine.progress import StreamProgress, fuel_text as _fuel
-from scoring.service import ScoringError, as_json, score, submit
+from scoring.documents import submission_json
+from scoring.service import ScoringError, score, submit
 
 
 class Command(CaseVersionCommand):
@@ -53,7 +54,7 @@ class Command(CaseVersionCommand):
                 enqueue_scoring(submission)
             submission.refresh_from_db()
             if as_document:
-                self.stdout.write(json.dumps(as_json(submission)))
+                self.stdout.write(json.dumps(submission_json(submission)))
             else:
                 self.stdout.write(f"submission #{submission.pk}: {submission.job_state} (job {submission.job_id or '—'})")
             return
@@ -72,7 +73,7 @@ class Command(CaseVersionCommand):
             ) from None
 
         if as_document:
-            self.stdout.write(json.dumps(as_json(submission)))
+            self.stdout.write(json.dumps(submission_json(submission)))
             return
         self.print_summary(submission)
 

@@ -1,7 +1,6 @@
 """The JSON API, version 1: read-only, paginated, its OpenAPI schema generated from the code.
 
-Operations live beside their pages (catalog/api.py, scoring/api.py); this module puts them
-under `/api/v1/`, answers every error with a problem document (RFC 9457) and serves the schema
+The operations live in api/cases.py and api/results.py; this module puts them under `/api/v1/`, answers every error with a problem document (RFC 9457) and serves the schema
 and its documentation page. Methods other than GET, HEAD and OPTIONS never reach an operation
 (config.middleware.ApiMiddleware answers 405).
 """
@@ -16,11 +15,15 @@ from django.urls import reverse
 from ninja import NinjaAPI, Schema
 from ninja.errors import ValidationError
 
-from catalog.api import router as catalog_router
+from api.cases import router as catalog_router
+from api.results import router as scoring_router
+from catalog.models import UnknownTarget
 from lib.api import PROBLEM_TYPE, ApiProblem, problem
 from lib.openapi import describe
-from scoring.api import router as scoring_router
 from lib.siteurl import site_url
+from scoring.boards import BadModel
+from scoring.compare import NotComparable
+from scoring.standings import BadFilter
 
 
 class Api(NinjaAPI):
@@ -87,6 +90,29 @@ def api_problem(request: HttpRequest, exc: ApiProblem):
 @api.exception_handler(Http404)
 def not_found(request: HttpRequest, exc: Http404):
     return problem(404, str(exc) or "not found")
+
+
+# Domain errors keep their meaning to the edge: what names nothing is a 404, what is malformed a 400.
+@api.exception_handler(UnknownTarget)
+def unknown_target(request: HttpRequest, exc: UnknownTarget):
+    return problem(404, exc.message)
+
+
+@api.exception_handler(BadFilter)
+def bad_filter(request: HttpRequest, exc: BadFilter):
+    if exc.code == "unknown_tag":  # well-formed, and names nothing: as an unknown variant is
+        return problem(404, exc.message)
+    return problem(400, exc.message, errors={"tag": [exc.message]} if exc.message.startswith("tag") else None)
+
+
+@api.exception_handler(BadModel)
+def bad_model(request: HttpRequest, exc: BadModel):
+    return problem(400, exc.message, errors={"model": [exc.message]})
+
+
+@api.exception_handler(NotComparable)
+def not_comparable(request: HttpRequest, exc: NotComparable):
+    return problem(400, str(exc))
 
 
 class Index(Schema):

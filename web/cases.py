@@ -1,24 +1,24 @@
-"""Public case pages: the list and one case version."""
+"""The case pages: the list, one case version, and a variant's take-part kit."""
 
 from __future__ import annotations
 
 from urllib.parse import urlencode
 
 from django.core.paginator import Paginator
-from django.db.models import Exists, OuterRef, QuerySet
 from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import render
 from django.urls import reverse
 from django.utils.cache import get_conditional_response
 
 from catalog.forms import CaseFilterForm
-from catalog.manifest import SLUG_PATTERN, VERSION_PATTERN
 from catalog.kits import UnsafeKitMember, kit_for, limits_of
-from catalog.models import CaseVersion, Tag
+from catalog.models import CaseVersion, Tag, UnknownTarget
+from catalog.reading import counted_cases, shown_version, version_generations
 from lib.paging import BadPage, page_of
-from sitecache.models import BEST_FUEL, CATALOG, version_generation
-from sitecache.pages import CountedByGeneration, cached_page, canonical_parameters, page, query_without, text
 from lib.siteurl import site_url
+from sitecache.models import BEST_FUEL, CATALOG
+from sitecache.pages import cached_page, canonical_parameters, page, query_without, text
+from web.errors import bad_request
 
 CASES_PER_PAGE = 24
 # The query parameters the case list reads (and so its cache key holds).
@@ -31,38 +31,8 @@ def list_scope(request: HttpRequest) -> list[str]:
 
 
 def version_scope(request: HttpRequest, slug: str, version: str | None = None) -> list[str]:
-    """What a version's pages show: the catalog, and that version's results (`?version=` or
-    the URL names it; neither: the latest)."""
-    named = version or request.GET.get("version") or None
-    if not SLUG_PATTERN.fullmatch(slug) or (named is not None and not VERSION_PATTERN.fullmatch(named)):
-        return [CATALOG]  # names no version could have (a NUL byte…): a 404, never sent to the database
-    return [CATALOG, version_generation(slug, named)]
-
-
-def counted_cases(form: CaseFilterForm) -> CountedByGeneration:
-    """`filtered_cases` of a valid form, its count remembered until the catalog changes."""
-    identity = urlencode(sorted((name, value) for name, value in form.cleaned_data.items() if value))
-    return CountedByGeneration(filtered_cases(form), generation=CATALOG, identity=identity)
-
-
-def filtered_cases(form: CaseFilterForm) -> QuerySet[CaseVersion]:
-    """The latest shown version of every case, narrowed by a valid filter form."""
-    versions = CaseVersion.objects.latest_shown().select_related("case")
-    if form.is_valid():
-        if form.cleaned_data["q"]:
-            versions = versions.filter(name__icontains=form.cleaned_data["q"])
-        if form.cleaned_data["tag"]:
-            # EXISTS, not a join: the list's index keeps the order, and a page stops early.
-            tagged = CaseVersion.tags.through.objects.filter(caseversion=OuterRef("pk"), tag__name=form.cleaned_data["tag"])
-            versions = versions.filter(Exists(tagged))
-        if form.cleaned_data["difficulty"]:
-            versions = versions.filter(difficulty=form.cleaned_data["difficulty"])
-    # Ties by the version's id: (latest flag, name, id) is one index, so a page needs no sort.
-    return versions.order_by("name", "pk")
-
-
-def bad_request(request: HttpRequest, reason: str) -> HttpResponse:
-    return render(request, "400.html", {"reason": reason}, status=400)
+    """What a version's pages show (`?version=` or the URL names it; neither: the latest)."""
+    return version_generations(slug, version or request.GET.get("version") or None)
 
 
 @cached_page(*CASE_LIST_PARAMETERS, scope=list_scope)
@@ -71,7 +41,7 @@ def case_list(request: HttpRequest) -> HttpResponse:
     if not form.is_valid():
         return render(request, "catalog/case_list.html", {"form": form, "page": None, "tags": []}, status=400)
     try:
-        shown = page_of(Paginator(counted_cases(form), CASES_PER_PAGE), request.GET.get("page"))
+        shown = page_of(Paginator(counted_cases(form.cleaned_data), CASES_PER_PAGE), request.GET.get("page"))
     except BadPage as bad:
         return bad_request(request, str(bad))
     tags = Tag.objects.shown().values_list("name", flat=True)
@@ -121,10 +91,10 @@ def kit(request: HttpRequest, slug: str, version: str, variant: str) -> HttpResp
 
 
 def public_version_or_404(slug: str, version: str | None = None) -> CaseVersion:
-    case_version = CaseVersion.objects.public_version(slug, version)
-    if case_version is None:
-        raise Http404("No such case version")
-    return case_version
+    try:
+        return shown_version(slug, version)
+    except UnknownTarget as unknown:
+        raise Http404(unknown.message) from None
 
 
 @cached_page(scope=version_scope)

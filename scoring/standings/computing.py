@@ -33,7 +33,7 @@ from django.db.models import Count, F, FloatField, Q, Sum
 from django.db.models.functions import Cast, Greatest, Ln
 from django.utils import timezone
 
-from scoring.boards.places import RANKED
+from scoring.boards.places import ALL_VARIANTS, RANKED
 
 logger = logging.getLogger(__name__)
 
@@ -102,7 +102,7 @@ def _entries(**filters):
     # best ÷ theirs and ln(theirs ÷ best), each at least 1 fuel so a zero cannot divide.
     theirs = Cast(Greatest(F("board_key"), 1), FloatField())
     best = Cast(Greatest(F("version__best_fuel"), 1), FloatField())
-    return (Standing.objects.filter(version__latest_public=True, variant_key=0, **filters)
+    return (Standing.objects.filter(version__latest_public=True, variant_key=ALL_VARIANTS, **filters)
             .annotate(share=best / theirs, log_ratio=Ln(theirs / best)))
 
 

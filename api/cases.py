@@ -9,20 +9,19 @@ from django.http import HttpRequest, JsonResponse
 from django.urls import reverse
 from ninja import Field, Query, Router, Schema
 
+from api.caching import cached_document
 from catalog.forms import CaseFilterForm
 from catalog.manifest import DIFFICULTIES
 from catalog.models import CaseVersion
+from catalog.reading import counted_cases, shown_version
 from catalog.runrecords import RUN_RECORD_SCHEMA
-from catalog.views import counted_cases, public_version_or_404
-from lib.api import PAGE_MAX, PAGE_SIZE, PAGE_SIZE_MAX, ApiProblem, Problem, cached_document, document, page_links
-from sitecache.models import BEST_FUEL, CATALOG
+from lib.api import PAGE_MAX, PAGE_SIZE, PAGE_SIZE_MAX, ApiProblem, Problem, document, page_links
 from lib.siteurl import site_url
+from sitecache.models import BEST_FUEL, CATALOG
 
 router = Router(tags=["catalog"])
 
 Difficulty = Literal[DIFFICULTIES]  # type: ignore[valid-type]
-SLUG = r"^[a-z0-9][a-z0-9-]*$"
-VERSION = r"^[A-Za-z0-9][A-Za-z0-9._-]*$"
 
 
 class CaseSummary(Schema):
@@ -118,7 +117,7 @@ def case_list(request: HttpRequest,
     query = {name: value or None for name, value in form.cleaned_data.items()}
 
     def render():
-        versions, links = page_links(request, counted_cases(form), page=page, page_size=page_size, query=query)
+        versions, links = page_links(request, counted_cases(form.cleaned_data), page=page, page_size=page_size, query=query)
         return document(CaseList, {**links, "results": [case_summary(request, version) for version in versions]})
 
     return cached_document(request, {**query, "page": page, "page_size": page_size}, [CATALOG, BEST_FUEL], render)
@@ -130,7 +129,7 @@ def case_detail(request: HttpRequest, slug: str,
     """One published version of a case: what a solver needs, and where its kit and leaderboard are."""
 
     def render():
-        found = public_version_or_404(slug, version or None)
+        found = shown_version(slug, version or None)
         versions = CaseVersion.objects.public_versions_of(found.case).values_list("version", flat=True)
         return document(CaseDetail, {
             "slug": found.case.slug, "name": found.name, "version": found.version, "versions": list(versions),

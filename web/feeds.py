@@ -1,27 +1,80 @@
-"""Atom feeds of new records: on any case, and on one case (its latest public versions' boards)."""
+"""What crawlers and feed readers read: the sitemap, robots.txt, and the Atom feeds of new versions
+and of new records (on any case, and on one case: its latest public versions' boards)."""
 
 from __future__ import annotations
 
-from django.http import Http404
+from django.http import Http404, HttpRequest, HttpResponse
 from django.urls import reverse
-from django.utils.html import escape
 from django.utils.feedgenerator import Atom1Feed
+from django.utils.html import escape
 
 from catalog.manifest import SLUG_PATTERN
 from catalog.models import Case, CaseVersion
-from lib.siteurl import SiteFeed, site_url
 from engine.progress import fuel_text
+from lib.siteurl import SiteFeed, SiteSitemap, site_url
+from scoring.history import newest_records
 
 FEED_ITEMS = 50
 
 
-def _records(**filters):
-    from scoring.models import RecordStep
+class PagesSitemap(SiteSitemap):
+    """The pages that are not a case."""
 
-    # Every variant's board (variant_key 0): one item per record, whatever its variant.
-    return (RecordStep.objects.filter(variant_key=0, version__in=CaseVersion.objects.public(), **filters)
-            .select_related("version__case", "submission__variant").order_by("-scored_at", "-submission_id")
-            [:FEED_ITEMS])
+    def items(self) -> list[str]:
+        return ["case-list", "standings", "about"]
+
+    def location(self, item: str) -> str:
+        return reverse(item)
+
+
+class VersionsSitemap(SiteSitemap):
+    """Every shown version of every case (its page is permanent: versions never change)."""
+
+    limit = 5000
+
+    def items(self):
+        return CaseVersion.objects.public().select_related("case").order_by("case__slug", "ordinal")
+
+    def location(self, version: CaseVersion) -> str:
+        return reverse("case-version", args=[version.case.slug, version.version])
+
+    def lastmod(self, version: CaseVersion):
+        return version.imported_at
+
+
+SITEMAPS = {"pages": PagesSitemap, "versions": VersionsSitemap}
+
+
+class NewVersionsFeed(SiteFeed):
+    """An Atom feed of the newest published case versions."""
+
+    feed_type = Atom1Feed
+    title = "Fuelboard: new case versions"
+    subtitle = "Performance test cases as they are published."
+
+    def feed_path(self, obj) -> str:
+        return reverse("feed-versions")
+
+    def link_path(self) -> str:
+        return reverse("case-list")
+
+    def items(self):
+        return CaseVersion.objects.public().select_related("case").order_by("-imported_at", "-pk")[:FEED_ITEMS]
+
+    def item_title(self, version: CaseVersion) -> str:
+        return f"{version.name} {version.version}"
+
+    def item_description(self, version: CaseVersion) -> str:
+        return version.summary
+
+    def item_path(self, version: CaseVersion) -> str:
+        return reverse("case-version", args=[version.case.slug, version.version])
+
+    def item_pubdate(self, version: CaseVersion):
+        return version.imported_at
+
+    def item_categories(self, version: CaseVersion) -> list[str]:
+        return [version.difficulty, *version.tag_names]
 
 
 class RecordsFeed(SiteFeed):
@@ -38,7 +91,7 @@ class RecordsFeed(SiteFeed):
         return reverse("case-list")
 
     def items(self):
-        return _records()
+        return newest_records(FEED_ITEMS)
 
     def item_title(self, step) -> str:
         version = step.version
@@ -92,4 +145,9 @@ class CaseRecordsFeed(RecordsFeed):
         return site_url(reverse("leaderboard", args=[case.slug]))
 
     def items(self, case):
-        return _records(version__case=case)
+        return newest_records(FEED_ITEMS, version__case=case)
+
+
+def robots(request: HttpRequest) -> HttpResponse:
+    lines = ["User-agent: *", "Disallow: /admin/", f"Sitemap: {site_url(reverse('sitemap'))}", ""]
+    return HttpResponse("\n".join(lines), content_type="text/plain")

@@ -1,0 +1,112 @@
+"""Reading the catalog-wide standings for a page or the API: the filter, its lines a slice at a
+time, how many cases it covers, and when it was computed."""
+
+from __future__ import annotations
+
+import hashlib
+
+from django import forms
+from django.core.cache import cache
+
+from catalog.manifest import DIFFICULTIES
+from catalog.models import Tag
+from lib.errors import DomainError
+from scoring.standings.computing import compute, scope_name, snapshot
+from sitecache.models import CATALOG, STANDINGS_SNAPSHOT, Generation
+
+
+class StandingsFilterForm(forms.Form):
+    # A form field refuses NUL characters and overlong values before any query sees them.
+    difficulty = forms.ChoiceField(required=False, choices=[("", "any")] + [(d, d) for d in DIFFICULTIES])
+    tag = forms.CharField(required=False, max_length=100)
+
+
+class BadFilter(DomainError):
+    """A ?difficulty= or ?tag= that is not one (`bad_filter`), or a well-formed tag that no
+    published case carries (`unknown_tag`)."""
+
+
+class ScopeLines:
+    """A scope's lines in order, sliced like a list for a Paginator: one indexed query per slice."""
+
+    def __init__(self, scope: str, count: int):
+        self.scope = scope
+        self._count = count
+
+    def count(self) -> int:
+        return self._count
+
+    def __len__(self) -> int:
+        return self._count
+
+    def __getitem__(self, index):
+        from scoring.models import StandingsRow
+
+        return list(StandingsRow.objects.filter(scope=self.scope, position__gt=index.start or 0,
+                                                position__lte=index.stop).order_by("position"))
+
+    def batches(self, size: int):
+        """Every line, `size` at a time (for a download)."""
+        for start in range(0, self._count, size):
+            yield self[start:min(start + size, self._count)]
+
+
+class Standings:
+    """What one request for the standings shows: the filter, the lines, how many cases, and when."""
+
+    def __init__(self, parameters):
+        form = StandingsFilterForm(parameters)
+        if not form.is_valid():
+            if "difficulty" in form.errors:
+                raise BadFilter("bad_filter", f"unknown difficulty: use one of {', '.join(DIFFICULTIES)}")
+            raise BadFilter("bad_filter", "tag: " + " ".join(form.errors.get("tag", ["not a tag"])))
+        self.difficulty = form.cleaned_data["difficulty"] or None
+        self.tag = form.cleaned_data["tag"] or None
+        if self.tag and not Tag.objects.filter(name=self.tag, latest_public_count__gt=0).exists():
+            raise BadFilter("unknown_tag", "no published case carries that tag")
+        self.scope = scope_name(self.difficulty, self.tag)
+        self.snapshot = snapshot()
+        self.as_of = self.snapshot.computed_at if self.snapshot else None
+        if self.difficulty and self.tag:  # not precomputed: read from the entries of these cases, once per snapshot
+            lines, self.cases = combined(self.difficulty, self.tag)
+            self.lines = ListedLines(lines)
+        else:
+            known = (self.snapshot.scopes if self.snapshot else {}).get(self.scope, {"cases": 0, "rows": 0})
+            self.cases = known["cases"]
+            self.lines = ScopeLines(self.scope, known["rows"])
+        self.difficulties = [self.difficulty] if self.difficulty else list(DIFFICULTIES)
+
+    @property
+    def computing(self) -> bool:
+        """No standings were computed yet (the first refresh is queued)."""
+        return self.snapshot is None or self.snapshot.computed_at is None
+
+    def parts(self, line) -> list[tuple[str, dict]]:
+        """(difficulty, {"solved", "score", "entered"}) for the breakdown columns."""
+        return [(difficulty, line.breakdown.get(difficulty, {"solved": 0, "score": 0.0, "entered": 0}))
+                for difficulty in self.difficulties]
+
+
+class ListedLines(list):
+    """Lines computed for a combined filter, read like ScopeLines."""
+
+    def batches(self, size: int):
+        for start in range(0, len(self), size):
+            yield self[start:start + size]
+
+
+def combined(difficulty: str, tag: str):
+    """A difficulty and a tag together, computed once per snapshot (and per catalog change) and
+    remembered: every page and format of the same filter reads the same result."""
+    values = ".".join(str(value) for value in Generation.current([CATALOG, STANDINGS_SNAPSHOT]))
+    key = "standings-combined:" + hashlib.sha256(f"{values}\0{difficulty}\0{tag}".encode()).hexdigest()
+    found = cache.get(key)
+    if found is None:
+        found = compute(difficulty, tag)
+        cache.set(key, found, 3600)
+    return found
+
+
+def standings_generations() -> list[str]:
+    """What a standings page or document shows: the catalog and the snapshot."""
+    return [CATALOG, STANDINGS_SNAPSHOT]

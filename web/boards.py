@@ -1,0 +1,173 @@
+"""The results pages: a leaderboard, one submission, and two submissions compared."""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+from django.core.paginator import Paginator
+from django.http import Http404, HttpRequest, HttpResponse
+from django.shortcuts import get_object_or_404, render
+
+from catalog.models import CaseVersion, UnknownTarget, Variant
+from catalog.reading import shown_board
+from catalog.runrecords import RUN_FIELDS
+from engine.sandbox import WASMTIME_VERSION
+from lib.csvexport import csv_response
+from lib.paging import BadPage, page_of
+from scoring.boards import CURRENT_ENGINE, BadModel, Entry, model_filter
+from scoring.compare import CHART_HALF_WIDTH as COMPARE_HALF_WIDTH
+from scoring.compare import CHART_LABEL_WIDTH as COMPARE_LABEL_WIDTH
+from scoring.compare import CHART_ROW_HEIGHT as COMPARE_ROW_HEIGHT
+from scoring.compare import NotComparable, compare, leader_of
+from scoring.documents import board_table, pass_line, share_of_limit, stress_fuel, stress_inputs_of
+from scoring.history import history_chart
+from scoring.models import Submission
+from sitecache.pages import cached_page, choice, flag, page, query_without, text
+from web.cases import version_scope
+from web.errors import BadFormat, bad_request, wants_csv
+
+ENTRIES_PER_PAGE = 50
+CHART_ENTRIES = 20
+CHART_BAR_WIDTH = 380  # SVG units of the longest bar
+CHART_ROW_HEIGHT = 22
+# The query parameters a leaderboard reads (and so its cache key holds).
+LEADERBOARD_PARAMETERS = (text("version"), text("variant"), flag("all"), text("model"), page(), choice("format"))
+
+
+@dataclass(frozen=True)
+class Bar:
+    entry: Entry
+    width: float  # SVG units, up to CHART_BAR_WIDTH
+    y: int
+
+
+def leaderboard_selection(request: HttpRequest, slug: str) -> tuple[CaseVersion, Variant | None, bool]:
+    """The version, variant and all-submissions choice a leaderboard request names (404 if unknown)."""
+    try:
+        version, variant = shown_board(slug, request.GET.get("version") or None, request.GET.get("variant") or None)
+    except UnknownTarget as unknown:
+        raise Http404(unknown.message) from None
+    return version, variant, request.GET.get("all") == "1"
+
+
+def chart_bars(entries: list[Entry]) -> list[Bar]:
+    """Horizontal bars for the ranked totals, on a log scale (totals span orders of magnitude)."""
+    ranked = [entry for entry in entries if entry.rank is not None]
+    if not ranked:
+        return []
+    totals = [max(entry.total_fuel, 1) for entry in ranked]
+    low, high = math.log10(min(totals)) - 0.5, math.log10(max(totals))
+    span = max(high - low, 1e-9)
+    return [
+        Bar(entry, round(CHART_BAR_WIDTH * (math.log10(total) - low) / span, 1), index * CHART_ROW_HEIGHT)
+        for index, (entry, total) in enumerate(zip(ranked, totals))
+    ]
+
+
+@cached_page(*LEADERBOARD_PARAMETERS, scope=version_scope)
+def leaderboard(request: HttpRequest, slug: str) -> HttpResponse:
+    version, variant, include_all = leaderboard_selection(request, slug)
+    try:
+        model = model_filter(request.GET.get("model"))
+        if wants_csv(request):
+            return csv_response(*board_table(version, variant, include_all, model))
+    except (BadFormat, BadModel) as bad:
+        return bad_request(request, str(bad))
+    entries = Submission.objects.leaderboard(version, variant=variant, include_all=include_all, model=model)
+    try:
+        page = page_of(Paginator(entries, ENTRIES_PER_PAGE), request.GET.get("page"))
+    except BadPage as bad:
+        return bad_request(request, str(bad))
+    stress_inputs = stress_inputs_of(version)
+    fuel_by_entry = stress_fuel(list(page))
+    line = pass_line(version, len(stress_inputs))
+    rows = [
+        {
+            "entry": entry,
+            "share": share_of_limit(entry.total_fuel, line),
+            "per_input": [fuel_by_entry.get(entry.submission, {}).get(position, (None, "")) for position, _ in stress_inputs],
+        }
+        for entry in page
+    ]
+    versions = list(CaseVersion.objects.public_versions_of(version.case).values_list("version", flat=True))
+    # The top of the board, whatever the page (on the first page, its own rows).
+    top = list(page)[:CHART_ENTRIES] if page.number == 1 and ENTRIES_PER_PAGE >= CHART_ENTRIES else entries[:CHART_ENTRIES]
+    bars = chart_bars(top)
+    context = {
+        "version": version,
+        "case": version.case,
+        "variant": variant,
+        "include_all": include_all,
+        "variants": list(version.variants.all()),
+        "versions": versions,
+        "page": page,
+        "rows": rows,
+        "any_carried": any(row["entry"].carried_from for row in rows),
+        "model": model or "",
+        "history": history_chart(version, variant),
+        "stress_inputs": [path for _, path in stress_inputs],
+        "bars": bars,
+        "chart_height": len(bars) * CHART_ROW_HEIGHT,
+        "mixed_engines": sorted(entries.engines() - {CURRENT_ENGINE}),
+        "current_engine": CURRENT_ENGINE,
+        "wasmtime_version": WASMTIME_VERSION,
+        "page_query": query_without(request, LEADERBOARD_PARAMETERS),
+        "model_query": query_without(request, LEADERBOARD_PARAMETERS, ("page", "model", "format")),
+    }
+    return render(request, "scoring/leaderboard.html", context)
+
+
+def public_submission_or_404(pk: int) -> Submission:
+    return get_object_or_404(Submission.objects.shown(), pk=pk)
+
+
+def submission_detail(request: HttpRequest, pk: int) -> HttpResponse:
+    submission = public_submission_or_404(pk)
+    results = list(submission.results.order_by("position"))
+    rows = []
+    for result in results:
+        scale = max(result.ceiling, result.fuel or 0, 1)
+        rows.append({
+            "result": result,
+            "used": min(100.0, (result.fuel or 0) * 100 / scale),
+            "limit": result.fuel_limit * 100 / scale,
+        })
+    leader = leader_of(submission.version_id)
+    public = Submission.objects.public().select_related("version").defer("source")
+    context = {
+        "submission": submission,
+        "version": submission.version,
+        "case": submission.version.case,
+        "rows": rows,
+        # Where it was carried from, and to (links to pages a visitor may see only).
+        "carried_from": public.filter(pk=submission.carried_from_id).first() if submission.carried_from_id else None,
+        "carried_to": list(public.filter(carried_from=submission).order_by("version__ordinal")),
+        "leader": leader if leader != submission.pk else None,
+        # The build log and `detail` texts come from the submission itself: staff only.
+        "show_staff": request.user.is_staff,
+        "run": submission.run or {},
+        "run_extra": sorted((key, value) for key, value in (submission.run or {}).items() if key not in RUN_FIELDS),
+        "stress_total": sum(1 for result in results if result.kind == "stress"),
+    }
+    return render(request, "scoring/submission_detail.html", context)
+
+
+def submission_compare(request: HttpRequest, a: int, b: int) -> HttpResponse:
+    try:
+        comparison = compare(public_submission_or_404(a), public_submission_or_404(b))
+    except NotComparable as reason:
+        return bad_request(request, str(reason))
+    bars = comparison.bars()
+    context = {
+        "comparison": comparison,
+        "a": comparison.a,
+        "b": comparison.b,
+        "version": comparison.a.version,
+        "case": comparison.a.version.case,
+        "bars": bars,
+        "chart_height": len(bars) * COMPARE_ROW_HEIGHT,
+        "chart_middle": COMPARE_LABEL_WIDTH + COMPARE_HALF_WIDTH,
+        "chart_width": COMPARE_LABEL_WIDTH + 2 * COMPARE_HALF_WIDTH + 80,
+    }
+    return render(request, "scoring/compare.html", context)
