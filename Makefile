@@ -13,7 +13,7 @@ NODE_STAMP := node_modules/.installed-$(shell sha1sum package-lock.json | cut -c
 HOST ?= 127.0.0.1
 PORT ?= 8000
 
-.PHONY: setup toolchain browser front run serve test bench clean
+.PHONY: install setup toolchain browser front run serve test bench clean
 
 $(PY):
 	@$(PYTHON) -c 'import sys; sys.exit(sys.version_info < (3, 11))' || \
@@ -39,7 +39,9 @@ browser:
 front:
 	scripts/system-packages.sh serve
 
-setup: $(REQUIREMENTS_STAMP) toolchain
+install: $(REQUIREMENTS_STAMP) toolchain
+
+setup: install
 	$(PY) manage.py migrate --noinput
 
 run: setup
@@ -47,12 +49,10 @@ run: setup
 	$(PY) manage.py score_examples
 	$(PY) manage.py runserver $(HOST):$(PORT)
 
-# Production-like: hashed and compressed static files, nginx in front of gunicorn (README "Deploying").
-serve: setup front
-	STATIC_MANIFEST=1 $(PY) manage.py collectstatic --noinput --verbosity 0
-	$(PY) manage.py import_catalog
-	$(PY) manage.py score_examples
-	STATIC_MANIFEST=1 HOST=$(HOST) PORT=$(PORT) scripts/serve.sh
+# Production-like: hashed and compressed static files, nginx in front of gunicorn (README
+# "Deploying"). scripts/serve.sh migrates, imports and scores as the account the site runs as.
+serve: install front
+	HOST=$(HOST) PORT=$(PORT) scripts/serve.sh --catalog
 
 test: setup browser front $(NODE_STAMP)
 	$(PY) -m pytest

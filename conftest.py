@@ -6,7 +6,7 @@ import shutil
 from pathlib import Path
 
 import pytest
-from django.core.cache import cache
+from django.core.cache import cache, caches
 
 from catalog.tests.conftest import VALID_CATALOG, CatalogTree
 
@@ -17,6 +17,7 @@ def _page_cache_off_unless_asked(settings):
     turns it on. The cache is emptied either way, so no test sees another's pages."""
     settings.PAGE_CACHE_SECONDS = 0
     cache.clear()
+    caches["counts"].clear()
 
 
 @pytest.fixture(autouse=True)

@@ -13,11 +13,12 @@ from api.caching import cached_document
 from catalog.forms import CaseFilterForm
 from catalog.manifest import DIFFICULTIES
 from catalog.models import CaseVersion
-from catalog.reading import counted_cases, shown_version
+from catalog.reading import counted_cases, shown_version, varied_at_will
 from catalog.runrecords import RUN_RECORD_SCHEMA
 from lib.api import PAGE_MAX, PAGE_SIZE, PAGE_SIZE_MAX, ApiProblem, Problem, document, page_links
 from lib.siteurl import site_url
 from sitecache.models import BEST_FUEL, CATALOG
+from sitecache.pages import not_kept
 
 router = Router(tags=["catalog"])
 
@@ -118,7 +119,8 @@ def case_list(request: HttpRequest,
 
     def render():
         versions, links = page_links(request, counted_cases(form.cleaned_data), page=page, page_size=page_size, query=query)
-        return document(CaseList, {**links, "results": [case_summary(request, version) for version in versions]})
+        response = document(CaseList, {**links, "results": [case_summary(request, version) for version in versions]})
+        return not_kept(response) if varied_at_will(form.cleaned_data) else response
 
     return cached_document(request, {**query, "page": page, "page_size": page_size}, [CATALOG, BEST_FUEL], render)
 

@@ -23,6 +23,7 @@ from scoring.documents import board_table, entry_document, standings_line_docume
 from scoring.history import steps, steps_query
 from scoring.models import Submission
 from scoring.standings import Standings, request_refresh, standings_generations
+from sitecache.pages import not_kept
 
 router = Router(tags=["results"])
 
@@ -92,11 +93,13 @@ def leaderboard(request: HttpRequest, slug: str,
             return csv_response(*board_table(case_version, chosen, all, query["model"]))
         entries = Submission.objects.leaderboard(case_version, variant=chosen, include_all=all, model=query["model"])
         shown, links = page_links(request, entries, page=page, page_size=page_size, query=query)
-        return document(Leaderboard, {
+        response = document(Leaderboard, {
             "case": case_version.case.slug, "version": case_version.version,
             "variant": chosen.slug if chosen else None, "all": all, "model": query["model"], **links,
             "results": [entry_document(entry) for entry in shown],
         })
+        # A model that names no entry could be anything a client likes: rendered, never stored.
+        return not_kept(response) if query["model"] and not shown else response
 
     generations = version_generations(slug, query["version"])
     return cached_document(request, {**query, "page": page, "page_size": page_size, "format": format}, generations,

@@ -12,7 +12,7 @@ from urllib.parse import urlencode
 from django.db.models import Exists, OuterRef, QuerySet
 
 from catalog.manifest import SLUG_PATTERN, VERSION_PATTERN
-from catalog.models import CaseVersion, UnknownTarget, Variant
+from catalog.models import CaseVersion, Tag, UnknownTarget, Variant
 from sitecache.models import CATALOG, version_generation
 from sitecache.pages import CountedByGeneration
 
@@ -36,6 +36,15 @@ def counted_cases(filters: dict[str, str]) -> CountedByGeneration:
     """`listed_cases(**filters)`, its count remembered until the catalog changes."""
     identity = urlencode(sorted((name, value) for name, value in filters.items() if value))
     return CountedByGeneration(listed_cases(**filters), generation=CATALOG, identity=identity)
+
+
+def varied_at_will(filters: dict[str, str], shown_tags: list[str] | None = None) -> bool:
+    """Whether a list filtered so is one a client may vary at will (a search, or a tag no shown
+    case carries): its page is rendered, and not stored in the page cache."""
+    tag = filters.get("tag")
+    if tag and shown_tags is None:
+        return not Tag.objects.shown().filter(name=tag).exists()
+    return bool(filters.get("q")) or bool(tag) and tag not in shown_tags
 
 
 def shown_version(slug: str, version: str | None = None) -> CaseVersion:

@@ -262,4 +262,9 @@ CORS_ALLOW_METHODS = ["GET", "HEAD", "OPTIONS"]
 CORS_ALLOW_HEADERS = ["accept", "if-none-match", "if-modified-since"]
 CORS_EXPOSE_HEADERS = ["ETag"]
 CORS_PREFLIGHT_MAX_AGE = 86400
-CACHES = {"default": {"BACKEND": "django.core.cache.backends.locmem.LocMemCache", "OPTIONS": {"MAX_ENTRIES": 2000}}}
+CACHES = {
+    "default": {"BACKEND": "django.core.cache.backends.locmem.LocMemCache", "OPTIONS": {"MAX_ENTRIES": 2000}},
+    # The case list's remembered counts (sitecache.pages.CountedByGeneration), apart from the pages.
+    "counts": {"BACKEND": "django.core.cache.backends.locmem.LocMemCache", "LOCATION": "counts",
+               "OPTIONS": {"MAX_ENTRIES": 5000}},
+}

@@ -20,30 +20,38 @@ SQLITE_COMPANIONS = ("", "-wal", "-shm", "-journal")
 
 
 def _private(path: Path) -> None:
-    """Take away every permission of "others" from an existing path (not following links)."""
+    """Take away every permission of "others" from an existing path of this account's own.
+
+    Never a path another account owns, a link, or a folder everyone may write to (a shared
+    folder such as /tmp, named as VAR_DIR or holding the database: its mode is not the site's
+    to change)."""
     try:
-        mode = os.lstat(path).st_mode
+        info = os.lstat(path)
     except FileNotFoundError:
         return
-    if not stat.S_ISLNK(mode) and mode & 0o007:
+    mode = info.st_mode
+    if stat.S_ISLNK(mode) or info.st_uid != os.geteuid() or (stat.S_ISDIR(mode) and mode & 0o002):
+        return
+    if mode & 0o007:
         os.chmod(path, stat.S_IMODE(mode) & ~0o007)
 
 
 def private_folder(folder: Path) -> Path:
-    """`folder` (and any missing parent) made 0700, or an existing one closed to others."""
+    """`folder` (and any missing parent) made 0700, or an existing one of this account's own closed
+    to others."""
     folder.mkdir(mode=0o700, parents=True, exist_ok=True)
     _private(folder)
     return folder
 
 
 def private_sqlite(name) -> None:
-    """The SQLite database file created 0600 if missing (its folder private), and it and its
-    companions closed to others if they exist."""
+    """The SQLite database file created 0600 if missing (a missing folder made 0700; an existing
+    one is left as it is), and it and its companions of this account's closed to others."""
     if str(name) == ":memory:" or str(name).startswith("file:"):
         return
     path = Path(name)
     if not path.exists():
-        private_folder(path.parent)
+        path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
         try:
             os.close(os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW, 0o600))
         except FileExistsError:

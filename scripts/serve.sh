@@ -1,37 +1,52 @@
 #!/bin/sh
-# The production path of `make serve`: gunicorn on a Unix socket in VAR_DIR/run, behind nginx
-# on HOST:PORT (config/nginx.conf.template). Stops both when either stops or on Ctrl-C.
+# The production path of `make serve`: the database migrated, static files collected (with
+# --catalog: the bundled catalog imported and its examples scored), then gunicorn on a Unix
+# socket in VAR_DIR/run behind nginx on HOST:PORT (config/nginx.conf.template). Stops both when
+# either stops or on Ctrl-C.
 #
 #   HOST, PORT (127.0.0.1, 8000), SITE_URL (http://HOST:PORT), WEB_CONCURRENCY, VAR_DIR (var/),
 #   CATALOG_MAX_UPLOAD_BYTES, FRONT_RATE, FRONT_BURST, FRONT_CONNECTIONS (per-client limits),
 #   APP_USER (fuelboard), WEB_USER (www-data): the accounts used when started as root.
 #
-# Started as root, neither gunicorn nor Django runs as root: the app runs as APP_USER (made if
-# missing, with no login and no home), nginx's workers as WEB_USER. gunicorn's socket lives in
-# VAR_DIR/run (APP_USER, group WEB_USER, 0750) and is 0770 itself, of that group, so no other local account
-# can reach a worker past nginx; VAR_DIR is 0710 (the group may pass through to the socket,
-# not list or read anything). Run as another account, everything runs as that account and
+# Started as root, nothing of the site runs as root, and root never writes where the site's
+# account could have put a link: the site (the set-up steps too: migrate, import, examples)
+# runs as APP_USER (made if missing, with no login and no home), nginx's workers as WEB_USER.
+# VAR_DIR belongs to APP_USER and is 0710 of WEB_USER's group (which may pass through it to the
+# socket, not list or read anything); VAR_DIR/run is made afresh each start, 0750 of that group;
+# the socket is 0770 of that group; nginx's own files (its configuration, pid, buffers) live in
+# a folder of root's under /run. Run as another account, everything runs as that account and
 # VAR_DIR stays 0700.
 set -eu
 cd "$(dirname "$0")/.."
 HOST="${HOST:-127.0.0.1}"
 PORT="${PORT:-8000}"
 SITE_URL="${SITE_URL:-http://$HOST:$PORT}"
-export SITE_URL
+STATIC_MANIFEST="${STATIC_MANIFEST:-1}"
+WEB_CONCURRENCY="${WEB_CONCURRENCY:-$(($(nproc) * 2 + 1))}"
+export SITE_URL STATIC_MANIFEST WEB_CONCURRENCY
 VAR_DIR="${VAR_DIR:-$(pwd)/var}"
+export VAR_DIR
 RUN_DIR="$VAR_DIR/run"
-NGINX_DIR="$VAR_DIR/nginx"
 UPLOAD="${CATALOG_MAX_UPLOAD_BYTES:-67108864}"
 MAX_BODY=$((UPLOAD + 1048576))
 # Per client address: requests a second (with a burst), and connections with a request being
-# served. 0 turns a limit off (behind another proxy, every client may share one address).
+# served, fewer than the workers so that one address cannot hold them all. 0 turns a limit off
+# (behind another proxy, every client may share one address).
 FRONT_RATE="${FRONT_RATE:-30}"
 FRONT_BURST="${FRONT_BURST:-120}"
-FRONT_CONNECTIONS="${FRONT_CONNECTIONS:-32}"
+FRONT_CONNECTIONS="${FRONT_CONNECTIONS:-$((WEB_CONCURRENCY > 1 ? WEB_CONCURRENCY - 1 : 1))}"
 APP_USER="${APP_USER:-fuelboard}"
 WEB_USER="${WEB_USER:-www-data}"
-mkdir -p "$RUN_DIR" "$NGINX_DIR"
-rm -f "$RUN_DIR/gunicorn.sock"
+PY=.venv/bin/python
+
+if [ -L "$VAR_DIR" ]; then
+    echo "VAR_DIR ($VAR_DIR) is a symbolic link: name the folder itself" >&2
+    exit 1
+fi
+if [ -d "$VAR_DIR" ] && [ -n "$(find "$VAR_DIR" -maxdepth 0 -perm -0002)" ]; then
+    echo "VAR_DIR ($VAR_DIR) may be written by everyone: give the site a folder of its own" >&2
+    exit 1
+fi
 
 USER_LINE=""
 AS_APP=""
@@ -45,45 +60,64 @@ if [ "$(id -u)" = 0 ]; then
     fi
     WEB_GROUP="$(id -gn "$WEB_USER")"
     USER_LINE="user $WEB_USER $WEB_GROUP;"
-    # setpriv execs the server itself (no process in between to forward signals), with no way
+    # setpriv execs the command itself (no process in between to forward signals), with no way
     # back to more privileges.
     AS_APP="env HOME=$VAR_DIR setpriv --reuid=$APP_USER --regid=$APP_USER --init-groups --no-new-privs --"
-    # The app owns its state; nginx's group may only pass through to the socket's folder.
-    chown -R "$APP_USER:$APP_USER" "$VAR_DIR"
-    chown root:root "$NGINX_DIR"
-    chmod 755 "$NGINX_DIR"
-    chgrp "$WEB_GROUP" "$VAR_DIR" "$RUN_DIR"
+    # Root's own folder for nginx, outside anything the site's account may write.
+    NGINX_DIR="/run/fuelboard-front/$(printf '%s' "$VAR_DIR" | sha1sum | cut -c1-16)"
+    rm -rf "$NGINX_DIR"
+    mkdir -p -m 0755 /run/fuelboard-front "$NGINX_DIR"
+    # The site owns its state; -h everywhere: a link the site's account put there is changed
+    # itself, never what it points to.
+    mkdir -p -m 0700 "$VAR_DIR"
+    chown -R -h "$APP_USER:$APP_USER" "$VAR_DIR"
+    chgrp -h "$WEB_GROUP" "$VAR_DIR"
     chmod u=rwx,g=x,o=,g-s "$VAR_DIR"
-    chmod u=rwx,g=rx,o=,g-s "$RUN_DIR"
+    rm -rf "$RUN_DIR"
+    mkdir -m 0750 "$RUN_DIR"
+    chown -h "$APP_USER:$WEB_GROUP" "$RUN_DIR"
     case "${DATABASE_URL:-}" in
         sqlite:///*)  # a database outside VAR_DIR: the app must own it and write beside it
             database="${DATABASE_URL#sqlite://}"
             case "$database" in /*) ;; *) database="$(pwd)/${database#/}" ;; esac
             for file in "$database" "$database-wal" "$database-shm"; do
-                [ -e "$file" ] && chown "$APP_USER:$APP_USER" "$file"
+                if [ -e "$file" ] || [ -L "$file" ]; then chown -h "$APP_USER:$APP_USER" "$file"; fi
             done
-            if ! runuser -u "$APP_USER" -- test -w "$(dirname "$database")"; then
+            if ! setpriv --reuid="$APP_USER" --regid="$APP_USER" --init-groups test -w "$(dirname "$database")"; then
                 echo "$APP_USER cannot write in $(dirname "$database"), where the database lives (SQLite writes its log beside it)" >&2
                 exit 1
             fi ;;
     esac
-    if ! runuser -u "$APP_USER" -- .venv/bin/python -c "import django" 2>/dev/null; then
-        echo "$APP_USER cannot run .venv/bin/python ($(readlink -f .venv/bin/python)): make the virtualenv with an" >&2
+    if ! $AS_APP $PY -c "import django" 2>/dev/null; then
+        echo "$APP_USER cannot run $PY ($(readlink -f $PY)): make the virtualenv with an" >&2
         echo "interpreter every account can reach (make clean; make serve PYTHON=/usr/bin/python3)" >&2
         exit 1
     fi
-    static="${STATIC_ROOT:-$(pwd)/staticfiles}/staticfiles.json"
-    if [ "${STATIC_MANIFEST:-0}" = 1 ] && ! runuser -u "$APP_USER" -- test -r "$static"; then
-        echo "$APP_USER cannot read $static (collectstatic's manifest): put STATIC_ROOT where it can" >&2
-        exit 1
-    fi
-    if ! runuser -u "$WEB_USER" -- test -x "$RUN_DIR"; then
+    if ! setpriv --reuid="$WEB_USER" --regid="$WEB_GROUP" --init-groups test -x "$RUN_DIR"; then
         echo "nginx's workers ($WEB_USER) cannot reach $RUN_DIR: make the folders above VAR_DIR searchable (chmod o+x)," >&2
         echo "or run make serve as the site's own account" >&2
         exit 1
     fi
 else
+    NGINX_DIR="$VAR_DIR/nginx"
+    mkdir -p -m 0700 "$VAR_DIR" "$RUN_DIR" "$NGINX_DIR"
     chmod 700 "$VAR_DIR" "$RUN_DIR"
+    rm -f "$RUN_DIR/gunicorn.sock"
+fi
+
+# The set-up, as the account the site runs as (the database first: it is the site's to create).
+$AS_APP $PY manage.py migrate --noinput
+$PY manage.py collectstatic --noinput --verbosity 0
+if [ "${1:-}" = --catalog ]; then
+    $AS_APP $PY manage.py import_catalog
+    $AS_APP $PY manage.py score_examples
+fi
+if [ -n "$AS_APP" ]; then
+    static="${STATIC_ROOT:-$(pwd)/staticfiles}/staticfiles.json"
+    if ! $AS_APP test -r "$static"; then
+        echo "$APP_USER cannot read $static (collectstatic's manifest): put STATIC_ROOT where it can" >&2
+        exit 1
+    fi
 fi
 
 LIMITS=""
@@ -116,7 +150,7 @@ if [ -n "$AS_APP" ]; then
         sleep 0.1
         waited=$((waited + 1))
     done
-    chgrp "$WEB_GROUP" "$RUN_DIR/gunicorn.sock"
+    chgrp -h "$WEB_GROUP" "$RUN_DIR/gunicorn.sock"
 fi
 nginx -c "$NGINX_DIR/nginx.conf" -e stderr &
 front=$!

@@ -9,8 +9,11 @@ the experimental setting is part of the key; the Host is not (links come from SI
 
 The key holds the path and only the query parameters the page reads, each normalised by its
 reader (`flag`, `page`, `text`): `?junk=<random>` or `?all=0` hits the same entry as the bare
-page, so a client cannot miss the cache on purpose. Only 200 responses are stored, so a
-parameter value a page refuses (a 400 or 404) never takes a place in the cache.
+page, so a client cannot miss the cache on purpose with a parameter a page does not read.
+Only 200 responses are stored, so a parameter value a page refuses (a 400 or 404) never takes a
+place in the cache; and a page marks a response `not_kept()` when a free value it read (a
+search, a tag or a model that matches nothing) could be anything: such a page is rendered, not
+stored, so no client can fill the cache with misses and push the real pages out.
 """
 
 from __future__ import annotations
@@ -22,7 +25,7 @@ from typing import Callable
 from urllib.parse import urlencode
 
 from django.conf import settings
-from django.core.cache import cache
+from django.core.cache import cache, caches
 from django.http import HttpResponse
 
 from lib.paging import BadPage, parse_page
@@ -102,6 +105,12 @@ def cache_key(request, canonical: list[tuple[str, str]], generations: list[str])
     return f"page:{values}:{int(settings.CATALOG_SHOW_EXPERIMENTAL)}:{digest}"
 
 
+def not_kept(response: HttpResponse) -> HttpResponse:
+    """Mark a response the page cache must not store (see the module's docstring)."""
+    response.page_cache_keep = False
+    return response
+
+
 def cached_response(request, canonical: list[tuple[str, str]], generations: list[str],
                     render: Callable[[], HttpResponse]) -> HttpResponse:
     """`render()`'s response, or the one stored for the same path, `canonical` parameters and
@@ -115,7 +124,7 @@ def cached_response(request, canonical: list[tuple[str, str]], generations: list
         content, content_type = hit
         return HttpResponse(content, content_type=content_type)
     response = render()
-    if response.status_code == 200 and not response.streaming:
+    if response.status_code == 200 and not response.streaming and getattr(response, "page_cache_keep", True):
         cache.set(key, (response.content, response["Content-Type"]), settings.PAGE_CACHE_SECONDS)
     return response
 
@@ -152,10 +161,12 @@ class CountedByGeneration:
         (value,) = Generation.current([self.generation])
         digest = hashlib.sha256(self.identity.encode("utf-8", "surrogatepass")).hexdigest()
         key = f"count:{self.generation}:{value}:{int(settings.CATALOG_SHOW_EXPERIMENTAL)}:{digest}"
-        counted = cache.get(key)
+        # A cache of their own: counts of searches a client varies at will never push pages out.
+        counts = caches["counts"]
+        counted = counts.get(key)
         if counted is None:
             counted = self.queryset.count()
-            cache.set(key, counted, 24 * 3600)
+            counts.set(key, counted, 24 * 3600)
         return counted
 
     def __len__(self) -> int:

@@ -11,7 +11,9 @@ from lib.text import refused_character
 from scoring.service import ScoringError, check_name
 
 REFUSED = ["\uffff", "\ufffe", "\ufdd0", "\u202e", "\u2066", "\u200b", "\u200f", "\ufeff", "\x85", "\x7f",
-           "\ud800", "\x00", "\x1b"]
+           "\ud800", "\x00", "\x1b",
+           # invisible: a name holding one looks the same as the name without it
+           "\u00ad", "\u034f", "\u180e", "\u115f", "\u3164", "\uffa0", "\ufe0f", "\U000e0041", "\U0001d173", "\u2800"]
 
 
 @pytest.mark.parametrize("character", REFUSED, ids=[f"U+{ord(character):04X}" for character in REFUSED])

@@ -212,3 +212,25 @@ def test_a_new_best_or_entry_on_a_latest_version_refreshes_the_case_list_but_a_w
     score(submit(latest, latest.default_variant(), "second", wasm_file=slower))
     assert queries(client, "/cases/")[0] == 1  # same best, same entries: still cached
     assert queries(client, "/cases/adder/leaderboard/")[0] > 1  # its own board did change
+
+
+def test_the_case_page_is_keyed_by_the_version_it_shows_not_by_a_parameter_it_ignores(client, imported):
+    """/cases/<slug>/ shows the latest version whatever `?version=` says: the parameter is not in
+    its key, so a version's results cannot stand in for the latest's (a stale page once followed)."""
+    queries(client, "/cases/adder/")
+    assert queries(client, "/cases/adder/?version=v1")[0] == 1
+
+
+@pytest.mark.parametrize("url", ["/cases/?q=", "/cases/?tag=", "/api/v1/cases/?q=", "/api/v1/cases/?tag=",
+                                 "/cases/adder/leaderboard/?model=", "/api/v1/cases/adder/leaderboard/?model="])
+def test_values_a_client_varies_at_will_are_rendered_but_never_stored(client, imported, url):
+    """A search, a tag no case carries, a model no entry names: any value could come, so none
+    takes a place in the page cache (a client could otherwise fill it and push real pages out)."""
+    from django.core.cache import cache
+
+    cache.clear()
+    for value in ("zq1", "zq2", "zq3"):
+        assert client.get(url + value).status_code == 200
+    assert not [key for key in cache._cache if key.startswith(":1:page:")]
+    queries(client, "/cases/?tag=arithmetic")  # a tag a case carries: the page is kept
+    assert queries(client, "/cases/?tag=arithmetic")[0] == 1

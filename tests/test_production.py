@@ -136,6 +136,15 @@ def _ordinary_requests_survive_slow_clients(port: int) -> None:
             connection.close()
 
 
+def front_folder(var: Path) -> Path:
+    """Where scripts/serve.sh keeps nginx's files: root's own folder under /run when it runs as root."""
+    import hashlib
+
+    if os.geteuid() == 0:
+        return Path("/run/fuelboard-front") / hashlib.sha1(str(var).encode()).hexdigest()[:16]
+    return var / "nginx"
+
+
 def _processes_of(command_fragment: str) -> list[tuple[int, str]]:
     found = []
     for entry in Path("/proc").iterdir():
@@ -174,6 +183,57 @@ def _nothing_runs_as_root_and_only_nginx_reaches_the_socket(var: Path, port: int
                             f"import socket; s = socket.socket(socket.AF_UNIX); s.connect({str(run / 'gunicorn.sock')!r})"],
                            capture_output=True, text=True)
     assert probe.returncode != 0 and "Permission denied" in probe.stderr, probe.stderr
+
+
+def _large_uploads_are_one_at_a_time_per_client(port: int) -> None:
+    """nginx buffers a large body to disk before the site can refuse it: while one upload from an
+    address is under way, a second from it is refused at its headers."""
+    head = (f"POST /admin/catalog/caseversion/import/ HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\n"
+            f"Content-Type: application/octet-stream\r\nContent-Length: {32 << 20}\r\n\r\n").encode()
+    first = socket.create_connection(("127.0.0.1", port))
+    second = socket.create_connection(("127.0.0.1", port))
+    try:
+        first.sendall(head + b"x" * 65536)  # under way: its body keeps coming
+        time.sleep(0.5)
+        second.sendall(head + b"x" * 1024)
+        second.settimeout(10)
+        assert second.recv(200).startswith(b"HTTP/1.1 429"), "a second upload from one address was let in"
+    finally:
+        first.close()
+        second.close()
+
+
+def _a_restart_follows_no_link_the_site_planted(state: Path, env: dict, port: int) -> None:
+    """The site's account owns VAR_DIR: links it puts there (its run folder to a folder of
+    root's, a pid file to a file of root's) must not make root change or write what they name."""
+    victim_dir, victim_file = state / "root-only", state / "root-only-file"
+    victim_dir.mkdir(mode=0o700)
+    victim_file.write_text("root's own\n")
+    victim_file.chmod(0o600)
+    var = state / "var"
+    plant = (f"mv {var / 'run'} {var / 'run.old'} && ln -s {victim_dir} {var / 'run'} && "
+             f"ln -s {victim_file} {var / 'nginx.pid'} && ln -s {victim_file} {var / 'run.old' / 'nginx.pid'}")
+    subprocess.run(["/usr/sbin/runuser", "-u", "fuelboard", "--", "/bin/sh", "-c", plant], check=True)
+    server = subprocess.Popen(["scripts/serve.sh"], cwd=ROOT, env={**env, "PORT": str(port)}, start_new_session=True,
+                              stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    try:
+        deadline = time.monotonic() + 120
+        while True:
+            assert server.poll() is None, server.stdout.read()
+            try:
+                assert _get(f"http://127.0.0.1:{port}/health/")[0] == 200
+                break
+            except OSError:
+                assert time.monotonic() < deadline, "serve.sh did not start again"
+                time.sleep(0.5)
+    finally:
+        os.killpg(server.pid, signal.SIGTERM)
+        server.wait(timeout=30)
+    info = victim_dir.stat()
+    assert (info.st_uid, info.st_gid, oct(info.st_mode & 0o7777)) == (0, 0, "0o700")
+    assert list(victim_dir.iterdir()) == []
+    assert victim_file.read_text() == "root's own\n" and victim_file.stat().st_uid == 0
+    assert (var / "run").is_dir() and not (var / "run").is_symlink()
 
 
 def _a_flood_from_one_client_is_held_to_its_rate(port: int) -> None:
@@ -240,6 +300,7 @@ def test_make_serve_serves_the_site_with_hashed_compressed_static_files_behind_n
         if os.geteuid() == 0:
             _nothing_runs_as_root_and_only_nginx_reaches_the_socket(state / "var", port)
         _a_flood_from_one_client_is_held_to_its_rate(port)
+        _large_uploads_are_one_at_a_time_per_client(port)
         # Only the archive upload takes a large body; anywhere else nginx refuses it before a worker sees it.
         big = urllib.request.Request(f"http://127.0.0.1:{port}/standings/", data=b"x" * (2 << 20), method="POST")
         try:
@@ -256,7 +317,9 @@ def test_make_serve_serves_the_site_with_hashed_compressed_static_files_behind_n
     log = server.stdout.read()
     assert "Booting worker" in log or "Listening at" in log, log[-2000:]
     assert f"Listening at: unix:{state / 'var' / 'run' / 'gunicorn.sock'}" in log  # behind nginx
-    conf = (state / "var" / "nginx" / "nginx.conf").read_text()
+    conf = (front_folder(state / "var") / "nginx.conf").read_text()
     assert "rate=20r/s" in conf and "burst=60 nodelay" in conf and "limit_conn per_client_connections 16" in conf
     assert f"Control socket listening at {state / 'var' / 'run' / 'gunicorn.ctl'}" in log
+    if os.geteuid() == 0:
+        _a_restart_follows_no_link_the_site_planted(state, env, port)
     shutil.rmtree(state, ignore_errors=True)

@@ -134,3 +134,23 @@ def test_the_site_url_is_a_scheme_and_a_host_only(monkeypatch, raw, problem):
         envurl("SITE_URL", "http://127.0.0.1:8000")
     monkeypatch.setenv("SITE_URL", "HTTPS://Fuel.Example.org:8443/")
     assert envurl("SITE_URL", "") == "https://fuel.example.org:8443"
+
+
+def test_a_shared_folder_named_for_the_state_or_the_database_keeps_its_mode(tmp_path):
+    """/tmp as VAR_DIR, or a database in /tmp: the site never changes a folder everyone may write
+    to, nor a folder of another account (it used to strip /tmp's permissions for others)."""
+    shared = tmp_path / "shared"
+    shared.mkdir()
+    shared.chmod(0o1777)
+    foreign = tmp_path / "foreign"
+    foreign.mkdir()
+    foreign.chmod(0o755)
+    import os
+
+    os.chown(foreign, 65534, 65534)
+    done = _manage(["check"], shared, DATABASE_URL=f"sqlite:///{shared / 'fresh.sqlite3'}")
+    assert done.returncode == 0, done.stderr
+    assert oct(shared.stat().st_mode & 0o7777) == "0o1777"
+    assert oct((shared / "fresh.sqlite3").stat().st_mode & 0o777) == "0o600"
+    done = _manage(["check"], foreign / "var", DATABASE_URL=f"sqlite:///{foreign / 'db.sqlite3'}")
+    assert oct(foreign.stat().st_mode & 0o777) == "0o755"

@@ -23,7 +23,7 @@ from scoring.compare import NotComparable, compare, leader_of
 from scoring.documents import board_table, pass_line, share_of_limit, stress_fuel, stress_inputs_of
 from scoring.history import history_chart
 from scoring.models import Submission
-from sitecache.pages import cached_page, choice, flag, page, query_without, text
+from sitecache.pages import cached_page, choice, flag, not_kept, page, query_without, text
 from web.cases import version_scope
 from web.errors import BadFormat, bad_request, wants_csv
 
@@ -115,7 +115,9 @@ def leaderboard(request: HttpRequest, slug: str) -> HttpResponse:
         "page_query": query_without(request, LEADERBOARD_PARAMETERS),
         "model_query": query_without(request, LEADERBOARD_PARAMETERS, ("page", "model", "format")),
     }
-    return render(request, "scoring/leaderboard.html", context)
+    response = render(request, "scoring/leaderboard.html", context)
+    # A model that names no entry could be anything a client likes: rendered, never stored.
+    return not_kept(response) if model and not rows else response
 
 
 def public_submission_or_404(pk: int) -> Submission:

@@ -13,11 +13,11 @@ from django.utils.cache import get_conditional_response
 from catalog.forms import CaseFilterForm
 from catalog.kits import UnsafeKitMember, kit_for, limits_of
 from catalog.models import CaseVersion, Tag, UnknownTarget
-from catalog.reading import counted_cases, shown_version, version_generations
+from catalog.reading import counted_cases, shown_version, varied_at_will, version_generations
 from lib.paging import BadPage, page_of
 from lib.siteurl import site_url
 from sitecache.models import BEST_FUEL, CATALOG
-from sitecache.pages import cached_page, canonical_parameters, page, query_without, text
+from sitecache.pages import cached_page, canonical_parameters, not_kept, page, query_without, text
 from web.errors import bad_request
 
 CASES_PER_PAGE = 24
@@ -30,9 +30,16 @@ def list_scope(request: HttpRequest) -> list[str]:
     return [CATALOG, BEST_FUEL]
 
 
-def version_scope(request: HttpRequest, slug: str, version: str | None = None) -> list[str]:
-    """What a version's pages show (`?version=` or the URL names it; neither: the latest)."""
-    return version_generations(slug, version or request.GET.get("version") or None)
+def version_scope(request: HttpRequest, slug: str) -> list[str]:
+    """What a board's pages show: the version `?version=` names (none: the latest)."""
+    return version_generations(slug, request.GET.get("version") or None)
+
+
+def case_scope(request: HttpRequest, slug: str, version: str | None = None) -> list[str]:
+    """What a case page shows: the version its URL names (none: the latest). Not `?version=`,
+    which the page does not read: keyed by it, a page of the latest version could be stored
+    under the generation another version has, and be served after the latest moved."""
+    return version_generations(slug, version)
 
 
 @cached_page(*CASE_LIST_PARAMETERS, scope=list_scope)
@@ -44,16 +51,18 @@ def case_list(request: HttpRequest) -> HttpResponse:
         shown = page_of(Paginator(counted_cases(form.cleaned_data), CASES_PER_PAGE), request.GET.get("page"))
     except BadPage as bad:
         return bad_request(request, str(bad))
-    tags = Tag.objects.shown().values_list("name", flat=True)
+    tags = list(Tag.objects.shown().values_list("name", flat=True))
     filtered = any(form.cleaned_data.values())
-    return render(request, "catalog/case_list.html", {
-        "form": form, "page": shown, "tags": list(tags), "filtered": filtered,
+    response = render(request, "catalog/case_list.html", {
+        "form": form, "page": shown, "tags": tags, "filtered": filtered,
         "page_query": query_without(request, CASE_LIST_PARAMETERS),
         # "/" and "/cases/" are the same page; the query parameters it reads, normalised.
         "canonical": site_url(reverse("case-list") + (
             "?" + urlencode(canonical_parameters(request, CASE_LIST_PARAMETERS))
             if canonical_parameters(request, CASE_LIST_PARAMETERS) else "")),
     })
+    # A search, or a tag no case carries, could be anything: rendered, never stored.
+    return not_kept(response) if varied_at_will(form.cleaned_data, tags) else response
 
 
 SCHEMA_SHOWN_BYTES = 32 * 1024  # a larger contract schema is left to the kit
@@ -97,7 +106,7 @@ def public_version_or_404(slug: str, version: str | None = None) -> CaseVersion:
         raise Http404(unknown.message) from None
 
 
-@cached_page(scope=version_scope)
+@cached_page(scope=case_scope)
 def case_detail(request: HttpRequest, slug: str, version: str | None = None) -> HttpResponse:
     case_version = public_version_or_404(slug, version)
     versions = list(

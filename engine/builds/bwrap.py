@@ -19,6 +19,13 @@ BWRAP = "/usr/bin/bwrap"
 HOST_FILES = ("/etc/alternatives", "/etc/ld.so.cache", "/etc/ld.so.conf", "/etc/ld.so.conf.d", "/etc/localtime")
 
 
+DEVICES = ("null", "zero", "full", "random", "urandom")
+DEVICE_BINDS = tuple(argument for device in DEVICES for argument in ("--dev-bind", f"/dev/{device}", f"/dev/{device}")) + (
+    "--symlink", "/proc/self/fd", "/dev/fd", "--symlink", "/proc/self/fd/0", "/dev/stdin",
+    "--symlink", "/proc/self/fd/1", "/dev/stdout", "--symlink", "/proc/self/fd/2", "/dev/stderr",
+)
+
+
 # The sandbox's one writable place (a size-capped tmpfs) and what lives in it.
 SANDBOX_WORK = "/work"
 
@@ -55,7 +62,9 @@ def bwrap_command(source: Path, limits: BuildLimits, env: dict[str, str], progra
     for host_file in HOST_FILES:
         command += ["--ro-bind-try", host_file, host_file]
     command += [
-        "--dev", "/dev", "--proc", "/proc",
+        # A /dev of its own with only what a compiler uses: no /dev/ptmx (a pty's buffers are
+        # kernel memory no cgroup counts, and the host's pty pool is shared) and no /dev/shm.
+        "--tmpfs", "/dev", *DEVICE_BINDS, "--proc", "/proc",
         "--size", str(limits.disk_bytes), "--tmpfs", SANDBOX_WORK,
         "--symlink", SANDBOX_DIRECTORIES["TMPDIR"], "/tmp",
         "--ro-bind", str(source), "/source",

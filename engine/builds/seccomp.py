@@ -8,7 +8,12 @@ A build has no use for these calls, and each would let it leave a cap:
   (the driver);
 - `unshare`, `setns`, `clone` with a namespace flag, and every mount call would give it a user
   namespace of its own, in which it may mount a fresh tmpfs of any size (the disk cap is the one
-  tmpfs bwrap mounted).
+  tmpfs bwrap mounted);
+- the kernel keyrings (`keyctl`, `add_key`, `request_key`) are the scorer's session keyring,
+  which a build inherits whatever its uid and namespaces: it could read the scorer's keys, or
+  leave some for the next build to find;
+- io_uring, userfaultfd, System V semaphores, POSIX message queues, perf events and eBPF are
+  kernel surfaces a compiler never uses.
 
 They fail with EPERM. `clone3` passes its flags in memory, which a seccomp filter cannot read,
 so it fails with ENOSYS: the C library then falls back to `clone`, whose flags the filter
@@ -30,12 +35,18 @@ DENIED_SYSCALLS = {
                "process_vm_readv": 310, "process_vm_writev": 311, "pidfd_getfd": 438,
                "unshare": 272, "setns": 308, "mount": 165, "umount2": 166, "pivot_root": 155,
                "open_tree": 428, "move_mount": 429, "fsopen": 430, "fsconfig": 431, "fsmount": 432,
-               "fspick": 433, "mount_setattr": 442},
+               "fspick": 433, "mount_setattr": 442, "open_tree_attr": 467,
+               "keyctl": 250, "add_key": 248, "request_key": 249, "io_uring_setup": 425, "io_uring_enter": 426,
+               "io_uring_register": 427, "userfaultfd": 323, "semget": 64, "mq_open": 240, "perf_event_open": 298,
+               "bpf": 321},
     "aarch64": {"memfd_create": 279, "memfd_secret": 447, "shmget": 194, "msgget": 186, "ptrace": 117,
                 "process_vm_readv": 270, "process_vm_writev": 271, "pidfd_getfd": 438,
                 "unshare": 97, "setns": 268, "mount": 40, "umount2": 39, "pivot_root": 41,
                 "open_tree": 428, "move_mount": 429, "fsopen": 430, "fsconfig": 431, "fsmount": 432,
-                "fspick": 433, "mount_setattr": 442},
+                "fspick": 433, "mount_setattr": 442, "open_tree_attr": 467,
+                "keyctl": 219, "add_key": 217, "request_key": 218, "io_uring_setup": 425, "io_uring_enter": 426,
+                "io_uring_register": 427, "userfaultfd": 282, "semget": 190, "mq_open": 180, "perf_event_open": 241,
+                "bpf": 280},
 }
 CLONE = {"x86_64": 56, "aarch64": 220}
 CLONE3 = {"x86_64": 435, "aarch64": 435}

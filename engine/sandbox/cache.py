@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import stat
 import subprocess
 import sys
 import tempfile
@@ -22,8 +23,9 @@ class ModuleCache:
     The disk holds wasmtime's own serialised artifacts, written only by this class; they are
     loaded only when the digest, the wasmtime version and the engine configuration match. With
     `max_bytes`, the folder is kept under that size by evicting the least recently used
-    artifacts (each load refreshes its file's time); several processes may share the folder:
-    eviction takes a lock, and a file deleted while another process maps it stays readable there.
+    artifacts (each load refreshes its file's time); several processes of one account may share
+    the folder (eviction takes a lock). Only a folder and files of this account's own, writable
+    by no one else, are read or written: an artifact is machine code that is run as it is.
     """
 
     def __init__(self, directory: Path | None = None, capacity: int = 16, compile_seconds: float | None = None,
@@ -59,12 +61,39 @@ class ModuleCache:
                 self._memory.popitem(last=False)
         return module
 
+    def _trusted(self) -> bool:
+        """Whether the folder may be read and written: an artifact is machine code that is run
+        as it is, so only a folder of this account's own, that no one else may write to (made
+        0700 if missing), is used. A folder another account owns (the site's account under
+        `make serve`, when this process is root) is left alone: its files could be anything."""
+        if self.directory is None:
+            return False
+        try:
+            self.directory.mkdir(mode=0o700, parents=True, exist_ok=True)
+            info = os.lstat(self.directory)
+        except OSError:
+            return False
+        return stat.S_ISDIR(info.st_mode) and info.st_uid == os.geteuid() and not info.st_mode & 0o022
+
     def _load(self, digest: str) -> wasmtime.Module | None:
         path = self._path(digest)
-        if path is None or not path.is_file():
+        if path is None or not self._trusted():
             return None
         try:
-            module = wasmtime.Module.deserialize_file(engine(), str(path))
+            # Checked on what was opened (no link followed), then read from that same file.
+            handle = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC)
+        except OSError:
+            return None
+        try:
+            info = os.fstat(handle)
+            if not stat.S_ISREG(info.st_mode) or info.st_uid != os.geteuid() or info.st_mode & 0o022:
+                return None
+            with os.fdopen(os.dup(handle), "rb") as stream:
+                artifact = stream.read()
+        finally:
+            os.close(handle)
+        try:
+            module = wasmtime.Module.deserialize(engine(), artifact)
         except (wasmtime.WasmtimeError, OSError):
             return None  # stale or damaged: compile again
         try:
@@ -105,7 +134,7 @@ class ModuleCache:
                 raise does_not_compile(str(exc)) from None
         self.compiles += 1
         path = self._path(digest)
-        if path is not None:
+        if path is not None and self._trusted():
             try:
                 path.parent.mkdir(parents=True, exist_ok=True)
                 handle, temp = tempfile.mkstemp(dir=path.parent, suffix=".tmp")

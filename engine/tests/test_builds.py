@@ -393,6 +393,7 @@ HOSTILE_BUILDS = [
     "claims a 16 MiB header", "packs a 4 GiB sparse file",
     "makes a user namespace and mounts a tmpfs past its cap", "clones into new namespaces, setns, clone3",
     "holds more memory across its processes than its total", "fills its memory with files in its tmpfs",
+    "reads and writes the scorer's kernel keyring", "opens ptys (memory no cgroup counts)",
 ]
 
 
@@ -615,3 +616,54 @@ def test_without_a_cgroup_a_system_check_says_so(tmp_path):
                           timeout=120, env={**os.environ, "VAR_DIR": str(var)})
     assert "scoring.W001" not in root.stderr
     shutil.rmtree(state)
+
+
+KEYRING_SCORER = """
+import ctypes, json, sys
+sys.path.insert(0, sys.argv[1])
+libc = ctypes.CDLL(None, use_errno=True)
+x86 = __import__("os").uname().machine == "x86_64"
+KEYCTL, ADD_KEY = (250, 248) if x86 else (219, 217)
+libc.syscall(KEYCTL, 1, None)  # KEYCTL_JOIN_SESSION_KEYRING: a session keyring, as a service or a login has
+secret = b"scorer-token-" + sys.argv[3].encode()
+assert libc.syscall(ADD_KEY, b"user", b"scorer-secret", secret, len(secret), -3) > 0
+from engine.builds import BuildLimits, build_submission
+source = open(sys.argv[2], "rb").read()
+probe = ("import ctypes, os; libc = ctypes.CDLL(None, use_errno=True); "
+         f"found = libc.syscall({KEYCTL}, 0, -3, 0); "  # KEYCTL_GET_KEYRING_ID of the session keyring
+         "print('keyring:', found if found >= 0 else os.strerror(ctypes.get_errno())); "
+         f"print('add_key:', libc.syscall({ADD_KEY}, b'user', b'left', b'x', 1, -3) >= 0 or os.strerror(ctypes.get_errno()))")
+result = build_submission(source, install="", build=f"python3 -c \\"{probe}\\"; exit 1", module_path="out.wasm",
+                          limits=BuildLimits(timeout=20, processes=64, disk_bytes=64 << 20), log_limit=1 << 20,
+                          path="/usr/bin:/bin")
+buf = ctypes.create_string_buffer(4096)
+print(json.dumps({"log": result.log, "keys": libc.syscall(KEYCTL, 11, -3, buf, 4096)}))
+"""
+
+
+def test_a_build_cannot_reach_the_scorers_kernel_keyring(tmp_path):
+    """A scorer run as a service or from a login has a session keyring, which every process it
+    starts inherits whatever its uid: a build must neither read it nor leave keys in it."""
+    marker = uuid.uuid4().hex
+    source = tmp_path / "source.tar.gz"
+    source.write_bytes(empty_source(tmp_path))
+    done = subprocess.run([sys.executable, "-c", KEYRING_SCORER, str(ROOT), str(source), marker],
+                          capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+    report = json.loads(done.stdout.splitlines()[-1])
+    assert "keyring: Operation not permitted" in report["log"]
+    assert "add_key: Operation not permitted" in report["log"]
+    assert marker not in report["log"]
+    assert report["keys"] == 4  # the session keyring still holds exactly its one key (a 4-byte id)
+
+
+def test_a_build_has_no_pty_and_no_shared_memory_folder(tmp_path):
+    """A pty's buffers are kernel memory no cgroup counts, and the host's pty pool is shared: a
+    build's /dev holds null, zero, full, random and urandom, nothing else."""
+    script = ("python3 -c 'import pty; pty.openpty()' 2>&1 | tail -1; ls /dev; "
+              "head -c 3 /dev/urandom | wc -c; echo quiet > /dev/null && echo devices-work; exit 1")
+    result = build(empty_source(tmp_path), script)
+    assert "out of pty devices" in result.log
+    listing = result.log.split("out of pty devices\n", 1)[1].split("\n3\n", 1)[0].split()
+    assert listing == ["fd", "full", "null", "random", "stderr", "stdin", "stdout", "urandom", "zero"]
+    assert "devices-work" in result.log

@@ -343,6 +343,39 @@ def test_a_damaged_cache_file_is_compiled_again(tmp_path):
     assert cache.compiles == 1
 
 
+def test_a_cache_folder_or_file_someone_else_could_write_is_never_read(tmp_path):
+    """An artifact is machine code run as it is: a folder of another account (the site's, when
+    this process is root), a folder others may write to, or a file another account owns is
+    never loaded; the module is compiled instead (and nothing is written there)."""
+    import os
+
+    wasm, other = wat.constant(b"{}"), wat.constant(b'{"x": 1}')
+    writer = ModuleCache(tmp_path / "mine")
+    digest = solution(wasm, cache=writer).digest
+    impostor_digest = solution(other, cache=writer).digest
+    folder = tmp_path / "mine"
+    # Another module's artifact under this module's name: the swap a writer of the folder could make.
+    name = lambda d: f"{d}-wasmtime-{wasmtime_version()}-{ENGINE_DIGEST}.cwasm"  # noqa: E731
+    (folder / name(digest)).write_bytes((folder / name(impostor_digest)).read_bytes())
+    for change in ("group-writable folder", "file of another account", "folder of another account"):
+        if change == "group-writable folder":
+            folder.chmod(0o770)
+        elif change == "file of another account":
+            folder.chmod(0o700)
+            os.chown(folder / name(digest), 65534, 65534)
+        else:
+            os.chown(folder, 65534, 65534)
+        cache = ModuleCache(folder)
+        loaded = solution(wasm, cache=cache)
+        assert cache.compiles == 1, change
+        assert loaded.run(b"{}", fuel_limit=100, ceiling=100, wall_seconds=5, answer_limit=ANSWER_LIMIT,
+                          judge=lambda output, deadline: Judge(ANY_OBJECT, memory_bytes=1 << 30).check(
+                              output, b"{}", deadline=deadline)).status is Status.PASSED, change
+    made = ModuleCache(tmp_path / "fresh")
+    solution(wasm, cache=made)
+    assert oct((tmp_path / "fresh").stat().st_mode & 0o777) == "0o700"
+
+
 def wasmtime_version() -> str:
     from importlib.metadata import version
 
