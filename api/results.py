@@ -19,7 +19,14 @@ from lib.csvexport import csv_response
 from lib.siteurl import site_url
 from scoring.boards import MODEL_MAX, model_filter
 from scoring.compare import compare
-from scoring.documents import board_table, entry_document, standings_line_document, standings_table, submission_document
+from scoring.documents import (
+    board_table,
+    comparison_document,
+    entry_document,
+    standings_line_document,
+    standings_table,
+    submission_document,
+)
 from scoring.history import steps, steps_query
 from scoring.models import Submission
 from scoring.standings import Standings, request_refresh, standings_generations
@@ -118,8 +125,7 @@ def submission_compare(request: HttpRequest, a: int, b: int):
     """Two submissions on the same version, input by input."""
     shown = Submission.objects.shown()
     comparison = compare(get_object_or_404(shown, pk=a), get_object_or_404(shown, pk=b))
-    return document(ComparisonDocument, {
-        **comparison.as_json(), "url": site_url(reverse("submission-compare", args=[a, b]))})
+    return document(ComparisonDocument, comparison_document(comparison))
 
 
 @router.get("/standings/", response={200: StandingsDocument, 400: Problem, 404: Problem}, url_name="standings",

@@ -22,7 +22,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 import wasmtime  # noqa: E402
 
 from engine.kinds import Kind  # noqa: E402
-from engine.evaluate import HeldOutInput, evaluate  # noqa: E402
+from engine.evaluate import EvaluationInput, evaluate  # noqa: E402
 from engine.judging import Judge  # noqa: E402
 from engine.sandbox import ModuleCache, engine, load_solution  # noqa: E402
 from engine.tests import wat  # noqa: E402
@@ -47,8 +47,8 @@ def bare_loop(module: wasmtime.Module, inputs: list[bytes]) -> list[bytes]:
     return outputs
 
 
-def held_out(inputs: list[bytes]) -> list[HeldOutInput]:
-    return [HeldOutInput(Kind.STRESS, f"cases/{index}.json", data, data, CEILING, 1 << 20) for index, data in enumerate(inputs)]
+def held_out(inputs: list[bytes]) -> list[EvaluationInput]:
+    return [EvaluationInput(Kind.STRESS, f"cases/{index}.json", data, data, CEILING, 1 << 20) for index, data in enumerate(inputs)]
 
 
 def best_of(runs: int, function) -> float:

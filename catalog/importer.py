@@ -9,9 +9,9 @@ from __future__ import annotations
 
 import hashlib
 import logging
-import posixpath
 from contextlib import nullcontext
 from dataclasses import dataclass, field, replace
+from enum import StrEnum
 from pathlib import Path
 from typing import Callable
 
@@ -36,9 +36,19 @@ from sitecache.models import CATALOG, Generation
 
 logger = logging.getLogger(__name__)
 
-IMPORTED = "imported"
-UNCHANGED = "unchanged"
-REFUSED = "refused"
+class Action(StrEnum):
+    """What importing a version folder did."""
+
+    IMPORTED = "imported"
+    UNCHANGED = "unchanged"
+    REFUSED = "refused"
+
+    def told(self, dry_run: bool) -> str:
+        """The word a report uses: what a dry run would have done, or what was done."""
+        return "would import" if dry_run and self is Action.IMPORTED else self.value
+
+
+IMPORTED, UNCHANGED, REFUSED = Action.IMPORTED, Action.UNCHANGED, Action.REFUSED
 
 
 class ImportRefused(DomainError):
@@ -48,15 +58,14 @@ class ImportRefused(DomainError):
 @dataclass(frozen=True)
 class ImportResult:
     label: str  # "<type>/<difficulty>/<folder>/<version>"
-    action: str  # imported | unchanged | refused
+    action: Action
     reasons: tuple[str, ...] = ()
     code: str = ""  # for refusals: "invalid", "immutable", "slug_taken", "folder_taken"
     warnings: tuple[str, ...] = ()
     version_id: int | None = None  # the CaseVersion written, for an import that was not a dry run
 
     def line(self, dry_run: bool = False) -> str:
-        action = {IMPORTED: "would import", UNCHANGED: "unchanged", REFUSED: "refused"}[self.action] if dry_run else self.action
-        text = f"{action:<12} {self.label}"
+        text = f"{self.action.told(dry_run):<12} {self.label}"
         if self.reasons:
             text += "".join(f"\n    {reason}" for reason in self.reasons)
         if self.warnings:
@@ -220,7 +229,7 @@ def _write_version(source: VersionSource) -> CaseVersion:
     # Serialise concurrent imports of versions of the same case (ordinals are renumbered below).
     case = Case.objects.select_for_update().get(pk=case.pk)
     files = dict(source.files)
-    held_out_paths = {posixpath.normpath(path) for case_ in manifest.cases for path in (case_.input, case_.expected)}
+    held_out_paths = {path for case_ in manifest.cases for path in (case_.input, case_.expected)}
     # By content too: the file a held-out symlink points to is no ordinary file of the version.
     held_out_bytes = {hashlib.sha256(files[path]).hexdigest() for path in held_out_paths}
     version = CaseVersion.objects.create(
@@ -246,8 +255,8 @@ def _write_version(source: VersionSource) -> CaseVersion:
         build_command=manifest.build.build,
         build_module=manifest.build.module,
         contract_entry=manifest.contract.entry,
-        contract_input=posixpath.normpath(manifest.contract.input),
-        contract_output=posixpath.normpath(manifest.contract.output),
+        contract_input=manifest.contract.input,
+        contract_output=manifest.contract.output,
         fuel_limit=manifest.sandbox.fuel_limit,
         max_memory_bytes=manifest.sandbox.max_memory_bytes,
         specs=[{"source": spec.source, "dest": spec.dest} for spec in manifest.specs],
@@ -294,7 +303,7 @@ def _write_version(source: VersionSource) -> CaseVersion:
 
 
 def _file(files: dict[str, bytes], rel: str) -> bytes:
-    return files[posixpath.normpath(rel)]
+    return files[rel]  # manifest paths come normalised (catalog.manifest.fields.Table.path)
 
 
 def _text(files: dict[str, bytes], rel: str) -> str:

@@ -52,13 +52,13 @@ def run_root_files(version: CaseVersion, variant: Variant) -> dict[str, bytes]:
             if path.startswith(prefix):
                 files[path[len(prefix):]] = content
     for spec in (*version.spec_files(), *variant.spec_files()):
-        source = stored[os.path.normpath(spec.source)]
+        source = stored[spec.source]
         if spec.source.endswith(".hbs"):
             source = render_template(source, context).encode("utf-8")
         files[spec.dest] = source
     for schema in (version.contract_input, version.contract_output):
         files[schema] = stored[schema]
-    files[PROMPT_DEST] = render_template(stored[os.path.normpath(version.prompt_path)], context).encode("utf-8")
+    files[PROMPT_DEST] = render_template(stored[version.prompt_path], context).encode("utf-8")
     return files
 
 

@@ -15,8 +15,11 @@ from engine.judging import Judge
 from engine.sandbox import Outcome, Solution, Status
 
 @dataclass(frozen=True)
-class HeldOutInput:
-    """One held-out [[case]] as scoring needs it."""
+class EvaluationInput:
+    """One held-out input as an evaluation runs it: its bytes, its expected answer, its ceiling.
+
+    (The manifest declares a `[[case]]` as a `catalog.manifest.HeldOutCase`; the database keeps it
+    as a `catalog.models.HeldOutInput`.)"""
 
     kind: Kind
     input_path: str
@@ -28,7 +31,7 @@ class HeldOutInput:
 
 @dataclass(frozen=True)
 class Evaluation:
-    held_out: tuple[HeldOutInput, ...]
+    held_out: tuple[EvaluationInput, ...]
     outcomes: tuple[Outcome, ...]  # manifest order
 
     def _stress(self) -> list[Outcome]:
@@ -61,10 +64,10 @@ class Evaluation:
         return sum(1 for outcome in self.outcomes if outcome.status is Status.PASSED)
 
 
-Progress = Callable[[int, HeldOutInput, Outcome], None]
+Progress = Callable[[int, EvaluationInput, Outcome], None]
 
 
-def evaluate(solution: Solution, held_out: Sequence[HeldOutInput], *, fuel_limit: int, judge: Judge,
+def evaluate(solution: Solution, held_out: Sequence[EvaluationInput], *, fuel_limit: int, judge: Judge,
              wall_seconds: float, threads: int = 1, progress: Progress | None = None) -> Evaluation:
     """Smoke cases first, all of them; if any fails, every stress case is skipped."""
     held_out = tuple(held_out)

@@ -9,7 +9,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from engine.evaluate import HeldOutInput
+    from engine.evaluate import EvaluationInput
     from engine.sandbox import Outcome
 
 
@@ -20,7 +20,7 @@ class ScoringProgress:
     def running(self, inputs: int) -> None:
         """The module built and loaded; `inputs` held-out inputs are about to run."""
 
-    def scored(self, index: int, held_out: HeldOutInput, outcome: Outcome) -> None:
+    def scored(self, index: int, held_out: EvaluationInput, outcome: Outcome) -> None:
         """Input `index` (manifest order) finished; called once per input, in completion order."""
 
 

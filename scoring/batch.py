@@ -19,6 +19,7 @@ from django.db import close_old_connections, connection, transaction
 
 from catalog.models import UnknownTarget
 from catalog.runrecords import RunRecordError, target_and_run
+from lib.errors import DomainError
 from lib.files import open_regular
 from lib.strictjson import JSONDocumentError, loads_strict
 from scoring.models import Submission
@@ -27,6 +28,11 @@ from scoring.service import ScoringError, check_name, read_source, source_digest
 MAX_LINE_BYTES = 64 * 1024
 MAX_LINES = 100_000
 LINE_KEYS = {"slug", "version", "variant", "name", "submission", "wasm", "record", "meta"}
+
+
+class BadLine(DomainError):
+    """A line of the file that cannot be scored, with the code of what was wrong (a domain
+    error's own code when one refused it: `bad_name`, `unknown_case`, `invalid`…)."""
 
 
 @dataclass
@@ -59,7 +65,7 @@ class Line:
 @dataclass
 class Checked:
     lines: list[Line] = field(default_factory=list)
-    invalid: list[tuple[int, str]] = field(default_factory=list)  # (line number, reason)
+    invalid: list[tuple[int, str, str]] = field(default_factory=list)  # (line number, code, reason)
 
 
 def _path(base: Path, value: str, key: str) -> Path:
@@ -68,7 +74,7 @@ def _path(base: Path, value: str, key: str) -> Path:
     root = base.resolve()
     path = (root / value).resolve()
     if path != root and root not in path.parents:
-        raise ValueError(f"{key} must be inside the file's folder ({root})")
+        raise BadLine("outside_folder", f"{key} must be inside the file's folder ({root})")
     return path
 
 
@@ -119,29 +125,29 @@ class Sources:
 
 
 def check_line(number: int, raw: bytes, base: Path, sources: Sources | None = None) -> Line:
-    """One line, checked against everything `score` would refuse. Raises ValueError (the reason)."""
+    """One line, checked against everything `score` would refuse. Raises BadLine."""
     sources = sources or Sources()
     if len(raw) > MAX_LINE_BYTES:
-        raise ValueError(f"longer than {MAX_LINE_BYTES:,} bytes")
+        raise BadLine("too_long", f"longer than {MAX_LINE_BYTES:,} bytes")
     try:
         item = loads_strict(raw)
     except JSONDocumentError as error:
-        raise ValueError(f"not strict JSON: {error}") from None
+        raise BadLine("not_json", f"not strict JSON: {error}") from None
     if not isinstance(item, dict):
-        raise ValueError("not a JSON object")
+        raise BadLine("not_object", "not a JSON object")
     unknown = sorted(set(item) - LINE_KEYS)
     if unknown:
-        raise ValueError(f"unknown field(s): {', '.join(unknown)}")
+        raise BadLine("unknown_field", f"unknown field(s): {', '.join(unknown)}")
     for key in ("slug", "version", "variant", "name", "submission", "wasm", "record"):
         if key in item and not isinstance(item[key], str):
-            raise ValueError(f"{key} must be a string")
+            raise BadLine("bad_field", f"{key} must be a string")
     meta = item.get("meta", {})
     if not isinstance(meta, dict) or not all(isinstance(value, str) for value in meta.values()):
-        raise ValueError("meta must be an object of strings")
+        raise BadLine("bad_field", "meta must be an object of strings")
     if "name" not in item:
-        raise ValueError("name is missing")
+        raise BadLine("bad_name", "name is missing")
     if ("submission" in item) == ("wasm" in item):
-        raise ValueError("give exactly one of submission (a folder) or wasm (a module)")
+        raise BadLine("bad_source", "give exactly one of submission (a folder) or wasm (a module)")
     try:
         name = check_name(item["name"])
         version, variant, run = target_and_run(
@@ -151,7 +157,8 @@ def check_line(number: int, raw: bytes, base: Path, sources: Sources | None = No
         wasm = _path(base, item["wasm"], "wasm") if "wasm" in item else None
         digest = sources.digest(folder, wasm)
     except (ScoringError, RunRecordError, UnknownTarget) as error:
-        raise ValueError(error.message.replace("--name", "name").replace("--meta", "meta")) from None
+        # The domain error keeps its code; only the option names become the line's field names.
+        raise BadLine(error.code, error.message.replace("--name", "name").replace("--meta", "meta")) from None
     return Line(number, version, variant, name, run, folder, wasm, digest)
 
 
@@ -174,45 +181,31 @@ def check_lines(path: Path) -> Checked:
             if len(raw) > MAX_LINE_BYTES and not raw.endswith(b"\n"):
                 while raw and not raw.endswith(b"\n"):  # skip the rest of the line, a chunk at a time
                     raw = handle.readline(MAX_LINE_BYTES)
-                checked.invalid.append((number, f"longer than {MAX_LINE_BYTES:,} bytes"))
+                checked.invalid.append((number, "too_long", f"longer than {MAX_LINE_BYTES:,} bytes"))
                 continue
             if number > MAX_LINES:
-                checked.invalid.append((number, f"the file has more than {MAX_LINES:,} lines"))
+                checked.invalid.append((number, "too_many_lines", f"the file has more than {MAX_LINES:,} lines"))
                 break
             if not raw.strip():
                 continue
             try:
                 checked.lines.append(check_line(number, raw.rstrip(b"\r\n"), base, sources))
-            except ValueError as reason:
-                checked.invalid.append((number, str(reason)))
+            except BadLine as bad:
+                checked.invalid.append((number, bad.code, bad.message))
     return checked
 
 
-def _claimed_at(submission: Submission):
-    return submission.heartbeat_at or submission.submitted_at
-
-
-def unfinished(submission: Submission) -> bool:
-    """A submission of the line that will not finish by itself: the scorer failed on it, or a run
-    that stopped left it pending (no job queued) or running, untouched for SCORING_STALE_SECONDS."""
-    from datetime import timedelta
-
-    from django.conf import settings
-    from django.utils import timezone
-
-    if submission.status == Submission.State.ERROR:
-        return True
-    stale = _claimed_at(submission) < timezone.now() - timedelta(seconds=settings.SCORING_STALE_SECONDS)
-    if submission.status == Submission.State.PENDING:
-        return not submission.job_id and stale
-    return submission.status == Submission.State.RUNNING and stale
-
-
 def earlier(line: Line) -> tuple[Submission | None, Submission | None]:
-    """(an earlier submission of the line that stands, the latest one left unfinished)."""
-    found = list(Submission.objects.filter(version=line.version, variant=line.variant, name=line.name,
-                                           source_digest=line.digest).defer("source").order_by("pk"))
-    standing = next((submission for submission in found if not unfinished(submission)), None)
+    """(an earlier submission of the line that stands, the latest one left unfinished).
+
+    Unfinished: the scorer failed on it (`error`), or a run that stopped left it stale
+    (`Submission.objects.stale()`, the rule `requeue_stale_jobs` follows too)."""
+    same = Submission.objects.filter(version=line.version, variant=line.variant, name=line.name,
+                                     source_digest=line.digest).defer("source")
+    unfinished = set(same.stale().values_list("pk", flat=True)) | set(
+        same.filter(status=Submission.State.ERROR).values_list("pk", flat=True))
+    found = list(same.order_by("pk"))
+    standing = next((submission for submission in found if submission.pk not in unfinished), None)
     return standing, (found[-1] if found and standing is None else None)
 
 
@@ -221,7 +214,6 @@ def claim(line: Line, source: tuple[str, str, bytes]) -> Submission | None:
     already. Checked and written under the board's lock (the one every score on the version
     takes first, so no other order of locks is possible), which another score_many of the same
     file waits for, and then finds this line's submission."""
-    from django.conf import settings
     from django.utils import timezone
 
     from scoring.jobs import new_attempt
@@ -236,9 +228,9 @@ def claim(line: Line, source: tuple[str, str, bytes]) -> Submission | None:
             return None
         if left is None:
             return record_submission(line.version, line.variant, line.name, *source, run=line.run)
-        if left.attempt + 1 >= settings.SCORING_MAX_ATTEMPTS:
+        if left.out_of_attempts:
             line.outcome, line.submission = "failed", left
-            line.reason = f"#{left.pk} was tried {left.attempt + 1} times (SCORING_MAX_ATTEMPTS)"
+            line.reason = f"#{left.pk} was tried {left.attempts_used} times (SCORING_MAX_ATTEMPTS)"
             return None
         taken = new_attempt(left, message="scored again by score_many", enqueue=False)
         Submission.objects.filter(pk=taken.pk).update(heartbeat_at=timezone.now())  # claimed: not stale
@@ -324,7 +316,7 @@ def summary(path: Path, checked: Checked, lines: list[Line]) -> dict:
               for outcome in ("scored", "queued", "skipped", "failed")}
     return {
         "file": str(path), **counts, "invalid": len(checked.invalid),
-        "invalid_lines": [{"line": number, "reason": reason} for number, reason in checked.invalid],
+        "invalid_lines": [{"line": number, "code": code, "reason": reason} for number, code, reason in checked.invalid],
         "lines": [line.as_json() for line in lines],
     }
 
@@ -338,7 +330,6 @@ def describe(line: Line) -> str:
         return f"{where}: skipped, {line.reason}"
     if line.outcome == "queued":
         return f"{where}: queued as #{found.pk}"
-    verdict = "passed" if found.passed else found.status if found.status != "scored" else "not passed"
     fuel = f", {found.total_fuel:,} fuel" if found.total_fuel is not None else ""
-    return f"{where}: #{found.pk} {verdict}{fuel}"
+    return f"{where}: #{found.pk} {found.verdict.text}{fuel}"
 

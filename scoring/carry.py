@@ -28,9 +28,8 @@ from lib.errors import DomainError
 from scoring.jobs import enqueue_scoring
 from scoring.models import Standing, Submission
 from engine.progress import ScoringProgress
-from engine.sandbox import ENGINE_DIGEST, WASMTIME_VERSION
-from scoring.service import score
-from scoring.boards import ALL_VARIANTS, OVER_LIMIT, RANKED
+from scoring.service import record_submission, score
+from scoring.boards import OVER_LIMIT, RANKED
 
 logger = logging.getLogger(__name__)
 
@@ -74,8 +73,7 @@ def previous_version(version: CaseVersion) -> CaseVersion | None:
 def best_entries(version: CaseVersion, top: int) -> list[Submission]:
     """The first `top` submitters' best entries on `version`'s board that can be carried, in board order."""
     ids = list(
-        Standing.objects.filter(version=version, variant_key=ALL_VARIANTS, board_group__in=CARRIED_GROUPS)
-        .order_by("board_group", "board_key", "submitted_at", "submission_id")
+        Standing.objects.board(version.pk).filter(board_group__in=CARRIED_GROUPS).in_board_order()
         .values_list("submission_id", flat=True)[:top]
     )
     found = Submission.objects.select_related("variant").in_bulk(ids)
@@ -121,13 +119,10 @@ def _resubmit(entry: Submission, target: CaseVersion, variant) -> Submission | N
     stored = Submission.objects.only("source").get(pk=entry.pk)
     try:
         with transaction.atomic():
-            return Submission.objects.create(
-                version=target, variant=variant, name=entry.name, source_kind=entry.source_kind,
-                source_label=entry.source_label, source=bytes(stored.source), source_size=entry.source_size,
-                source_digest=entry.source_digest, wasmtime_version=WASMTIME_VERSION, engine_digest=ENGINE_DIGEST,
-                input_count=target.smoke_count + target.stress_count,
-                carried_from=entry, annotation=entry.annotation,  # staff's word on the entry goes with it
-            )
+            # The same source from the same run: its provenance and staff's word go with it.
+            return record_submission(target, variant, entry.name, entry.source_kind, entry.source_label,
+                                     bytes(stored.source), run=entry.run, carried_from=entry,
+                                     annotation=entry.annotation)
     except IntegrityError:
         return None  # a concurrent carry-forward created it first (the `carried_once` constraint)
 

@@ -31,11 +31,6 @@ class InputPair:
             return None
         return max(self.a.fuel, 1) / max(self.b.fuel, 1)
 
-    def as_json(self) -> dict:
-        def side(result: Result | None) -> dict | None:
-            return None if result is None else {"status": result.status, "fuel": result.fuel}
-
-        return {"kind": self.kind, "input": self.input_path, "a": side(self.a), "b": side(self.b), "ratio": self.ratio}
 
 
 @dataclass(frozen=True)
@@ -83,18 +78,6 @@ class Comparison:
             bars.append(Bar(pair, middle if slower else middle - width, max(width, 0.5), index * CHART_ROW_HEIGHT, slower))
         return bars
 
-    def as_json(self) -> dict:
-        def side(submission: Submission) -> dict:
-            return {"submission": submission.pk, "name": submission.name, "variant": submission.variant.slug,
-                    "status": submission.status, "passed": submission.passed, "total_fuel": submission.total_fuel,
-                    "carried_from": submission.carried_from_id}
-
-        return {
-            "case": self.a.version.case.slug, "version": self.a.version.version,
-            "a": side(self.a), "b": side(self.b),
-            "total_ratio": self.total_ratio, "geometric_mean": self.geometric_mean,
-            "inputs": [pair.as_json() for pair in self.pairs],
-        }
 
 
 def compare(a: Submission, b: Submission) -> Comparison:
@@ -116,8 +99,8 @@ def compare(a: Submission, b: Submission) -> Comparison:
 
 def leader_of(version_id: int) -> int | None:
     """The submission at rank 1 of the version's leaderboard (every variant), if any."""
+    from scoring.boards import RANKED
     from scoring.models import Standing
-    from scoring.boards import ALL_VARIANTS, RANKED
 
-    return (Standing.objects.filter(version_id=version_id, variant_key=ALL_VARIANTS, board_group=RANKED)
-            .order_by("board_key", "submitted_at", "submission_id").values_list("submission_id", flat=True).first())
+    return (Standing.objects.board(version_id).filter(board_group=RANKED).in_board_order()
+            .values_list("submission_id", flat=True).first())

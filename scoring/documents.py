@@ -152,6 +152,29 @@ def board_table(version: CaseVersion, variant: Variant | None, include_all: bool
     return name, header, rows()
 
 
+# --- two submissions compared ----------------------------------------------------------------------
+
+
+def comparison_document(comparison) -> dict:
+    """Two submissions of one version side by side, input by input (scoring.compare)."""
+    def side(submission: Submission) -> dict:
+        return {"submission": submission.pk, "name": submission.name, "variant": submission.variant.slug,
+                "status": submission.status, "passed": submission.passed, "total_fuel": submission.total_fuel,
+                "carried_from": submission.carried_from_id}
+
+    def result(found: Result | None) -> dict | None:
+        return None if found is None else {"status": found.status, "fuel": found.fuel}
+
+    return {
+        "case": comparison.a.version.case.slug, "version": comparison.a.version.version,
+        "a": side(comparison.a), "b": side(comparison.b),
+        "total_ratio": comparison.total_ratio, "geometric_mean": comparison.geometric_mean,
+        "inputs": [{"kind": pair.kind, "input": pair.input_path, "a": result(pair.a), "b": result(pair.b),
+                    "ratio": pair.ratio} for pair in comparison.pairs],
+        "url": site_url(reverse("submission-compare", args=[comparison.a.pk, comparison.b.pk])),
+    }
+
+
 # --- a standings line ---------------------------------------------------------------------------
 
 

@@ -11,11 +11,9 @@ old attempt can never store results once a new one exists.
 from __future__ import annotations
 
 import logging
-from datetime import timedelta
 
 from django.conf import settings
 from django.db import transaction
-from django.db.models import Q
 from django.utils import timezone
 from django_tasks import task
 
@@ -93,11 +91,7 @@ def _mark_job_lost(job_id: str) -> None:
 
 def stale_submissions(stale_after: float | None = None):
     """Running attempts whose heartbeat stopped, and queued ones that never got a job."""
-    cutoff = timezone.now() - timedelta(seconds=stale_after if stale_after is not None else settings.SCORING_STALE_SECONDS)
-    return Submission.objects.filter(
-        Q(status=Submission.State.RUNNING, heartbeat_at__lt=cutoff)
-        | Q(status=Submission.State.PENDING, job_id="", submitted_at__lt=cutoff)
-    ).defer("source")
+    return Submission.objects.stale(stale_after).defer("source")
 
 
 def requeue_stale(stale_after: float | None = None) -> list[tuple[Submission, str]]:
@@ -105,11 +99,11 @@ def requeue_stale(stale_after: float | None = None) -> list[tuple[Submission, st
     handled = []
     for submission in stale_submissions(stale_after):
         _mark_job_lost(submission.job_id)
-        if submission.attempt + 1 >= settings.SCORING_MAX_ATTEMPTS:
+        if submission.out_of_attempts:
             with transaction.atomic():
                 updated = Submission.objects.filter(pk=submission.pk, attempt=submission.attempt).update(
                     status=Submission.State.ERROR,
-                    message=f"gave up after {submission.attempt + 1} attempts: the scorer stopped responding each time",
+                    message=f"gave up after {submission.attempts_used} attempts: the scorer stopped responding each time",
                 )
                 boards.update_boards([submission.pk])
             if updated:

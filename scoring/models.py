@@ -21,6 +21,25 @@ class SubmissionQuerySet(models.QuerySet):
             found |= frontier
         return Submission.objects.filter(pk__in=found)
 
+    def in_board_order(self) -> "SubmissionQuerySet":
+        return self.order_by(*boards.BOARD_ORDER)
+
+    def stale(self, after: float | None = None) -> "SubmissionQuerySet":
+        """Attempts that will not finish by themselves: running with a heartbeat (or, before the
+        first, a submission time) older than `after` seconds (SCORING_STALE_SECONDS), and pending
+        ones that never got a job in as long. The one rule of `requeue_stale_jobs` and `score_many`."""
+        from datetime import timedelta
+
+        from django.conf import settings
+        from django.db.models import Q
+        from django.db.models.functions import Coalesce
+        from django.utils import timezone
+
+        cutoff = timezone.now() - timedelta(seconds=settings.SCORING_STALE_SECONDS if after is None else after)
+        return self.annotate(claimed_at=Coalesce("heartbeat_at", "submitted_at")).filter(
+            Q(status=Submission.State.RUNNING, claimed_at__lt=cutoff)
+            | Q(status=Submission.State.PENDING, job_id="", submitted_at__lt=cutoff))
+
     def set_hidden(self, hidden: bool) -> int:
         """Take these submissions, and their carried copies, off the leaderboards (or put them
         back); standings and cached pages follow in the same transaction. Returns how many of
@@ -145,6 +164,24 @@ class Submission(models.Model):
         return f"#{self.pk} {self.name} on {self.version}"
 
     @property
+    def verdict(self):
+        from scoring.verdicts import verdict_of
+
+        return verdict_of(status=self.status, passed=self.passed, total_fuel=self.total_fuel,
+                          passed_count=self.passed_count, input_count=self.input_count)
+
+    @property
+    def attempts_used(self) -> int:
+        return self.attempt + 1
+
+    @property
+    def out_of_attempts(self) -> bool:
+        """Its current attempt is the last SCORING_MAX_ATTEMPTS allows: no new one may start."""
+        from django.conf import settings
+
+        return self.attempts_used >= settings.SCORING_MAX_ATTEMPTS
+
+    @property
     def job_state(self) -> str:
         """queued, running, done or failed: where the scoring job stands."""
         return {
@@ -179,6 +216,15 @@ class Result(models.Model):
         return f"{self.submission_id} {self.input_path} {self.status}"
 
 
+class StandingQuerySet(models.QuerySet):
+    def board(self, version_id: int, key: int = boards.ALL_VARIANTS) -> "StandingQuerySet":
+        """The rows of one board: a version's, over every variant (or one variant's `key`)."""
+        return self.filter(version_id=version_id, variant_key=key)
+
+    def in_board_order(self) -> "StandingQuerySet":
+        return self.order_by(*boards.STANDING_ORDER)
+
+
 class Standing(models.Model):
     """A submitter's best entry on one version's board: for one variant, or (`variant_key` 0)
     over all of them. The ordering columns are the submission's, copied so the board is one
@@ -195,6 +241,8 @@ class Standing(models.Model):
     submitted_at = models.DateTimeField()
     engine = models.CharField(max_length=60)  # boards.engine_label of the submission
     model = models.CharField(max_length=100, blank=True)  # the submission's, for ?model=
+
+    objects = StandingQuerySet.as_manager()
 
     class Meta:
         constraints = [models.UniqueConstraint(fields=["version", "variant_key", "name"], name="one_standing")]

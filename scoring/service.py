@@ -20,7 +20,7 @@ from lib.errors import DomainError
 from lib.files import open_regular
 from lib.text import refused_character
 from engine.builds import BuildAccounts, BuildLimits, BuildResult, SourceTooLarge, build_submission, pack_folder
-from engine.evaluate import Evaluation, HeldOutInput, evaluate
+from engine.evaluate import Evaluation, EvaluationInput, evaluate
 from engine.judging import Judge, answer_limit
 from scoring import boards
 from scoring.models import Result, Submission
@@ -112,19 +112,22 @@ def submit(version: CaseVersion, variant: Variant, name: str, *, folder: Path | 
 
 
 def record_submission(version: CaseVersion, variant: Variant, name: str, kind: str, label: str, source: bytes, *,
-                      run: dict | None = None) -> Submission:
-    """Store a submission whose name and source were checked and read (`check_name`, `read_source`)."""
+                      run: dict | None = None, carried_from: Submission | None = None,
+                      annotation: str = "") -> Submission:
+    """Store a submission whose name and source were checked and read (`check_name`, `read_source`):
+    the one place a submission is made (a carried copy too, with where it came from)."""
     return Submission.objects.create(
         version=version, variant=variant, name=name, source_kind=kind, source_label=label,
         source=source, source_size=len(source), source_digest=source_digest(source),
         wasmtime_version=WASMTIME_VERSION, engine_digest=ENGINE_DIGEST,
         input_count=version.smoke_count + version.stress_count, run=run or {}, model=(run or {}).get("model", ""),
+        carried_from=carried_from, annotation=annotation,
     )
 
 
-def _held_out(version: CaseVersion) -> list[HeldOutInput]:
+def _held_out(version: CaseVersion) -> list[EvaluationInput]:
     return [
-        HeldOutInput(Kind(row.kind), row.input_path, bytes(row.input_bytes), bytes(row.expected_bytes), row.ceiling,
+        EvaluationInput(Kind(row.kind), row.input_path, bytes(row.input_bytes), bytes(row.expected_bytes), row.ceiling,
                 answer_limit(row.expected_size, minimum=settings.SCORING_ANSWER_MIN_BYTES,
                              factor=settings.SCORING_ANSWER_SIZE_FACTOR))
         for row in version.held_out_inputs.order_by("position")

@@ -8,12 +8,12 @@ from pathlib import Path
 from typing import Iterator
 
 from catalog.manifest.context import context_names, manifest_template_context
-from catalog.manifest.fields import Folder, Table, normalize, suggest
+from catalog.manifest.fields import Folder, Table, suggest
 from catalog.manifest.files import FileIdentity, content_relation
 from catalog.manifest.types import (
     MANIFEST_NAME,
     PROMPT_DEST,
-    HeldOutInput,
+    HeldOutCase,
     Manifest,
     ManifestError,
     SpecFile,
@@ -25,8 +25,7 @@ from lib.templates import TemplateError, render_template
 
 def check_dest_clashes(owner: Table, specs: list[SpecFile], taken: dict[str, str], reserved: dict[str, str]) -> None:
     """No two specs seeded into one run, nor a spec and a contract schema or the prompt, share a destination."""
-    reserved = {normalize(key): value for key, value in reserved.items()}
-    reserved[PROMPT_DEST] = "the rendered prompt"
+    reserved = {**reserved, PROMPT_DEST: "the rendered prompt"}  # paths come normalised (Table.path)
     seen = dict(taken)
     for index, spec in enumerate(specs):
         key = f"spec[{index}]"
@@ -50,7 +49,7 @@ def check_rendering(folder: Folder, manifest: Manifest) -> None:
     # What a template renders is seeded and downloadable: it may no more equal or contain a
     # held-out file than a plain file may (a comment splitting the bytes hides them from the
     # file checks).
-    held = [(rel, identity) for rel in dict.fromkeys(normalize(path) for case in manifest.cases
+    held = [(rel, identity) for rel in dict.fromkeys(path for case in manifest.cases
                                                       for path in (case.input, case.expected))
             if (identity := FileIdentity.of(folder.path / rel)) is not None]
     for variant in manifest.variants:
@@ -87,7 +86,7 @@ def check_rendering(folder: Folder, manifest: Manifest) -> None:
 PublishedDigests = list[tuple[str, str, str, frozenset[str]]]
 
 
-def check_held_out_stays_private(folder: Folder, cases: list[HeldOutInput], published: dict[str, str | None],
+def check_held_out_stays_private(folder: Folder, cases: list[HeldOutCase], published: dict[str, str | None],
                                  workspace: str | None) -> tuple[frozenset[str], PublishedDigests]:
     """A held-out file may not also be seeded into a run or shown on the site.
 
@@ -99,12 +98,12 @@ def check_held_out_stays_private(folder: Folder, cases: list[HeldOutInput], publ
     def error(key: str, message: str) -> None:
         folder.error(folder.manifest_file, key, message)
 
-    by_path = {normalize(path): key for key, path in published.items() if path}
-    workspace_dir = normalize(workspace) if workspace else None
+    by_path = {path: key for key, path in published.items() if path}  # normalised by Table.path
+    workspace_dir = workspace
     held_out: list[tuple[str, str]] = []  # (key path, rel)
     for index, case in enumerate(cases):
         for key in ("input", "expected"):
-            rel = normalize(getattr(case, key))
+            rel = getattr(case, key)
             if rel in by_path:
                 error(f"case[{index}].{key}", f"`{rel}` is held out, so it cannot also be {by_path[rel]}")
             elif workspace_dir and (workspace_dir == "." or rel.startswith(workspace_dir + "/")):

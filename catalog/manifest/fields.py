@@ -224,11 +224,12 @@ class Table:
         return value
 
     def path(self, key: str, *, required: bool, kind: str | None = "file") -> str | None:
-        """A path relative to the version folder. kind: "file", "dir", or None (need not exist)."""
+        """A path relative to the version folder, in its one spelling (`normalize`): every path a
+        manifest gives is normalised here, once. kind: "file", "dir", or None (need not exist)."""
         value = self.text(key, required=required, non_empty=True)
         if value is None:
             return None
-        return value if self.path_ok(key, value, kind=kind) else None
+        return normalize(value) if self.path_ok(key, value, kind=kind) else None
 
     def path_ok(self, key: str | int, value: str, *, kind: str | None) -> bool:
         """Whether `value`, found at `key`, is a usable path (recording why not)."""

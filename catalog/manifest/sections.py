@@ -26,7 +26,7 @@ from catalog.manifest.types import (
     WASM_PAGE,
     Build,
     Contract,
-    HeldOutInput,
+    HeldOutCase,
     Kind,
     Sandbox,
     SpecFile,
@@ -166,11 +166,11 @@ def read_sandbox(root: Table) -> Sandbox | None:
     return Sandbox(fuel_limit=fuel_limit, max_memory_bytes=memory)
 
 
-def read_cases(root: Table, sandbox: Sandbox | None, input_validator, output_validator) -> list[HeldOutInput] | None:
+def read_cases(root: Table, sandbox: Sandbox | None, input_validator, output_validator) -> list[HeldOutCase] | None:
     tables = root.tables("case", required=True)
     if tables is None:
         return None
-    cases: list[HeldOutInput] = []
+    cases: list[HeldOutCase] = []
     ok = True
     for table in tables:
         table.unknown_keys(CASE_KEYS)
@@ -192,7 +192,7 @@ def read_cases(root: Table, sandbox: Sandbox | None, input_validator, output_val
         if input_rel is None or expected_rel is None or kind is None or runway is None:
             ok = False
             continue
-        cases.append(HeldOutInput(input=input_rel, expected=expected_rel, kind=Kind(kind), fuel_runway=runway))
+        cases.append(HeldOutCase(input=input_rel, expected=expected_rel, kind=Kind(kind), fuel_runway=runway))
     if ok and not any(case.kind == Kind.STRESS for case in cases):
         root.error("case", "at least one `stress` case is required (kind defaults to \"stress\")")
         ok = False
@@ -268,7 +268,7 @@ def read_variants(root: Table, common_specs: list[SpecFile], reserved: dict[str,
             root.error(key, f"must be a path string, not {type_name(rel)}")
             ok = False
             continue
-        variant = read_variant_file(root, rel, taken, reserved) if root.path_ok(key, rel, kind="file") else None
+        variant = read_variant_file(root, normalize(rel), taken, reserved) if root.path_ok(key, rel, kind="file") else None
         if variant is None:
             ok = False
             continue

@@ -137,7 +137,7 @@ class Sandbox:
 
 
 @dataclass(frozen=True)
-class HeldOutInput:
+class HeldOutCase:
     """One held-out `[[case]]`: its input and expected answer (paths in the version folder)."""
 
     input: str
@@ -172,7 +172,7 @@ class Manifest:
     variants: tuple[Variant, ...]
     build: Build
     contract: Contract
-    cases: tuple[HeldOutInput, ...]
+    cases: tuple[HeldOutCase, ...]
     sandbox: Sandbox
     specs: tuple[SpecFile, ...]
     # Stored as given (converted to JSON-compatible values).
@@ -180,11 +180,11 @@ class Manifest:
     review_items: tuple[dict, ...] = ()
 
     @property
-    def smoke_cases(self) -> tuple[HeldOutInput, ...]:
+    def smoke_cases(self) -> tuple[HeldOutCase, ...]:
         return tuple(case for case in self.cases if case.kind == Kind.SMOKE)
 
     @property
-    def stress_cases(self) -> tuple[HeldOutInput, ...]:
+    def stress_cases(self) -> tuple[HeldOutCase, ...]:
         return tuple(case for case in self.cases if case.kind == Kind.STRESS)
 
 

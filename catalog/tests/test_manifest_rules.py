@@ -563,3 +563,13 @@ def test_names_the_site_lacks_are_warnings_and_the_version_still_validates(catal
     assert any("line 2: `harness_model` names nothing" in message for message in messages)
     assert any("line 3: `case.nmae`" in message and "(did you mean `case.name`?)" in message for message in messages)
     assert not any("nmae" in str(error) for error in scan.errors)
+
+
+def test_paths_are_normalised_once_by_the_reader(catalog):
+    """A manifest may spell a path `./specs/../specs/rules.md`; every reader after the manifest
+    sees its one spelling."""
+    catalog.edit('prompt = "prompt.hbs"', 'prompt = "./specs/../prompt.hbs"')
+    scan = catalog.scan()
+    assert scan.errors == []
+    source = next(source for source in scan.versions if source.label == ADDER_V1)
+    assert source.manifest.prompt == "prompt.hbs"

@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 
 from engine.kinds import Kind
-from engine.evaluate import HeldOutInput, evaluate
+from engine.evaluate import EvaluationInput, evaluate
 from engine.judging import Judge
 from engine.sandbox import ModuleCache, Status, load_solution
 from engine.tests import wat
@@ -13,8 +13,8 @@ from engine.tests import wat
 ANY = Judge(b"true", memory_bytes=1 << 30)
 
 
-def held_out(kind: str, document: dict, *, expected: dict | None = None, ceiling: int = 10**9) -> HeldOutInput:
-    return HeldOutInput(kind, f"{kind}/{len(json.dumps(document))}.json", json.dumps(document).encode(),
+def held_out(kind: str, document: dict, *, expected: dict | None = None, ceiling: int = 10**9) -> EvaluationInput:
+    return EvaluationInput(kind, f"{kind}/{len(json.dumps(document))}.json", json.dumps(document).encode(),
                    json.dumps(document if expected is None else expected).encode(), ceiling, 1 << 20)
 
 

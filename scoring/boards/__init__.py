@@ -27,6 +27,7 @@ from scoring.boards.places import (
     GROUP_NAMES,
     OVER_LIMIT,
     RANKED,
+    STANDING_ORDER,
     UNRANKED,
     board_place,
     board_place_expressions,
@@ -38,6 +39,6 @@ from scoring.boards.rebuilding import rebuild
 from scoring.boards.updates import forget_submission, update_boards
 
 __all__ = [
-    "ALL_VARIANTS", "BOARD_ORDER", "CURRENT_ENGINE", "MODEL_MAX", "BadModel", "model_filter", "EXCLUDED", "GROUP_NAMES", "OVER_LIMIT", "RANKED", "SUBMISSION_FIELDS", "UNRANKED", "Entry", "Leaderboard",
+    "ALL_VARIANTS", "BOARD_ORDER", "CURRENT_ENGINE", "MODEL_MAX", "BadModel", "model_filter", "EXCLUDED", "GROUP_NAMES", "OVER_LIMIT", "RANKED", "STANDING_ORDER", "SUBMISSION_FIELDS", "UNRANKED", "Entry", "Leaderboard",
     "board_place", "board_place_expressions", "engine_label", "forget_submission", "rebuild", "update_boards", "variant_key",
 ]

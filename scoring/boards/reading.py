@@ -8,7 +8,7 @@ from datetime import datetime
 from django.db.models import F
 
 from lib.errors import DomainError
-from scoring.boards.places import BOARD_ORDER, GROUP_NAMES, RANKED, engine_label, variant_key
+from scoring.boards.places import GROUP_NAMES, RANKED, engine_label, variant_key
 
 MODEL_MAX = 100  # as Submission.model
 
@@ -48,6 +48,13 @@ class Entry:
     @property
     def engine(self) -> str:
         return engine_label(self.wasmtime_version, self.engine_digest)
+
+    @property
+    def verdict(self):
+        from scoring.verdicts import verdict_of
+
+        return verdict_of(status=self.status, passed=self.passed, total_fuel=self.total_fuel,
+                          passed_count=self.passed_count, input_count=self.input_count)
 
 
 SUBMISSION_FIELDS = ("pk", "name", "variant__slug", "status", "passed", "total_fuel", "overshoot", "passed_count",
@@ -120,17 +127,16 @@ class Leaderboard:
             if self.variant is not None:
                 rows = rows.filter(variant=self.variant)
         else:
-            rows = Standing.objects.filter(version=self.version, variant_key=self.variant_key)
+            rows = Standing.objects.board(self.version.pk, self.variant_key)
         return rows if self.model is None else rows.filter(model=self.model)
 
     def rows(self, start: int, stop: int):
         """The query for entries `start` to `stop` in board order: values() rows."""
         if self.include_all:
-            return self._filtered().order_by(*BOARD_ORDER).values(*SUBMISSION_FIELDS)[start:stop]
+            return self._filtered().in_board_order().values(*SUBMISSION_FIELDS)[start:stop]
         # The standings' index gives the order; the submissions (joined by key) the columns.
         columns = {f"entry_{field}": F(f"submission__{'id' if field == 'pk' else field}") for field in SUBMISSION_FIELDS}
-        return (self._filtered().order_by("board_group", "board_key", "submitted_at", "submission_id")
-                .values(**columns)[start:stop])
+        return self._filtered().in_board_order().values(**columns)[start:stop]
 
     def _rows(self, start: int, stop: int) -> list[dict]:
         rows = self.rows(start, stop)

@@ -9,7 +9,7 @@ from django.db import models, transaction
 from django.db.models import Case, Q, Value, When
 
 from scoring.boards import records as records_module
-from scoring.boards.places import ALL_VARIANTS, BOARD_ORDER, RANKED, board_place, engine_label, variant_key
+from scoring.boards.places import ALL_VARIANTS, RANKED, board_place, engine_label, variant_key
 
 
 def lock_board(version_id: int) -> None:
@@ -103,7 +103,7 @@ def _refresh_standing(changes: _Changes, version_id: int, variant_id: int | None
     candidates = Submission.objects.filter(version_id=version_id, name=name, board_group__isnull=False)
     if variant_id is not None:
         candidates = candidates.filter(variant_id=variant_id)
-    best = candidates.order_by(*BOARD_ORDER).values(
+    best = candidates.in_board_order().values(
         "pk", "board_group", "board_key", "submitted_at", "wasmtime_version", "engine_digest", "model").first()
     current = Standing.objects.select_for_update().filter(version_id=version_id, variant_key=variant_key(variant_id),
                                                           name=name).first()

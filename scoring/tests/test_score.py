@@ -87,7 +87,7 @@ def test_score_prints_a_summary_table_without_json(adder_v1, correct_wasm):
     call_command("score", "adder", "--version", "v1", "--wasm", str(correct_wasm), "--name", "alice", stdout=out)
     text = out.getvalue()
     assert "kind    input" in text and "cases/large.json" in text
-    assert "PASSED; total fuel" in text
+    assert "passed; total fuel" in text
 
 
 @pytest.mark.parametrize(

@@ -89,7 +89,7 @@ def test_skip_invalid_scores_the_good_lines_and_a_rerun_scores_nothing_twice(swe
     path = write(sweep, [GOOD[0], BAD[0][0], GOOD[1], "", GOOD[2], GOOD[3], GOOD[0]])
     report, err = run(path, "--skip-invalid")
     assert (report["scored"], report["skipped"], report["invalid"], report["failed"]) == (4, 1, 1, 0)
-    assert report["invalid_lines"] == [{"line": 2, "reason": report["invalid_lines"][0]["reason"]}]
+    assert report["invalid_lines"] == [{"line": 2, "code": "not_json", "reason": report["invalid_lines"][0]["reason"]}]
     outcomes = {line["line"]: (line["outcome"], line["name"]) for line in report["lines"]}
     assert outcomes == {1: ("scored", "fast"), 3: ("scored", "slow"), 5: ("scored", "recorded"),
                         6: ("scored", "wrong"), 7: ("skipped", "fast")}
@@ -236,3 +236,13 @@ def test_a_folder_named_on_many_lines_is_packed_once_per_phase(sweep, monkeypatc
     sources.expect(checked.lines)
     taken = {sources.take(line)[2] for line in checked.lines}
     assert len(packed) == 2 and len(taken) == 1
+
+
+@pytest.mark.django_db
+def test_a_refused_line_keeps_the_code_of_what_refused_it(sweep):
+    """The domain error's own code reaches the summary (it was flattened into a bare reason)."""
+    lines = [{"slug": "nope", "name": "x", "wasm": "fast.wasm"}, {"slug": "adder", "name": "x\u202e", "wasm": "fast.wasm"},
+             {"slug": "adder", "name": "x", "wasm": "fast.wasm", "meta": {"url": "javascript:x"}}]
+    report, _ = run(write(sweep, lines), "--skip-invalid")
+    assert [(line["line"], line["code"]) for line in report["invalid_lines"]] == [
+        (1, "unknown_case"), (2, "bad_name"), (3, "invalid")]

@@ -1,7 +1,8 @@
-"""Results shown on pages the scoring app does not own: the case page's leaderboard preview."""
+"""Results on pages: the case page's leaderboard preview, and a per-input status's meaning."""
 
 from django import template
 
+from engine.sandbox import Status
 from scoring.models import Submission
 
 register = template.Library()
@@ -13,3 +14,10 @@ LEADERBOARD_PREVIEW = 10
 def leaderboard_preview(version, rows: int = LEADERBOARD_PREVIEW):
     """The top `rows` entries of `version`'s leaderboard (all variants), as the leaderboard ranks them."""
     return {"version": version, "entries": list(Submission.objects.leaderboard(version)[:rows])}
+
+
+@register.filter
+def answered_correctly(status: str) -> bool:
+    """Whether a per-input status is a correct answer, passed or over the pass line (the
+    engine's rule, `Status.answered_correctly`)."""
+    return bool(status) and Status(status).answered_correctly

@@ -100,6 +100,5 @@ class Command(CaseVersionCommand):
             )
             if result.message and result.status not in ("passed",):
                 write(f"{'':<6}  {'':<{width}}  ↳ {result.detail or result.message}")
-        verdict = "PASSED" if submission.passed else "not passed"
-        write(f"\nsubmission #{submission.pk}: {verdict}; total fuel {_fuel(submission.total_fuel)}"
+        write(f"\nsubmission #{submission.pk}: {submission.verdict.text}; total fuel {_fuel(submission.total_fuel)}"
               + (f", overshoot {submission.overshoot:,}" if submission.overshoot else ""))

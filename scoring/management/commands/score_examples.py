@@ -25,8 +25,7 @@ class Command(BaseCommand):
                 return
             submission = run.submission
             figure = f"total fuel {submission.total_fuel:,}" if submission.total_fuel is not None else submission.message
-            verdict = "passed" if submission.passed else submission.status
-            self.stdout.write(f"scored          {label}: {verdict}, {figure} (#{submission.pk})")
+            self.stdout.write(f"scored          {label}: {submission.verdict.text}, {figure} (#{submission.pk})")
 
         try:
             runs = score_examples(root, on_result=report)

@@ -35,7 +35,7 @@ class Command(BaseCommand):
             checked = check_lines(path)
         except ScoringError as error:
             raise CommandError(error.message) from None
-        for number, reason in checked.invalid:
+        for number, _, reason in checked.invalid:
             self.stderr.write(f"{path}:{number}: {reason}")
         if checked.invalid and not options["skip_invalid"]:
             raise CommandError(f"{len(checked.invalid)} invalid line(s) in {path}; nothing was scored "
