@@ -12,8 +12,12 @@ REQUIREMENTS_STAMP := $(VENV)/.requirements-$(shell cat requirements.txt require
 NODE_STAMP := node_modules/.installed-$(shell sha1sum package-lock.json | cut -c1-12)
 HOST ?= 127.0.0.1
 PORT ?= 8000
+# Test processes (pytest-xdist): one per core. The tests of the served bundled catalog share one
+# process (they share one served site: --dist loadgroup).
+JOBS ?= $(shell nproc)
+PYTEST := $(PY) -m pytest -n $(JOBS) --dist loadgroup
 
-.PHONY: install setup toolchain browser front run serve test bench clean
+.PHONY: install setup toolchain browser front run serve test check bench clean
 
 $(PY):
 	@$(PYTHON) -c 'import sys; sys.exit(sys.version_info < (3, 11))' || \
@@ -55,7 +59,12 @@ serve: install front
 	HOST=$(HOST) PORT=$(PORT) scripts/serve.sh --catalog
 
 test: setup browser front $(NODE_STAMP)
-	$(PY) -m pytest
+	$(PYTEST)
+
+# The inner loop: everything but the real builds and the browser, on tables made from the
+# models (make test runs the migrations) (README: "The fast loop").
+check: setup $(NODE_STAMP)
+	$(PYTEST) -m "not slow and not browser" --no-migrations
 
 bench: setup front $(NODE_STAMP)
 	scripts/system-packages.sh bench

@@ -12,6 +12,13 @@ from catalog.tests.conftest import VALID_CATALOG, CatalogTree
 
 
 @pytest.fixture(autouse=True)
+def _quick_password_hashes(settings):
+    """Staff accounts in tests are made and signed in by the hundred: a deliberately slow hash
+    (PBKDF2's million rounds) protects nothing here."""
+    settings.PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
+
+
+@pytest.fixture(autouse=True)
 def _page_cache_off_unless_asked(settings):
     """Page caching is off in tests (query counts measure real work); tests/test_page_cache.py
     turns it on. The cache is emptied either way, so no test sees another's pages."""
@@ -26,9 +33,49 @@ def _standings_looked_at_afresh(monkeypatch):
     monkeypatch.setattr("scoring.standings.computing._last_check", float("-inf"))
 
 
+@pytest.fixture(autouse=True, scope="session")
+def _each_source_built_once():
+    """A bundled example or fixture crate built by one test is not built again by the next:
+    a successful build's result is kept for the run, by the source's digest and everything the
+    build reads (its commands, the log it keeps). The first build of each is a real one, in the
+    real sandbox; a failed build is never kept, and the build tests call the builder itself."""
+    import hashlib
+
+    from django.conf import settings as django_settings
+
+    from engine.builds import sandbox_problem
+    from scoring import service
+
+    built: dict[tuple, object] = {}
+    real = service.build_source
+
+    def build_source(source: bytes, version):
+        key = (hashlib.sha256(source).hexdigest(), version.build_install, version.build_command,
+               version.build_module, django_settings.SCORING_BUILD_LOG_BYTES, django_settings.SCORING_MAX_MODULE_BYTES,
+               sandbox_problem())  # a test that takes the sandbox away builds for real
+        if key not in built:
+            result = real(source, version)
+            if not result.ok:
+                return result
+            built[key] = result
+        return built[key]
+
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(service, "build_source", build_source)
+        yield
+
+
+@pytest.fixture(scope="session")
+def _shared_module_cache(tmp_path_factory) -> Path:
+    """Compiled modules kept for the whole run: a module is compiled (in a child process) once,
+    not once per test. Each compile is keyed by the module's digest, so no test can see
+    another's module under its own."""
+    return tmp_path_factory.getbasetemp() / "module-cache"
+
+
 @pytest.fixture(autouse=True)
-def _module_cache_in_tmp(settings, tmp_path):
-    settings.SCORING_CACHE_DIR = tmp_path / "module-cache"
+def _module_cache_for_the_run(settings, _shared_module_cache):
+    settings.SCORING_CACHE_DIR = _shared_module_cache
 
 
 @pytest.fixture

@@ -7,10 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from catalog.importer import import_catalog
-from catalog.models import CaseVersion
-from scoring.examples import score_examples
-from scoring.service import score, submit
+from tests import served
 
 # Playwright's sync API runs an event loop in this thread; the ORM calls the test makes are
 # still synchronous and run between browser steps.
@@ -43,16 +40,34 @@ def page(browser):
     context.close()
 
 
+@pytest.fixture(scope="session")
+def site_template(tmp_path_factory):
+    """The bundled catalog imported and its examples scored, once per run (tests/served.py)."""
+    template = served.prepare(tmp_path_factory.mktemp("served-site"))
+    yield template
+    template.drop()
+
+
+@pytest.fixture(scope="session")
+def shared_site(site_template):
+    site = served.serve(site_template)
+    yield site
+    site.stop()
+
+
 @pytest.fixture
-def site(transactional_db, live_server, settings, tmp_path):
-    """The bundled catalog with its examples scored, plus a starter that does not pass."""
-    settings.SCORING_CACHE_DIR = tmp_path / "cache"
-    assert import_catalog(ROOT / "test-cases").ok
-    score_examples(ROOT / "examples" / "submissions")
-    lattice = CaseVersion.objects.get(case__slug="lattice", version="v1")
-    score(submit(lattice, lattice.variants.get(slug="long-belts"), "starter",
-                 folder=ROOT / "test-cases/performance/hard/lattice/v1/workspaces/base"))
+def site(shared_site) -> str:
+    """The URL of the served bundled catalog, shared by the tests that only read it."""
     SCREENSHOTS.mkdir(parents=True, exist_ok=True)
-    return live_server.url
+    return shared_site.url
+
+
+@pytest.fixture
+def own_site(site_template):
+    """A served bundled catalog of this test's own, for a test that changes what it shows."""
+    SCREENSHOTS.mkdir(parents=True, exist_ok=True)
+    site = served.serve(site_template)
+    yield site
+    site.stop()
 
 

@@ -8,32 +8,31 @@ from pathlib import Path
 
 import pytest
 
-from scoring.models import Submission
 from tests.conftest import ROOT
+from tests.served import STAFF
 
-pytestmark = [pytest.mark.browser, pytest.mark.slow]
+pytestmark = [pytest.mark.browser, pytest.mark.slow, pytest.mark.xdist_group("served-site")]
 
 AXE = ROOT / "node_modules" / "axe-core" / "axe.min.js"
 WCAG = ["wcag2a", "wcag2aa", "wcag21a", "wcag21aa"]
 
 
-def page_kinds() -> dict[str, str]:
-    naive = Submission.objects.get(name="example-naive", version__case__slug="lattice")
-    fast = Submission.objects.get(name="example-fast", version__case__slug="lattice")
+def page_kinds(site) -> dict[str, str]:
+    naive, fast = site.submission("lattice", "example-naive"), site.submission("lattice", "example-fast")
     return {
         "list": "/", "case": "/cases/lattice/", "version": "/cases/range-sums/v1/",
         "leaderboard": "/cases/lattice/leaderboard/", "all": "/cases/lattice/leaderboard/?all=1",
-        "submission": f"/submissions/{naive.pk}/", "compare": f"/submissions/{naive.pk}/compare/{fast.pk}/",
+        "submission": f"/submissions/{naive}/", "compare": f"/submissions/{naive}/compare/{fast}/",
         "standings": "/standings/", "about": "/about/", "api docs": "/api/v1/docs", "not found": "/cases/no-such-case/",
     }
 
 
 @pytest.mark.parametrize("width", [320, 375])
-def test_no_page_is_wider_than_a_phone(browser, site, width):
+def test_no_page_is_wider_than_a_phone(browser, site, shared_site, width):
     context = browser.new_context(viewport={"width": width, "height": 800}, is_mobile=True)
     phone = context.new_page()
     try:
-        for kind, url in page_kinds().items():
+        for kind, url in page_kinds(shared_site).items():
             phone.goto(site + url)
             scroll_width = phone.evaluate("document.documentElement.scrollWidth")
             # What sticks out: elements, and text (a text node can overflow the box it is in).
@@ -62,13 +61,13 @@ def _violations(page) -> list[str]:
             f"{violation['nodes'][0]['target']})" for violation in result["violations"]]
 
 
-def test_axe_finds_no_wcag_violation_on_any_kind_of_page(browser, site, django_user_model):
+def test_axe_finds_no_wcag_violation_on_any_kind_of_page(browser, site, shared_site):
     # axe is injected as a script: the site's CSP (rightly) refuses it, so this context ignores the CSP.
     context = browser.new_context(viewport={"width": 1280, "height": 900}, bypass_csp=True)
     page = context.new_page()
     try:
         found = {}
-        for kind, url in page_kinds().items():
+        for kind, url in page_kinds(shared_site).items():
             page.goto(site + url)
             found[kind] = _violations(page)
         for width in (375,):
@@ -77,10 +76,9 @@ def test_axe_finds_no_wcag_violation_on_any_kind_of_page(browser, site, django_u
             phone.goto(site + "/cases/lattice/")
             found["case at 375 px"] = _violations(phone)
             phone.context.close()
-        django_user_model.objects.create_superuser("staff", "staff@example.com", "correct horse battery")
         page.goto(site + "/admin/login/")
-        page.fill("#id_username", "staff")
-        page.fill("#id_password", "correct horse battery")
+        page.fill("#id_username", STAFF[0])
+        page.fill("#id_password", STAFF[1])
         page.click("input[type=submit]")
         page.goto(site + "/admin/catalog/caseversion/import/")
         found["admin import"] = _violations(page)
@@ -89,11 +87,11 @@ def test_axe_finds_no_wcag_violation_on_any_kind_of_page(browser, site, django_u
         context.close()
 
 
-def test_wide_tables_scroll_in_labelled_focusable_regions(browser, site):
+def test_wide_tables_scroll_in_labelled_focusable_regions(browser, site, shared_site):
     context = browser.new_context(viewport={"width": 375, "height": 800}, is_mobile=True)
     phone = context.new_page()
     try:
-        for kind, url in page_kinds().items():
+        for kind, url in page_kinds(shared_site).items():
             phone.goto(site + url)
             tables = phone.locator("main table")
             for index in range(tables.count()):
@@ -101,7 +99,7 @@ def test_wide_tables_scroll_in_labelled_focusable_regions(browser, site):
                 assert region.count() == 1, f"a table on {kind} is not in a scroll region"
                 assert region.get_attribute("role") == "region" and region.get_attribute("tabindex") == "0"
                 assert region.get_attribute("aria-label"), kind
-        phone.goto(site + page_kinds()["submission"])
+        phone.goto(site + page_kinds(shared_site)["submission"])
         phone.keyboard.press("Tab")
         for _ in range(40):  # the results table is reachable by keyboard
             if phone.evaluate("document.activeElement.getAttribute('aria-label')") == "Results per held-out input":

@@ -12,7 +12,10 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 SCHEMATHESIS = Path(sys.executable).with_name("schemathesis")
+pytestmark = [pytest.mark.slow, pytest.mark.xdist_group("served-site")]
 EXAMPLES_PER_OPERATION = int(os.environ.get("API_CONTRACT_EXAMPLES", "25"))
 
 

@@ -1,4 +1,4 @@
-"""A real browser (Debian's Chromium through Playwright) on a live server, JavaScript off.
+"""A real browser (Debian's Chromium through Playwright) on the served bundled catalog, JavaScript off.
 
 Filters the case list, opens a case, switches versions, opens a leaderboard and a submission,
 opens the standings, compares a submission with the leader, follows a carried entry, and
@@ -15,11 +15,10 @@ from pathlib import Path
 
 import pytest
 
-from catalog.models import CaseVersion
-from scoring.carry import carry_forward, score_carried
 from tests.conftest import ROOT, SCREENSHOTS
+from tests.served import STAFF
 
-pytestmark = [pytest.mark.browser, pytest.mark.slow]
+pytestmark = [pytest.mark.browser, pytest.mark.slow, pytest.mark.xdist_group("served-site")]
 
 
 def shot(page, name: str) -> None:
@@ -92,7 +91,8 @@ def test_pages_fit_a_phone(browser, site):
     context.close()
 
 
-def test_standings_compare_and_carried_entries(page, site):
+def test_standings_compare_and_carried_entries(page, own_site):
+    site = own_site.url
     page.goto(site + "/")
     page.click("nav >> text=Standings")
     assert page.url.endswith("/standings/")
@@ -119,9 +119,7 @@ def test_standings_compare_and_carried_entries(page, site):
     assert page.locator("table.compare tbody tr").count() == 8
     shot(page, "compare")
 
-    source = CaseVersion.objects.get(case__slug="range-sums", version="v1")
-    target = CaseVersion.objects.get(case__slug="range-sums", version="v2")
-    score_carried(carry_forward(target, source=source), inline=True)
+    own_site.manage("carry_forward", "range-sums", "--to", "v2", "--from", "v1")
     page.goto(site + "/cases/range-sums/leaderboard/?all=1")
     assert page.locator("table.board .badge.carried").count() == 2
     page.click("table.board tr:has(.badge.carried) >> a >> nth=0")
@@ -171,11 +169,15 @@ def _archive_of_new_version(tmp_path: Path) -> bytes:
     return buffer.getvalue()
 
 
-def test_staff_import_an_archive_through_the_admin(page, site, django_user_model, tmp_path):
-    django_user_model.objects.create_superuser("staff", "staff@example.com", "correct horse battery")
+def versions_of(site, slug: str) -> list[str]:
+    return site.json(f"/api/v1/cases/{slug}/")["versions"]
+
+
+def test_staff_import_an_archive_through_the_admin(page, own_site, tmp_path):
+    site = own_site.url
     page.goto(site + "/admin/")
-    page.fill("#id_username", "staff")
-    page.fill("#id_password", "correct horse battery")
+    page.fill("#id_username", STAFF[0])
+    page.fill("#id_password", STAFF[1])
     page.click("input[type=submit]")
     page.goto(site + "/admin/catalog/caseversion/")
     page.click("text=Import case version")
@@ -189,7 +191,7 @@ def test_staff_import_an_archive_through_the_admin(page, site, django_user_model
     assert errors.count() > 3
     assert "changelog: required key is missing" in page.locator(".import-errors").inner_text()
     shot(page, "admin-import-errors")
-    assert not CaseVersion.objects.filter(case__slug="range-sums", version="v3").exists()
+    assert "v3" not in versions_of(own_site, "range-sums")
 
     archive = tmp_path / "v3.zip"
     archive.write_bytes(_archive_of_new_version(tmp_path))
@@ -201,7 +203,7 @@ def test_staff_import_an_archive_through_the_admin(page, site, django_user_model
     # The new latest version started with v2's best entries, carried forward and scored again.
     assert "carry-forward range-sums v2 → v3: 2 entries to score" in messages.lower()
     shot(page, "admin-import")
-    assert CaseVersion.objects.filter(case__slug="range-sums", version="v3").exists()
+    assert "v3" in versions_of(own_site, "range-sums")
 
     page.goto(site + "/cases/range-sums/")
     assert page.locator(".versions [aria-current=page]").inner_text() == "v3"

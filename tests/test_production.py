@@ -145,10 +145,13 @@ def front_folder(var: Path) -> Path:
     return var / "nginx"
 
 
-def _processes_of(command_fragment: str) -> list[tuple[int, str]]:
+def _processes_of(command_fragment: str, var: Path | None = None) -> list[tuple[int, str]]:
+    """(uid, command line) of the processes running `command_fragment` (with VAR_DIR `var`)."""
     found = []
     for entry in Path("/proc").iterdir():
         try:
+            if var is not None and f"VAR_DIR={var}\0".encode() not in (entry / "environ").read_bytes():
+                continue
             if entry.name.isdigit() and command_fragment in (entry / "cmdline").read_bytes().decode(errors="replace"):
                 uid = next(line for line in (entry / "status").read_text().splitlines() if line.startswith("Uid:"))
                 found.append((int(uid.split()[1]), (entry / "cmdline").read_bytes().decode(errors="replace")))
@@ -164,7 +167,7 @@ def _nothing_runs_as_root_and_only_nginx_reaches_the_socket(var: Path, port: int
     import pwd
 
     app = pwd.getpwnam("fuelboard")
-    gunicorns = _processes_of("config/gunicorn.py")
+    gunicorns = _processes_of("config/gunicorn.py", var)  # this server's (other tests may serve too)
     assert len(gunicorns) >= 3, gunicorns  # the arbiter and two workers
     assert {uid for uid, _ in gunicorns} == {app.pw_uid}
     nginx_workers = [uid for uid, command in _processes_of("nginx: worker")]

@@ -7,6 +7,7 @@ from pathlib import Path
 from catalog.manifest import FORBIDDEN_TABLES
 from catalog.tests.test_admin import HOSTILE as HOSTILE_ARCHIVES
 from catalog.tests.test_admin import UNSTORABLE_ARCHIVES
+from catalog.tests import test_manifest_fuzz
 from catalog.tests.test_manifest_fuzz import FUZZ_SETTINGS
 from catalog.tests.test_manifest_rules import RULES, VARIANT_RULES
 from catalog.tests.test_pages import XSS_PAYLOADS
@@ -17,7 +18,11 @@ from tests.test_hostile_requests import NASTY_URLS, RANDOM_REQUESTS
 from tests.test_page_cache import CACHE_BYPASS_URLS
 
 README = (Path(__file__).resolve().parent.parent / "README.md").read_text()
-PROPERTY_TESTS_IN_FUZZ_FILE = 4
+
+
+def property_tests(module) -> int:
+    """The Hypothesis tests of a module (each runs FUZZ_SETTINGS.max_examples examples)."""
+    return sum(1 for name, test in vars(module).items() if name.startswith("test_") and hasattr(test, "hypothesis"))
 
 
 def row(label_start: str) -> list[str]:
@@ -30,7 +35,7 @@ def row(label_start: str) -> list[str]:
 def test_the_security_table_counts_match_the_tests():
     expected = {
         "broken manifests": len(RULES) + len(VARIANT_RULES) + len(FORBIDDEN_TABLES),
-        "fuzzed manifests": FUZZ_SETTINGS.max_examples * PROPERTY_TESTS_IN_FUZZ_FILE,
+        "fuzzed manifests": FUZZ_SETTINGS.max_examples * property_tests(test_manifest_fuzz),
         "hostile archives": len(HOSTILE_ARCHIVES),
         "archives with names the database cannot store": len(UNSTORABLE_ARCHIVES),
         "hostile builds": len(HOSTILE_BUILDS),

@@ -17,6 +17,59 @@ from engine.sandbox.checks import InvalidModule, does_not_compile, module_digest
 from engine.sandbox.engine import ENGINE_DIGEST, WASMTIME_VERSION, engine
 
 
+def compile_in_child(wasm: bytes, seconds: float, memory_bytes: int) -> wasmtime.Module:
+    """Compile `wasm` in a child process killed after `seconds`, whose address space is at most
+    `memory_bytes` (engine/workers/compile.py). Raises InvalidModule."""
+    with tempfile.TemporaryDirectory(prefix="compile-") as temp:
+        source, target = Path(temp) / "module.wasm", Path(temp) / "module.cwasm"
+        source.write_bytes(wasm)
+        try:
+            done = subprocess.run(
+                [sys.executable, "-m", "engine.workers.compile", str(source), str(target), str(memory_bytes)],
+                cwd=Path(__file__).resolve().parents[2], capture_output=True, text=True,
+                timeout=seconds, stdin=subprocess.DEVNULL,
+                env={"PATH": "/usr/bin:/bin", "LANG": "C.UTF-8"},  # nothing of the scorer's
+            )
+        except subprocess.TimeoutExpired:
+            raise InvalidModule("compile_timeout", f"module did not compile within {seconds:g} s") from None
+        if done.returncode < 0 or "memory allocation" in done.stderr or "MemoryError" in done.stderr:
+            # Killed, or aborted when an allocation failed: the address-space cap.
+            raise InvalidModule("compile_memory", f"module needs more than {memory_bytes:,} bytes "
+                                                  "of memory to compile") from None
+        if done.returncode != 0 or not target.is_file():
+            raise does_not_compile(done.stderr.strip() or f"the compiler exited with status {done.returncode}")
+        return wasmtime.Module.deserialize(engine(), target.read_bytes())
+
+
+def evict(directory: Path, max_bytes: int, keep: Path | None = None) -> int:
+    """Delete the least recently used artifacts of `directory` until it holds at most
+    `max_bytes` (`keep` goes last). Several processes may evict at once: a lock orders them."""
+    import fcntl
+
+    deleted = 0
+    with open(directory / ".evict.lock", "a") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        entries = []
+        for entry in os.scandir(directory):
+            if entry.name.endswith(".cwasm"):
+                try:
+                    info = entry.stat(follow_symlinks=False)
+                except FileNotFoundError:
+                    continue
+                entries.append((Path(entry.path) == keep, info.st_mtime_ns, info.st_size, entry.path))
+        total = sum(size for _, _, size, _ in entries)
+        for _, _, size, path in sorted(entries):
+            if total <= max_bytes:
+                break
+            try:
+                os.unlink(path)
+                deleted += 1
+            except FileNotFoundError:
+                pass
+            total -= size
+    return deleted
+
+
 class ModuleCache:
     """Compiled modules by content digest and wasmtime version: in memory, and on disk if given.
 
@@ -102,31 +155,9 @@ class ModuleCache:
             pass
         return module
 
-    def _compile_in_child(self, wasm: bytes) -> wasmtime.Module:
-        with tempfile.TemporaryDirectory(prefix="compile-") as temp:
-            source, target = Path(temp) / "module.wasm", Path(temp) / "module.cwasm"
-            source.write_bytes(wasm)
-            try:
-                done = subprocess.run(
-                    [sys.executable, "-m", "engine.workers.compile", str(source), str(target),
-                     str(self.compile_memory_bytes)],
-                    cwd=Path(__file__).resolve().parents[2], capture_output=True, text=True,
-                    timeout=self.compile_seconds, stdin=subprocess.DEVNULL,
-                    env={"PATH": "/usr/bin:/bin", "LANG": "C.UTF-8"},  # nothing of the scorer's
-                )
-            except subprocess.TimeoutExpired:
-                raise InvalidModule("compile_timeout", f"module did not compile within {self.compile_seconds:g} s") from None
-            if done.returncode < 0 or "memory allocation" in done.stderr or "MemoryError" in done.stderr:
-                # Killed, or aborted when an allocation failed: the address-space cap.
-                raise InvalidModule("compile_memory", f"module needs more than {self.compile_memory_bytes:,} bytes "
-                                                      "of memory to compile") from None
-            if done.returncode != 0 or not target.is_file():
-                raise does_not_compile(done.stderr.strip() or f"the compiler exited with status {done.returncode}")
-            return wasmtime.Module.deserialize(engine(), target.read_bytes())
-
     def _compile(self, wasm: bytes, digest: str) -> wasmtime.Module:
         if self.compile_seconds is not None:
-            module = self._compile_in_child(bytes(wasm))
+            module = compile_in_child(bytes(wasm), self.compile_seconds, self.compile_memory_bytes)
         else:
             try:
                 module = wasmtime.Module(engine(), bytes(wasm))
@@ -151,27 +182,4 @@ class ModuleCache:
         (`keep`, the one just written, goes last). Returns the number deleted."""
         if self.directory is None or self.max_bytes is None:
             return 0
-        import fcntl
-
-        deleted = 0
-        with open(self.directory / ".evict.lock", "a") as lock:
-            fcntl.flock(lock, fcntl.LOCK_EX)
-            entries = []
-            for entry in os.scandir(self.directory):
-                if entry.name.endswith(".cwasm"):
-                    try:
-                        info = entry.stat(follow_symlinks=False)
-                    except FileNotFoundError:
-                        continue
-                    entries.append((Path(entry.path) == keep, info.st_mtime_ns, info.st_size, entry.path))
-            total = sum(size for _, _, size, _ in entries)
-            for _, _, size, path in sorted(entries):
-                if total <= self.max_bytes:
-                    break
-                try:
-                    os.unlink(path)
-                    deleted += 1
-                except FileNotFoundError:
-                    pass
-                total -= size
-        return deleted
+        return evict(self.directory, self.max_bytes, keep)

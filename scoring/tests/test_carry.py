@@ -234,10 +234,11 @@ def test_the_admin_action_needs_the_right_to_change_submissions(client, django_u
     staff = django_user_model.objects.create_user("viewer", password="x", is_staff=True)
     staff.user_permissions.add(Permission.objects.get(codename="view_caseversion"))
     client.force_login(staff)
+    assert 'value="carry_forward_to"' not in client.get("/admin/catalog/caseversion/").content.decode()
     response = client.post("/admin/catalog/caseversion/", {
         "action": "carry_forward_to", "_selected_action": [versions["v2"].pk]}, follow=True)
+    assert response.status_code == 200  # the admin's list again, the action unknown to this account
     assert not Submission.objects.filter(version=versions["v2"]).exists()
-    assert response.status_code in (200, 403)
 
 
 @pytest.mark.slow
@@ -267,7 +268,8 @@ def test_the_bundled_examples_carry_from_range_sums_v1_to_v2_with_the_real_build
     assert [(entry.name, entry.rank, entry.carried_from) for entry in board] == [
         ("example-fast", 1, on_v1["example-fast"].pk), ("example-naive", 2, on_v1["example-naive"].pk)]
     carried = Submission.objects.get(pk=board[0].submission)
-    assert carried.source_kind == "submission" and carried.module_digest and carried.build_log is not None
+    assert carried.source_kind == "submission" and carried.module_digest
+    assert "\nbuilt " in carried.build_log  # built again from its source, not handed the old module
     assert carried.results.count() == v2.smoke_count + v2.stress_count
     assert all(result.fuel for result in carried.results.all())
 

@@ -171,6 +171,7 @@ def _reimport_with_build(catalog, build: str) -> CaseVersion:
     return _new_version(catalog, "v3", {'build = "cp solution.wasm out.wasm"': f"build = {json.dumps(build)}"})
 
 
+@pytest.mark.slow
 def test_a_build_that_runs_too_long_is_killed(imported, tmp_path, settings):
     settings.SCORING_BUILD_TIMEOUT = 1
     version = _reimport_with_build(imported, "sleep 60 & sleep 60")
@@ -181,6 +182,7 @@ def test_a_build_that_runs_too_long_is_killed(imported, tmp_path, settings):
     assert submission.message == "build command timed out after 1 s"
 
 
+@pytest.mark.slow
 def test_a_build_that_produces_no_module_is_build_failed(imported, tmp_path):
     version = _reimport_with_build(imported, "echo nothing to do")
     folder = tmp_path / "lazy"
@@ -190,6 +192,7 @@ def test_a_build_that_produces_no_module_is_build_failed(imported, tmp_path):
     assert "nothing to do" in submission.build_log
 
 
+@pytest.mark.slow
 def test_the_build_log_keeps_only_its_tail(imported, tmp_path, settings):
     settings.SCORING_BUILD_LOG_BYTES = 4096
     version = _reimport_with_build(imported, "seq 1 100000; exit 3")

@@ -1,0 +1,30 @@
+"""The scoring app's system checks: what this machine cannot give a build is said at start-up."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def test_without_a_cgroup_a_system_check_says_so(tmp_path):
+    """As an account that cannot make cgroups, `manage.py check` warns once."""
+    state = Path(tempfile.mkdtemp(prefix="fuelboard-check-"))  # pytest's own folders are private to root
+    state.chmod(0o755)
+    var = state / "var"
+    var.mkdir()
+    os.chown(var, 65534, 65534)
+    environment = {"PATH": "/usr/bin:/bin", "SECRET_KEY": "x" * 50, "VAR_DIR": str(var), "HOME": str(var)}
+    done = subprocess.run(["/usr/sbin/runuser", "-u", "nobody", "--", sys.executable, "manage.py", "check"], cwd=ROOT,
+                          env=environment, capture_output=True, text=True, timeout=120)
+    assert "scoring.W001" in done.stderr, done.stderr
+    assert "builds run without a cgroup of their own" in done.stderr
+    root = subprocess.run([sys.executable, "manage.py", "check"], cwd=ROOT, capture_output=True, text=True,
+                          timeout=120, env={**os.environ, "VAR_DIR": str(var)})
+    assert "scoring.W001" not in root.stderr
+    shutil.rmtree(state)

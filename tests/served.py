@@ -1,0 +1,173 @@
+"""The bundled catalog with its examples scored, served by a real server of its own, once per run.
+
+Importing the catalog and scoring its examples takes ten real builds and a few billion units of
+fuel: the browser tests, the accessibility tests and the API's outside client used to do it once
+each. `prepare()` does it once into a database of its own (a SQLite file, or a PostgreSQL
+database on the server the suite runs against), through the real commands; `serve()` starts
+gunicorn on a copy of it, so a test that changes the site (carries entries, imports a version)
+gets a copy of its own, and the others share one. Nothing here touches the test database.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+import urllib.request
+import uuid
+from dataclasses import dataclass, field
+from pathlib import Path
+from urllib.parse import urlsplit, urlunsplit
+
+ROOT = Path(__file__).resolve().parent.parent
+STAFF = ("staff", "correct horse battery")
+STARTER = "test-cases/performance/hard/lattice/v1/workspaces/base"
+
+
+def _free_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return probe.getsockname()[1]
+
+
+def _postgres_url() -> str | None:
+    url = os.environ.get("DATABASE_URL", "")
+    return url if url.startswith(("postgres://", "postgresql://")) else None
+
+
+def _with_database(url: str, name: str) -> str:
+    parts = urlsplit(url)
+    return urlunsplit(parts._replace(path=f"/{name}"))
+
+
+def _postgres(url: str, statement: str) -> None:
+    import psycopg
+
+    with psycopg.connect(_with_database(url, "postgres"), autocommit=True) as connection:
+        connection.execute(statement)
+
+
+@dataclass
+class Database:
+    """A database of the served site: a SQLite file, or a PostgreSQL database."""
+
+    url: str
+    path: Path | None = None  # the SQLite file
+    name: str | None = None  # the PostgreSQL database
+
+    def copy(self, folder: Path) -> "Database":
+        if self.path is not None:
+            target = folder / "site.sqlite3"
+            for suffix in ("", "-wal"):
+                if Path(f"{self.path}{suffix}").exists():
+                    shutil.copyfile(f"{self.path}{suffix}", f"{target}{suffix}")
+            return Database(f"sqlite:///{target}", path=target)
+        name = f"site_{uuid.uuid4().hex[:12]}"
+        _postgres(self.url, f'CREATE DATABASE "{name}" TEMPLATE "{self.name}"')
+        return Database(_with_database(self.url, name), name=name)
+
+    def drop(self) -> None:
+        if self.name is not None:
+            _postgres(self.url, f'DROP DATABASE IF EXISTS "{self.name}" WITH (FORCE)')
+
+
+def environment(database: Database, folder: Path, **extra: str) -> dict[str, str]:
+    environ = {key: value for key, value in os.environ.items() if not key.startswith(("PYTEST", "DJANGO_"))}
+    return {**environ, "DATABASE_URL": database.url, "VAR_DIR": str(folder / "var"),
+            "SCORING_CACHE_DIR": str(folder / "module-cache"), "SECRET_KEY": "served-site-" + "x" * 40,
+            "PAGE_CACHE_SECONDS": "0", "LOG_LEVEL": "ERROR", **extra}
+
+
+def manage(database: Database, folder: Path, *arguments: str, **extra: str) -> str:
+    """Run a command of the project against the site's database; its stdout."""
+    done = subprocess.run([sys.executable, "manage.py", *arguments], cwd=ROOT, capture_output=True, text=True,
+                          env=environment(database, folder, **extra), timeout=900)
+    if done.returncode != 0:
+        raise RuntimeError(f"manage.py {' '.join(arguments)} failed:\n{done.stdout}\n{done.stderr}")
+    return done.stdout
+
+
+def prepare(folder: Path) -> Database:
+    """The template database: migrated, the bundled catalog imported, its examples scored, a
+    starter that does not pass on lattice's long belts, and a staff account."""
+    folder.mkdir(parents=True, exist_ok=True)
+    postgres = _postgres_url()
+    if postgres:
+        name = f"site_template_{uuid.uuid4().hex[:12]}"
+        _postgres(postgres, f'CREATE DATABASE "{name}"')
+        database = Database(_with_database(postgres, name), name=name)
+    else:
+        database = Database(f"sqlite:///{folder / 'template.sqlite3'}", path=folder / "template.sqlite3")
+    manage(database, folder, "migrate", "--noinput", "-v0")
+    manage(database, folder, "import_catalog", str(ROOT / "test-cases"))
+    manage(database, folder, "score_examples", str(ROOT / "examples" / "submissions"))
+    manage(database, folder, "score", "lattice", "--version", "v1", "--variant", "long-belts",
+           "--submission", str(ROOT / STARTER), "--name", "starter")
+    manage(database, folder, "createsuperuser", "--noinput", "--username", STAFF[0], "--email", "staff@example.com",
+           DJANGO_SUPERUSER_PASSWORD=STAFF[1])
+    if database.path is not None:  # one file to copy: the write-ahead log folded in
+        import sqlite3
+
+        with sqlite3.connect(database.path) as connection:
+            connection.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+    return database
+
+
+@dataclass
+class Site:
+    """A server on a copy of the prepared database."""
+
+    url: str
+    database: Database
+    folder: Path
+    process: subprocess.Popen = field(repr=False)
+
+    def manage(self, *arguments: str) -> str:
+        return manage(self.database, self.folder, *arguments, SITE_URL=self.url)
+
+    def json(self, path: str) -> dict:
+        with urllib.request.urlopen(self.url + path, timeout=30) as response:
+            return json.loads(response.read())
+
+    def submission(self, case: str, name: str) -> int:
+        """The id of `name`'s entry on the case's latest leaderboard (every entry)."""
+        rows = self.json(f"/api/v1/cases/{case}/leaderboard/?all=1&page_size=200")["results"]
+        return next(row["submission"] for row in rows if row["name"] == name)
+
+    def stop(self) -> None:
+        self.process.terminate()
+        try:
+            self.process.wait(timeout=20)
+        except subprocess.TimeoutExpired:
+            self.process.kill()
+        self.database.drop()
+        shutil.rmtree(self.folder, ignore_errors=True)
+
+
+def serve(template: Database) -> Site:
+    """gunicorn on a fresh copy of `template`, answering once this returns."""
+    folder = Path(tempfile.mkdtemp(prefix="served-site-"))
+    database = template.copy(folder)
+    port = _free_port()
+    url = f"http://127.0.0.1:{port}"
+    env = environment(database, folder, SITE_URL=url, GUNICORN_BIND=f"127.0.0.1:{port}", WEB_CONCURRENCY="3")
+    process = subprocess.Popen([str(ROOT / ".venv" / "bin" / "gunicorn"), "-c", "config/gunicorn.py"], cwd=ROOT,
+                               env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    site = Site(url, database, folder, process)
+    deadline = time.monotonic() + 60
+    while True:
+        if process.poll() is not None:
+            raise RuntimeError("the served site's gunicorn exited")
+        try:
+            with urllib.request.urlopen(url + "/health/", timeout=5):
+                return site
+        except OSError:
+            if time.monotonic() > deadline:
+                site.stop()
+                raise RuntimeError("the served site did not answer") from None
+            time.sleep(0.2)
