@@ -145,6 +145,21 @@ def front_folder(var: Path) -> Path:
     return var / "nginx"
 
 
+def _first_answer(server: subprocess.Popen, url: str, seconds: float) -> tuple[int, dict, bytes]:
+    """The first answer of a server starting up (an error status fails at once: nginx is up, the
+    site behind it is not)."""
+    deadline = time.monotonic() + seconds
+    while True:
+        assert server.poll() is None, server.stdout.read()
+        try:
+            return _get(url)
+        except urllib.error.HTTPError as error:
+            raise AssertionError(f"{url} answered {error.code}: {error.read()[:300]!r}") from None
+        except OSError:
+            assert time.monotonic() < deadline, f"{url} did not answer within {seconds:g} s"
+            time.sleep(0.5)
+
+
 def _processes_of(command_fragment: str, var: Path | None = None) -> list[tuple[int, str]]:
     """(uid, command line) of the processes running `command_fragment` (with VAR_DIR `var`)."""
     found = []
@@ -220,15 +235,7 @@ def _a_restart_follows_no_link_the_site_planted(state: Path, env: dict, port: in
     server = subprocess.Popen(["scripts/serve.sh"], cwd=ROOT, env={**env, "PORT": str(port)}, start_new_session=True,
                               stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
     try:
-        deadline = time.monotonic() + 120
-        while True:
-            assert server.poll() is None, server.stdout.read()
-            try:
-                assert _get(f"http://127.0.0.1:{port}/health/")[0] == 200
-                break
-            except OSError:
-                assert time.monotonic() < deadline, "serve.sh did not start again"
-                time.sleep(0.5)
+        assert _first_answer(server, f"http://127.0.0.1:{port}/health/", 120)[0] == 200
     finally:
         os.killpg(server.pid, signal.SIGTERM)
         server.wait(timeout=30)
@@ -275,17 +282,7 @@ def test_make_serve_serves_the_site_with_hashed_compressed_static_files_behind_n
     server = subprocess.Popen(["make", "serve", f"PORT={port}"], cwd=ROOT, env=env, start_new_session=True,
                               stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
     try:
-        deadline = time.monotonic() + 240
-        while True:
-            assert server.poll() is None, server.stdout.read()
-            try:
-                status, headers, body = _get(f"http://127.0.0.1:{port}/")
-                break
-            except urllib.error.HTTPError as error:  # nginx is up, the site behind it is not
-                raise AssertionError(f"make serve answered {error.code}: {error.read()[:300]!r}") from None
-            except OSError:
-                assert time.monotonic() < deadline, "make serve did not start serving"
-                time.sleep(1)
+        status, headers, body = _first_answer(server, f"http://127.0.0.1:{port}/", 240)
         assert status == 200
         html = body.decode()
         assert "Lattice" in html  # the bundled catalog, imported by make serve
