@@ -13,16 +13,18 @@ from django.http import Http404, HttpRequest
 from django.shortcuts import render
 from django.urls import reverse
 from ninja import NinjaAPI, Schema
-from ninja.errors import ValidationError
+from ninja.errors import AuthenticationError, ValidationError
 
 from api.cases import router as catalog_router
 from api.results import router as scoring_router
+from api.submissions import router as submissions_router
 from catalog.models import UnknownTarget
 from lib.api import PROBLEM_TYPE, ApiProblem, problem
 from lib.openapi import describe
 from lib.siteurl import site_url
 from scoring.boards import BadModel
 from scoring.compare import NotComparable
+from scoring.intake import IntakeRefused
 from scoring.standings import BadFilter
 
 
@@ -46,6 +48,7 @@ class Api(NinjaAPI):
 
     def _build_schema(self, **kwargs):
         schema = super().get_openapi_schema(**kwargs)
+        _what_a_submission_sends(schema)
         for item in schema["paths"].values():
             for operation in item.values():
                 for status, response in operation.get("responses", {}).items():
@@ -54,22 +57,44 @@ class Api(NinjaAPI):
         return schema
 
 
+def _what_a_submission_sends(schema: dict) -> None:
+    """What Ninja cannot say of the submissions operation from its signature: exactly one of the
+    two files, and where a client finds the entry it made (links to poll it)."""
+    for item in schema["paths"].values():
+        operation = item.get("post")
+        if not operation or operation.get("operationId") != "submit":
+            continue
+        body = operation["requestBody"]["content"]["multipart/form-data"]["schema"]
+        body["oneOf"] = [{"required": ["source"]}, {"required": ["wasm"]}]
+        links = {"GetSubmission": {"operationId": "submission", "parameters": {"pk": "$response.body#/submission"}},
+                 "GetSubmissionDetail": {"operationId": "submission_detail",
+                                         "parameters": {"pk": "$response.body#/submission"}}}
+        responses = {str(status): answer for status, answer in operation["responses"].items()}
+        for status in ("200", "202"):
+            responses[status]["links"] = links
+        responses["202"]["headers"] = {"Location": {"description": "the entry's document, to poll",
+                                                     "schema": {"type": "string"}}}
+
+
 api = Api(
     title="Performance test cases",
     version="1",
-    description="The catalog of performance test cases and their results: read-only, JSON, paginated. "
-                "Every list has count, next, previous and results; every error is a problem document.",
+    description="The catalog of performance test cases and their results, in JSON, paginated: every list has "
+                "count, next, previous and results; every error is a problem document. Reading needs nothing; "
+                "operators submit entries with a token (Authorization: Bearer), which the site builds and "
+                "measures itself.",
     urls_namespace="api-v1",
     docs_url=None,  # the site's own page, /api/v1/docs (no script, no asset from elsewhere)
     openapi_url="/openapi.json",
 )
 api.add_router("", catalog_router)
 api.add_router("", scoring_router)
+api.add_router("", submissions_router)
 
 
 def _location(error: dict) -> str:
     """A pydantic error's parameter name (`["query", "page"]` → `page`)."""
-    parts = [str(part) for part in error.get("loc", ()) if part not in ("query", "path")]
+    parts = [str(part) for part in error.get("loc", ()) if part not in ("query", "path", "form", "file", "body")]
     return ".".join(parts) or "request"
 
 
@@ -79,7 +104,7 @@ def invalid_parameters(request: HttpRequest, exc: ValidationError):
     for error in exc.errors:
         errors.setdefault(_location(error), []).append(error.get("msg", "invalid"))
     names = ", ".join(sorted(errors))
-    return problem(400, f"invalid parameter: {names}", errors=errors)
+    return problem(400, f"invalid parameter: {names}", errors=errors, code="bad_field")
 
 
 @api.exception_handler(ApiProblem)
@@ -108,6 +133,18 @@ def bad_filter(request: HttpRequest, exc: BadFilter):
 @api.exception_handler(BadModel)
 def bad_model(request: HttpRequest, exc: BadModel):
     return problem(400, exc.message, errors={"model": [exc.message]})
+
+
+@api.exception_handler(AuthenticationError)
+def unauthenticated(request: HttpRequest, exc: AuthenticationError):
+    return problem(401, "a live API token is needed: Authorization: Bearer <token>", code="bad_token",
+                   headers={"WWW-Authenticate": 'Bearer realm="api"'})
+
+
+@api.exception_handler(IntakeRefused)
+def intake_refused(request: HttpRequest, exc: IntakeRefused):
+    headers = {"Retry-After": str(exc.retry_after)} if exc.retry_after is not None else None
+    return problem(exc.status, exc.message, code=exc.code, headers=headers)
 
 
 @api.exception_handler(NotComparable)

@@ -83,6 +83,23 @@ class SubmissionDocument(Schema):
     url: str
 
 
+class ResultDetail(Result):
+    detail: str = Field(..., description="the failure in the submission's own words (import names, its trap's frames)")
+
+
+class SubmissionDetail(SubmissionDocument):
+    build_log: str = Field(..., description="the tail of the build's output")
+    detail: str = Field(..., description="why the build failed or the module was refused, in its own words")
+    results: list[ResultDetail]
+
+
+class OperatorSubmissions(Schema):
+    count: int
+    next: str | None
+    previous: str | None
+    results: list[SubmissionDocument]
+
+
 class Side(Schema):
     submission: int
     name: str

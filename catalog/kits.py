@@ -56,7 +56,7 @@ def readme(version: CaseVersion, variant: Variant) -> str:
         "version": version, "case": version.case, "variant": variant, "limits": limits_of(version),
         "inputs": list(version.held_out_inputs.order_by("position").values("kind", "input_path", "fuel_runway",
                                                                           "ceiling", "input_size")),
-        "run_folder": RUN_FOLDER,
+        "run_folder": RUN_FOLDER, "site_url": settings.SITE_URL,
     })
 
 

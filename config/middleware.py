@@ -14,6 +14,8 @@ from lib.api import is_problem, problem
 
 API_PREFIX = "/api/"
 API_METHODS = ("GET", "HEAD", "OPTIONS")
+# The one place the API takes a write: operators' submissions (api/submissions.py).
+API_WRITES = {"/api/v1/submissions/": ("POST",)}
 
 
 class SecurityHeadersMiddleware:
@@ -93,9 +95,11 @@ class PageOptionsMiddleware:
 
 
 class ApiMiddleware:
-    """Under /api/: only GET, HEAD and OPTIONS, and every error a problem document (RFC 9457).
+    """Under /api/: GET, HEAD and OPTIONS (and POST where API_WRITES says), and every error a
+    problem document (RFC 9457).
 
-    A write method is refused before any view (or the CSRF check) sees it. HEAD runs the GET
+    Any other method is refused before any view (or the CSRF check) sees it; a write's length is
+    checked before its body is read. HEAD runs the GET
     operation (the server sends the headers alone). OPTIONS answers with `Allow` (a CORS
     preflight is answered earlier, by django-cors-headers). An error page from anywhere else
     (an unknown path, a server error) is turned into a problem document with the same status.
@@ -107,9 +111,14 @@ class ApiMiddleware:
     def __call__(self, request):
         if not request.path.startswith(API_PREFIX):
             return self.get_response(request)
-        allow = ", ".join(API_METHODS)
-        if request.method not in API_METHODS:
-            return problem(405, f"{request.method} is not allowed here: the API is read-only", headers={"Allow": allow})
+        writes = API_WRITES.get(request.path, ())
+        methods = (*writes, "OPTIONS") if writes else API_METHODS  # a write path has nothing to read
+        allow = ", ".join(methods)
+        if request.method in writes:
+            return self._write(request)
+        if request.method not in methods:
+            detail = f"only {allow} here" if writes else "the API is read-only here"
+            return problem(405, f"{request.method} is not allowed: {detail}", headers={"Allow": allow})
         if request.method == "OPTIONS":
             try:
                 resolve(request.path_info)
@@ -130,4 +139,23 @@ class ApiMiddleware:
             detail = "no such API path" if response.status_code == 404 else HTTPStatus(response.status_code).phrase
             extra = {"Allow": allow} if response.status_code == 405 else {}
             response = problem(response.status_code, detail, headers=extra)
+        return response
+
+    def _write(self, request):
+        """A write, refused before its body is read when it is too long or does not say how long
+        it is (nginx in front sends the length of what it buffered)."""
+        from django.conf import settings
+
+        try:
+            length = int(request.META.get("CONTENT_LENGTH") or -1)
+        except ValueError:
+            length = -1
+        if length < 0:
+            return problem(411, "say how long the body is (Content-Length)", code="length_required")
+        if length > settings.API_UPLOAD_MAX_BYTES:
+            return problem(413, f"the body is {length:,} bytes, more than the {settings.API_UPLOAD_MAX_BYTES:,} a "
+                                "submission may send", code="too_large")
+        response = self.get_response(request)
+        if response.status_code >= 400 and not is_problem(response):
+            response = problem(response.status_code, HTTPStatus(response.status_code).phrase)
         return response

@@ -28,6 +28,7 @@ class Problem(Schema):
     title: str = Field(..., description="the HTTP status phrase")
     status: int
     detail: str = Field(..., description="what was wrong with this request")
+    code: str | None = Field(None, description="a stable name of the refusal (the submissions API), for clients to act on")
     errors: dict[str, list[str]] | None = Field(None, description="per parameter: why its value was refused")
 
 
@@ -41,9 +42,11 @@ class ApiProblem(Exception):
         self.errors = errors
 
 
-def problem(status: int, detail: str, *, errors: dict[str, list[str]] | None = None,
+def problem(status: int, detail: str, *, errors: dict[str, list[str]] | None = None, code: str | None = None,
             headers: dict[str, str] | None = None) -> JsonResponse:
     document = {"type": "about:blank", "title": HTTPStatus(status).phrase, "status": status, "detail": detail}
+    if code:
+        document["code"] = code
     if errors:
         document["errors"] = errors
     response = JsonResponse(document, status=status, content_type=PROBLEM_TYPE,

@@ -12,7 +12,7 @@ from lib.text import refused_character
 from scoring import boards
 from scoring.carry import CarryRefused, carry_forward, describe, score_carried
 from scoring.jobs import new_attempt
-from scoring.models import AnnotationChange, Result, Submission
+from scoring.models import AnnotationChange, ApiToken, Result, Submission, SubmitterName
 
 
 class AnnotationChangeInline(ReadOnlyInline):
@@ -172,3 +172,56 @@ def _has_carry_permission(self, request) -> bool:
 # is added from here and the catalog's admin imports nothing of scoring.
 CaseVersionAdmin.has_carry_permission = _has_carry_permission
 CaseVersionAdmin.actions = [*(CaseVersionAdmin.actions or []), carry_forward_to]
+
+
+@admin.register(SubmitterName)
+class SubmitterNameAdmin(admin.ModelAdmin):
+    """Who owns a submitter name: staff give a name used before operators (or a disputed one)
+    to an operator; no token can take a name that has no owner."""
+
+    list_display = ("name", "owner", "claimed_at")
+    search_fields = ("name", "owner__username")
+    fields = ("name", "owner")
+    readonly_fields = ("name",)
+    autocomplete_fields = ()
+
+    def has_add_permission(self, request) -> bool:
+        return False  # names come with their first submission
+
+
+class ApiTokenForm(forms.ModelForm):
+    class Meta:
+        model = ApiToken
+        fields = ("user", "label")
+
+
+@admin.register(ApiToken)
+class ApiTokenAdmin(admin.ModelAdmin):
+    """Operators' API tokens: made here (shown once), revoked here; only a digest is kept."""
+
+    form = ApiTokenForm
+    list_display = ("key_id", "user", "label", "created_at", "last_used_at", "revoked_at")
+    list_filter = ("revoked_at",)
+    search_fields = ("key_id", "user__username", "label")
+    actions = ["revoke"]
+
+    def get_readonly_fields(self, request, obj=None):
+        return ("user", "key_id", "created_at", "last_used_at", "revoked_at") if obj else ()
+
+    def save_model(self, request, obj, form, change):
+        if change:
+            super().save_model(request, obj, form, change)
+            return
+        from scoring.management.commands.api_token import grant_submitting
+
+        token, secret = ApiToken.issue(obj.user, obj.label)
+        obj.pk = token.pk
+        grant_submitting(obj.user)
+        self.message_user(request, f"Token {token.key_id} for {obj.user.get_username()}: {secret} — it is shown "
+                                   "this once and cannot be read again.", messages.WARNING)
+
+    @admin.action(description="Revoke the selected tokens")
+    def revoke(self, request, queryset):
+        for token in queryset:
+            token.revoke()
+        self.message_user(request, f"{queryset.count()} token(s) revoked.", messages.SUCCESS)

@@ -195,46 +195,21 @@ def check_lines(path: Path) -> Checked:
     return checked
 
 
-def earlier(line: Line) -> tuple[Submission | None, Submission | None]:
-    """(an earlier submission of the line that stands, the latest one left unfinished).
-
-    Unfinished: the scorer failed on it (`error`), or a run that stopped left it stale
-    (`Submission.objects.stale()`, the rule `requeue_stale_jobs` follows too)."""
-    same = Submission.objects.filter(version=line.version, variant=line.variant, name=line.name,
-                                     source_digest=line.digest).defer("source")
-    unfinished = set(same.stale().values_list("pk", flat=True)) | set(
-        same.filter(status=Submission.State.ERROR).values_list("pk", flat=True))
-    found = list(same.order_by("pk"))
-    standing = next((submission for submission in found if submission.pk not in unfinished), None)
-    return standing, (found[-1] if found and standing is None else None)
-
-
 def claim(line: Line, source: tuple[str, str, bytes]) -> Submission | None:
     """The submission to score for the line, recorded (or taken over) now; None if it has one
-    already. Checked and written under the board's lock (the one every score on the version
-    takes first, so no other order of locks is possible), which another score_many of the same
-    file waits for, and then finds this line's submission."""
-    from django.utils import timezone
+    already (scoring.entries: the rule the submissions API shares)."""
+    from scoring.entries import EXHAUSTED, STANDING, claim_entry
 
-    from scoring.jobs import new_attempt
-    from scoring.service import record_submission
-    from scoring.boards.updates import lock_board
-
-    with transaction.atomic():
-        lock_board(line.version.pk)
-        standing, left = earlier(line)
-        if standing is not None:
-            line.outcome, line.submission, line.reason = "skipped", standing, f"already submitted as #{standing.pk}"
-            return None
-        if left is None:
-            return record_submission(line.version, line.variant, line.name, *source, run=line.run)
-        if left.out_of_attempts:
-            line.outcome, line.submission = "failed", left
-            line.reason = f"#{left.pk} was tried {left.attempts_used} times (SCORING_MAX_ATTEMPTS)"
-            return None
-        taken = new_attempt(left, message="scored again by score_many", enqueue=False)
-        Submission.objects.filter(pk=taken.pk).update(heartbeat_at=timezone.now())  # claimed: not stale
-        return taken
+    claimed = claim_entry(line.version, line.variant, line.name, source, run=line.run)
+    if claimed.outcome == STANDING:
+        line.outcome, line.submission = "skipped", claimed.submission
+        line.reason = f"already submitted as #{claimed.submission.pk}"
+        return None
+    if claimed.outcome == EXHAUSTED:
+        line.outcome, line.submission = "failed", claimed.submission
+        line.reason = f"#{claimed.submission.pk} was tried {claimed.submission.attempts_used} times (SCORING_MAX_ATTEMPTS)"
+        return None
+    return claimed.submission
 
 
 def run_line(line: Line, *, enqueue: bool, sources: Sources | None = None) -> Line:

@@ -88,6 +88,15 @@ def submission_document(submission: Submission) -> dict:
     }
 
 
+def submission_detail_document(submission: Submission) -> dict:
+    """`submission_document()` with what its operator and staff see only: the build log's tail
+    and each failure's detail, which quote the submission itself."""
+    details = submission.results.order_by("position").values_list("detail", flat=True)
+    found = submission_document(submission)
+    found["results"] = [{**row, "detail": detail} for row, detail in zip(found["results"], details)]
+    return {**found, "build_log": submission.build_log, "detail": submission.detail}
+
+
 # --- a board entry --------------------------------------------------------------------------------
 
 

@@ -113,15 +113,19 @@ def submit(version: CaseVersion, variant: Variant, name: str, *, folder: Path | 
 
 def record_submission(version: CaseVersion, variant: Variant, name: str, kind: str, label: str, source: bytes, *,
                       run: dict | None = None, carried_from: Submission | None = None,
-                      annotation: str = "") -> Submission:
+                      annotation: str = "", operator=None) -> Submission:
     """Store a submission whose name and source were checked and read (`check_name`, `read_source`):
-    the one place a submission is made (a carried copy too, with where it came from)."""
+    the one place a submission is made (a carried copy too, with where it came from). A name
+    seen for the first time here, from the shell, belongs to no operator (staff may give it one)."""
+    from scoring.models import SubmitterName
+
+    SubmitterName.objects.get_or_create(name=name)
     return Submission.objects.create(
         version=version, variant=variant, name=name, source_kind=kind, source_label=label,
         source=source, source_size=len(source), source_digest=source_digest(source),
         wasmtime_version=WASMTIME_VERSION, engine_digest=ENGINE_DIGEST,
         input_count=version.smoke_count + version.stress_count, run=run or {}, model=(run or {}).get("model", ""),
-        carried_from=carried_from, annotation=annotation,
+        carried_from=carried_from, annotation=annotation, operator=operator,
     )
 
 

@@ -29,6 +29,7 @@ export VAR_DIR
 RUN_DIR="$VAR_DIR/run"
 UPLOAD="${CATALOG_MAX_UPLOAD_BYTES:-67108864}"
 MAX_BODY=$((UPLOAD + 1048576))
+API_MAX_BODY="${API_UPLOAD_MAX_BYTES:-33554432}"
 # Per client address: requests a second (with a burst), and connections with a request being
 # served, fewer than the workers so that one address cannot hold them all. 0 turns a limit off
 # (behind another proxy, every client may share one address).
@@ -132,7 +133,7 @@ if [ "$FRONT_CONNECTIONS" != 0 ]; then
 fi
 
 sed -e "s|@USER@|$USER_LINE|" -e "s|@RUN_DIR@|$RUN_DIR|g" -e "s|@NGINX_DIR@|$NGINX_DIR|g" -e "s|@HOST@|$HOST|g" -e "s|@PORT@|$PORT|g" \
-    -e "s|@MAX_BODY@|$MAX_BODY|g" -e "s|@LIMIT_ZONES@|$ZONES|" -e "s|@LIMITS@|$LIMITS|" \
+    -e "s|@MAX_BODY@|$MAX_BODY|g" -e "s|@API_MAX_BODY@|$API_MAX_BODY|g" -e "s|@LIMIT_ZONES@|$ZONES|" -e "s|@LIMITS@|$LIMITS|" \
     config/nginx.conf.template > "$NGINX_DIR/nginx.conf"
 nginx -t -q -c "$NGINX_DIR/nginx.conf" -e stderr
 
@@ -154,10 +155,17 @@ if [ -n "$AS_APP" ]; then
 fi
 nginx -c "$NGINX_DIR/nginx.conf" -e stderr &
 front=$!
+worker=""
+if [ "${TASKS_BACKEND:-immediate}" = database ]; then
+    # Queued scoring jobs (an upload's build among them) run here, not in a web worker.
+    $AS_APP $PY manage.py db_worker &
+    worker=$!
+fi
 stop() {
-    kill "$front" "$gunicorn" 2>/dev/null || true
+    kill "$front" "$gunicorn" $worker 2>/dev/null || true
     wait "$front" 2>/dev/null || true
     wait "$gunicorn" 2>/dev/null || true
+    [ -z "$worker" ] || wait "$worker" 2>/dev/null || true
 }
 trap 'stop; exit 0' INT TERM
 echo "serving on $SITE_URL/ (nginx on http://$HOST:$PORT/ in front of gunicorn on $RUN_DIR/gunicorn.sock)"

@@ -126,9 +126,19 @@ class Site:
     database: Database
     folder: Path
     process: subprocess.Popen = field(repr=False)
+    env: dict = field(default_factory=dict, repr=False)
+    workers: list = field(default_factory=list, repr=False)
 
     def manage(self, *arguments: str) -> str:
-        return manage(self.database, self.folder, *arguments, SITE_URL=self.url)
+        return manage(self.database, self.folder, *arguments, SITE_URL=self.url, **self.env)
+
+    def start_worker(self) -> subprocess.Popen:
+        """A `db_worker` on the site's database (for a site served with TASKS_BACKEND=database)."""
+        worker = subprocess.Popen([sys.executable, "manage.py", "db_worker"], cwd=ROOT, stdout=subprocess.DEVNULL,
+                                  stderr=subprocess.DEVNULL, env=environment(self.database, self.folder, SITE_URL=self.url,
+                                                                             **self.env))
+        self.workers.append(worker)
+        return worker
 
     def json(self, path: str) -> dict:
         with urllib.request.urlopen(self.url + path, timeout=30) as response:
@@ -140,6 +150,9 @@ class Site:
         return next(row["submission"] for row in rows if row["name"] == name)
 
     def stop(self) -> None:
+        for worker in self.workers:
+            worker.kill()
+            worker.wait()
         self.process.terminate()
         try:
             self.process.wait(timeout=20)
@@ -149,16 +162,17 @@ class Site:
         shutil.rmtree(self.folder, ignore_errors=True)
 
 
-def serve(template: Database) -> Site:
-    """gunicorn on a fresh copy of `template`, answering once this returns."""
+def serve(template: Database, **settings: str) -> Site:
+    """gunicorn on a fresh copy of `template` (with these settings), answering once this returns."""
     folder = Path(tempfile.mkdtemp(prefix="served-site-"))
     database = template.copy(folder)
     port = _free_port()
     url = f"http://127.0.0.1:{port}"
-    env = environment(database, folder, SITE_URL=url, GUNICORN_BIND=f"127.0.0.1:{port}", WEB_CONCURRENCY="3")
+    env = environment(database, folder, SITE_URL=url, GUNICORN_BIND=f"127.0.0.1:{port}", WEB_CONCURRENCY="3",
+                      **settings)
     process = subprocess.Popen([str(ROOT / ".venv" / "bin" / "gunicorn"), "-c", "config/gunicorn.py"], cwd=ROOT,
                                env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    site = Site(url, database, folder, process)
+    site = Site(url, database, folder, process, dict(settings))
     deadline = time.monotonic() + 60
     while True:
         if process.poll() is not None:

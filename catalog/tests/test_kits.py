@@ -36,6 +36,8 @@ def test_a_kit_is_the_run_root_plus_a_readme(client, adder_v1, tmp_path):
     assert f"{adder_v1.fuel_limit} fuel per input" in readme
     for row in adder_v1.held_out_inputs.all():
         assert f"| {row.kind} | `{row.input_path}` | {row.fuel_runway} | {row.ceiling} |" in readme
+    # How an entry reaches the site: over HTTP, with a token, to the site's own address.
+    assert "-F case=adder -F version=v1" in readme and "http://127.0.0.1:8000/api/v1/submissions/" in readme
 
 
 def test_every_download_is_the_same_bytes_with_a_strong_etag(client, adder_v1):

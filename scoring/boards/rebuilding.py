@@ -17,7 +17,13 @@ def rebuild(version_ids: Iterable[int] | None = None, *, models_module=None) -> 
     `models_module` is for the data migration, which passes its historical models.
     """
     if models_module is None:
-        from scoring import models as models_module  # noqa: PLW0127
+        from types import SimpleNamespace
+
+        from catalog.models import CaseVersion
+        from scoring.models import BoardSummary, RecordStep, Standing, Submission
+
+        models_module = SimpleNamespace(Submission=Submission, Standing=Standing, BoardSummary=BoardSummary,
+                                        CaseVersion=CaseVersion, RecordStep=RecordStep)
     Submission, Standing, BoardSummary = models_module.Submission, models_module.Standing, models_module.BoardSummary
     CaseVersion = models_module.CaseVersion
     final_states = ("scored", "build_failed", "invalid_module")

@@ -1,12 +1,12 @@
-"""Submissions and their per-input results."""
+"""Submissions, their per-input results, and staff's annotations of them."""
 
 from __future__ import annotations
 
 from django.db import models, transaction
 
 from catalog.models import CaseVersion, Variant
-from scoring import boards
 from engine.sandbox import Status
+from scoring import boards
 
 
 class SubmissionQuerySet(models.QuerySet):
@@ -137,11 +137,15 @@ class Submission(models.Model):
                                   help_text="Public note shown with this entry wherever it appears.")
     excluded = models.BooleanField(default=False, help_text="Excluded from ranking: listed below the "
                                    "ranked entries with the annotation as its reason.")
+    # The operator whose API token sent it (None: scored from the shell, or carried forward).
+    operator = models.ForeignKey("auth.User", null=True, blank=True, on_delete=models.SET_NULL, related_name="+",
+                                 editable=False)
 
     objects = SubmissionQuerySet.as_manager()
 
     class Meta:
         ordering = ["-submitted_at", "-pk"]
+        permissions = [("submit_entry", "Can submit entries over the API (with a token)")]
         indexes = [
             models.Index(fields=["version", "status", "passed"]),
             # Every entry of a board, in its order (?all=1), for a version and for one variant.
@@ -216,64 +220,6 @@ class Result(models.Model):
         return f"{self.submission_id} {self.input_path} {self.status}"
 
 
-class StandingQuerySet(models.QuerySet):
-    def board(self, version_id: int, key: int = boards.ALL_VARIANTS) -> "StandingQuerySet":
-        """The rows of one board: a version's, over every variant (or one variant's `key`)."""
-        return self.filter(version_id=version_id, variant_key=key)
-
-    def in_board_order(self) -> "StandingQuerySet":
-        return self.order_by(*boards.STANDING_ORDER)
-
-
-class Standing(models.Model):
-    """A submitter's best entry on one version's board: for one variant, or (`variant_key` 0)
-    over all of them. The ordering columns are the submission's, copied so the board is one
-    index. The variant is a plain key, never NULL: "= 0" lets the database read the index in
-    board order, where "IS NULL" would not (PostgreSQL sorts then)."""
-
-    version = models.ForeignKey(CaseVersion, on_delete=models.CASCADE, related_name="+")
-    variant_key = models.BigIntegerField()  # the variant's id, or 0 for every variant
-    name = models.CharField(max_length=100)
-    # SET_NULL: a deleted best entry leaves the row for forget_submission() to refill or remove.
-    submission = models.ForeignKey(Submission, null=True, on_delete=models.SET_NULL, related_name="+")
-    board_group = models.SmallIntegerField()
-    board_key = models.BigIntegerField()
-    submitted_at = models.DateTimeField()
-    engine = models.CharField(max_length=60)  # boards.engine_label of the submission
-    model = models.CharField(max_length=100, blank=True)  # the submission's, for ?model=
-
-    objects = StandingQuerySet.as_manager()
-
-    class Meta:
-        constraints = [models.UniqueConstraint(fields=["version", "variant_key", "name"], name="one_standing")]
-        indexes = [models.Index(fields=["version", "variant_key", "board_group", "board_key", "submitted_at", "submission"],
-                                name="standing_order"),
-                   models.Index(fields=["version", "variant_key", "model", "board_group", "board_key", "submitted_at",
-                                        "submission"], name="standing_model_order")]
-
-    def __str__(self) -> str:
-        return f"{self.name} on {self.version_id}/{self.variant_key or 'all'}"
-
-
-class RecordStep(models.Model):
-    """One step of a board's record progression (scoring/boards/records.py): an entry that,
-    when it was scored, used less fuel than every passing entry scored before it. Per version and
-    variant (`variant_key` 0: every variant), rebuilt in the transaction that changes the board."""
-
-    version = models.ForeignKey(CaseVersion, on_delete=models.CASCADE, related_name="+")
-    variant_key = models.BigIntegerField()
-    submission = models.ForeignKey(Submission, on_delete=models.CASCADE, related_name="+")
-    scored_at = models.DateTimeField()
-    total_fuel = models.BigIntegerField()
-
-    class Meta:
-        constraints = [models.UniqueConstraint(fields=["version", "variant_key", "submission"], name="one_step")]
-        indexes = [models.Index(fields=["version", "variant_key", "scored_at", "submission"], name="record_order"),
-                   models.Index(fields=["scored_at", "id"], name="record_feed")]
-
-    def __str__(self) -> str:
-        return f"record {self.total_fuel} by {self.submission_id} on {self.version_id}/{self.variant_key or 'all'}"
-
 
 class AnnotationChange(models.Model):
     """The audit trail of a submission's annotation: every change, by whom, when."""
@@ -292,57 +238,3 @@ class AnnotationChange(models.Model):
 
     def __str__(self) -> str:
         return f"annotation of #{self.submission_number} at {self.changed_at}"
-
-
-class BoardSummary(models.Model):
-    """What a board's pages need besides their rows: counts, and the engines seen."""
-
-    version = models.ForeignKey(CaseVersion, on_delete=models.CASCADE, related_name="+")
-    variant_key = models.BigIntegerField(default=0)  # the variant's id, or 0 for every variant
-    entries = models.PositiveIntegerField(default=0)  # standings: each submitter's best
-    submissions = models.PositiveIntegerField(default=0)  # every submission on the board
-    entry_engines = models.JSONField(default=dict)  # engine label -> count, over the standings
-    submission_engines = models.JSONField(default=dict)  # the same over the submissions
-
-    class Meta:
-        constraints = [models.UniqueConstraint(fields=["version", "variant_key"], name="one_summary")]
-
-    def __str__(self) -> str:
-        return f"board of {self.version_id}/{self.variant_key or 'all'}"
-
-
-class StandingsRow(models.Model):
-    """One submitter's line of the catalog-wide standings (scoring/standings.py), in one
-    scope: every case (""), one difficulty ("difficulty:easy") or one tag ("tag:prefix-sums"),
-    as of the last refresh. `position` is the order of the page: score, then cases solved, then name."""
-
-    scope = models.CharField(max_length=150)
-    position = models.PositiveIntegerField()
-    name = models.CharField(max_length=100)
-    entered = models.PositiveIntegerField()  # cases with an entry of theirs
-    solved = models.PositiveIntegerField()  # cases they passed
-    score = models.FloatField()  # the sum over the scope's cases of best fuel ÷ their fuel
-    geometric_mean = models.FloatField(null=True)  # of their fuel ÷ the best, over the cases they solved
-    breakdown = models.JSONField(default=dict)  # difficulty → {"entered", "solved", "score"}
-    # Over their entries in the scope: {"models": [...], "annotations": [{"case", "submission", "text"}]}
-    provenance = models.JSONField(default=dict)
-
-    class Meta:
-        constraints = [models.UniqueConstraint(fields=["scope", "position"], name="one_standings_position")]
-
-    def __str__(self) -> str:
-        return f"{self.scope or 'all'} #{self.position} {self.name}"
-
-
-class StandingsSnapshot(models.Model):
-    """When the catalog-wide standings were computed, from what, and whether a refresh is under way
-    (one row)."""
-
-    source = models.CharField(max_length=100, blank=True)  # the generations they were computed from
-    computed_at = models.DateTimeField(null=True)
-    duration_ms = models.FloatField(default=0)
-    claimed_at = models.DateTimeField(null=True)  # a refresh was asked for (and not yet finished)
-    scopes = models.JSONField(default=dict)  # scope → {"cases": n, "rows": m}
-
-    def __str__(self) -> str:
-        return f"standings as of {self.computed_at}"

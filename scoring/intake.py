@@ -1,0 +1,264 @@
+"""Entries that arrive over HTTP from where the runs happen (`POST /api/v1/submissions/`).
+
+Only the transport is new: an operator's token stands for a shell on the server, and everything
+`score` checks and refuses is checked and refused the same way (the name, the target, the run
+record and run fields, the source's limits), through the same code. A client sends a source
+(an archive of the submission folder, unpacked with the admin import's rules and packed as
+`score --submission` packs a folder, so the digests agree) or a module, never a result.
+
+Every refusal is an `IntakeRefused` with a stable code and the HTTP status it answers with, and
+stores nothing. A request is taken in three steps: `check()` (everything about the request
+itself), `take()` (the name's owner, the quotas, the entry taken in once), then the caller
+queues the scoring job when the transaction commits.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import tempfile
+from dataclasses import dataclass, field
+from datetime import timedelta
+from pathlib import Path
+
+from django.conf import settings
+from django.db import IntegrityError, transaction
+from django.utils import timezone
+
+from catalog.models import CaseVersion, UnknownTarget, Variant
+from catalog.reading import shown_board
+from catalog.runrecords import RunRecordError, check_target, merged_run, parse_record
+from engine.builds import SourceTooLarge, pack_folder
+from lib.errors import DomainError
+from lib.strictjson import JSONDocumentError, loads_strict
+from lib.unpack import ArchiveError, ArchiveLimits, extract_archive
+from scoring.entries import EXHAUSTED, Claim, claim_entry
+from scoring.models import IdempotentRequest, Submission, SubmitterName
+from scoring.service import ScoringError, check_name, source_digest
+
+WASM_MAGIC = b"\0asm\x01\x00\x00\x00"
+MAX_RECORD_BYTES = 64 * 1024
+MAX_META_BYTES = 16 * 1024
+MAX_IDEMPOTENCY_KEY = 200
+
+
+class IntakeRefused(DomainError):
+    """A submission request that is not taken; nothing was stored. `status` is its HTTP status."""
+
+    def __init__(self, status: int, code: str, message: str, *, retry_after: int | None = None):
+        super().__init__(code, message)
+        self.status = status
+        self.retry_after = retry_after
+
+
+@dataclass
+class Request:
+    """What a client sent: the form's fields, and its files as (file name, bytes or a path)."""
+
+    case: str
+    name: str
+    version: str | None = None
+    variant: str | None = None
+    source: Path | None = None  # an uploaded archive, on disk
+    source_name: str = ""
+    wasm: bytes | None = None
+    record: bytes | None = None
+    meta: str | None = None
+    idempotency_key: str | None = None
+
+
+@dataclass
+class Checked:
+    version: CaseVersion
+    variant: Variant
+    name: str
+    run: dict
+    source: tuple[str, str, bytes]  # (kind, label, bytes), as service.read_source gives
+    digest: str = field(init=False)
+
+    def __post_init__(self):
+        self.digest = source_digest(self.source[2])
+
+    def fingerprint(self) -> str:
+        """What the request asks, in one digest: a retry with the same Idempotency-Key must ask
+        the same."""
+        asked = [self.version.pk, self.variant.pk, self.name, self.digest, json.dumps(self.run, sort_keys=True)]
+        return hashlib.sha256(json.dumps(asked).encode()).hexdigest()
+
+
+def _refused_record(refused: RunRecordError) -> IntakeRefused:
+    return IntakeRefused(422, f"record_{refused.code}", refused.message)
+
+
+def _record(request: Request):
+    """The run record sent, parsed and checked against the published schema (None if none)."""
+    if request.record is None:
+        return None
+    if len(request.record) > MAX_RECORD_BYTES:
+        raise IntakeRefused(413, "record_too_large", f"the run record is larger than {MAX_RECORD_BYTES:,} bytes")
+    try:
+        try:
+            document = loads_strict(request.record)
+        except JSONDocumentError as error:
+            raise RunRecordError("unreadable", f"the run record is not strict JSON: {error}") from None
+        return parse_record(document, "the run record")
+    except RunRecordError as refused:
+        raise _refused_record(refused) from None
+
+
+def _target(request: Request, record) -> tuple[CaseVersion, Variant]:
+    """The version and variant: as named (default: the latest shown, its default variant), or as
+    the run record names them, which must then agree with what the request names (as `score
+    --run-record` refuses a SLUG, --version or --variant against its record)."""
+    version, variant = request.version or None, request.variant or None
+    if record is not None:
+        for field_name, given, recorded in (("case", request.case, record.case), ("version", version, record.version),
+                                            ("variant", variant, record.variant)):
+            if given is not None and given != recorded:
+                raise _refused_record(RunRecordError(
+                    "mismatch", f"{field_name} {given} disagrees with the run record, which names {recorded}"))
+        version, variant = record.version, record.variant
+    try:
+        found, chosen = shown_board(request.case, version, variant)
+    except UnknownTarget as unknown:
+        raise IntakeRefused(404, unknown.code, unknown.message) from None
+    chosen = chosen or found.default_variant()
+    if record is not None:
+        try:
+            check_target(record, found, chosen)
+        except RunRecordError as refused:
+            raise _refused_record(refused) from None
+    return found, chosen
+
+
+def _run_fields(request: Request, record) -> dict:
+    """The record's run fields with `meta` (a JSON object of run fields) on top, validated together."""
+    meta = {}
+    try:
+        if request.meta:
+            if len(request.meta.encode()) > MAX_META_BYTES:
+                raise IntakeRefused(413, "meta_too_large", f"meta is larger than {MAX_META_BYTES:,} bytes")
+            try:
+                meta = loads_strict(request.meta.encode())
+            except JSONDocumentError as error:
+                raise RunRecordError("invalid", f"meta is not strict JSON: {error}") from None
+            if not isinstance(meta, dict):
+                raise RunRecordError("invalid", "meta must be a JSON object of run fields")
+        return merged_run(record, meta)
+    except RunRecordError as refused:
+        raise _refused_record(refused) from None
+
+
+def _folder_of(unpacked: Path) -> Path:
+    """The submission folder in an unpacked archive: its one top folder, or its top."""
+    entries = [entry for entry in unpacked.iterdir()]
+    if len(entries) == 1 and entries[0].is_dir() and not entries[0].is_symlink():
+        return entries[0]
+    return unpacked
+
+
+def _source(request: Request) -> tuple[str, str, bytes]:
+    if (request.source is None) == (request.wasm is None):
+        raise IntakeRefused(400, "one_source", "send exactly one of the files `source` (an archive) or `wasm` (a module)")
+    if request.wasm is not None:
+        if len(request.wasm) > settings.SCORING_MAX_MODULE_BYTES:
+            raise IntakeRefused(413, "module_too_large",
+                                f"the module is larger than the {settings.SCORING_MAX_MODULE_BYTES:,}-byte limit")
+        if not request.wasm.startswith(WASM_MAGIC):
+            raise IntakeRefused(422, "bad_module", "`wasm` is not a WebAssembly module (binary format, version 1)")
+        return Submission.SourceKind.WASM, "upload.wasm", request.wasm
+    limits = ArchiveLimits(max_entries=settings.SCORING_MAX_SOURCE_ENTRIES,
+                           max_total_bytes=settings.SCORING_MAX_UNPACKED_BYTES,
+                           max_file_bytes=settings.SCORING_MAX_UNPACKED_BYTES)
+    with tempfile.TemporaryDirectory(prefix="upload-") as temp:
+        try:
+            extract_archive(request.source, Path(temp), limits)  # no links, no paths out, within caps
+        except ArchiveError as refused:
+            status = 413 if refused.code in ("too_large", "too_many_entries") else 422
+            raise IntakeRefused(status, f"archive_{refused.code}", refused.message) from None
+        try:
+            packed = pack_folder(_folder_of(Path(temp)), max_bytes=settings.SCORING_MAX_SOURCE_BYTES,
+                                 max_unpacked_bytes=settings.SCORING_MAX_UNPACKED_BYTES)
+        except SourceTooLarge as refused:
+            raise IntakeRefused(413, "source_too_large", str(refused)) from None
+    return Submission.SourceKind.SUBMISSION, request.source_name[:200] or "upload", packed
+
+
+def check(request: Request) -> Checked:
+    """Everything about the request itself, as `score` checks it. Raises IntakeRefused."""
+    if request.idempotency_key is not None and not 1 <= len(request.idempotency_key) <= MAX_IDEMPOTENCY_KEY:
+        raise IntakeRefused(400, "bad_idempotency_key",
+                            f"an Idempotency-Key is 1 to {MAX_IDEMPOTENCY_KEY} characters")
+    try:
+        name = check_name(request.name)
+    except ScoringError as refused:
+        raise IntakeRefused(422, refused.code, refused.message.replace("--name", "name")) from None
+    record = _record(request)
+    version, variant = _target(request, record)
+    return Checked(version, variant, name, _run_fields(request, record), _source(request))
+
+
+def _take_name(name: str, user) -> None:
+    """The name is `user`'s: theirs already, or new and theirs from now on. Raises IntakeRefused."""
+    found = SubmitterName.objects.filter(name=name).first()
+    if found is None and not Submission.objects.filter(name=name).exists():
+        try:
+            with transaction.atomic():
+                SubmitterName.objects.create(name=name, owner=user)
+            return
+        except IntegrityError:  # another operator took it a moment ago
+            found = SubmitterName.objects.get(name=name)
+    if found is None or found.owner_id is None:
+        raise IntakeRefused(403, "name_unassigned", f"the name {name!r} was used before operators could own names: "
+                                                    "staff may give it to you")
+    if found.owner_id != user.pk:
+        raise IntakeRefused(403, "name_taken", f"the name {name!r} belongs to another operator")
+
+
+def _within_quotas(user) -> None:
+    """At most API_SUBMISSIONS_IN_FLIGHT unfinished entries, and API_SUBMISSIONS_PER_HOUR an hour."""
+    mine = Submission.objects.filter(operator=user)
+    in_flight = mine.filter(status__in=(Submission.State.PENDING, Submission.State.RUNNING)).count()
+    if in_flight >= settings.API_SUBMISSIONS_IN_FLIGHT:
+        raise IntakeRefused(429, "too_many_in_flight", f"{in_flight} of your entries are still being scored "
+                            f"(at most {settings.API_SUBMISSIONS_IN_FLIGHT})", retry_after=30)
+    hour_ago = timezone.now() - timedelta(hours=1)
+    recent = list(mine.filter(submitted_at__gte=hour_ago).order_by("submitted_at").values_list("submitted_at", flat=True)
+                  [:settings.API_SUBMISSIONS_PER_HOUR])
+    if len(recent) >= settings.API_SUBMISSIONS_PER_HOUR:
+        wait = int((recent[0] + timedelta(hours=1) - timezone.now()).total_seconds()) + 1
+        raise IntakeRefused(429, "too_many_per_hour", f"at most {settings.API_SUBMISSIONS_PER_HOUR} entries an hour",
+                            retry_after=max(wait, 1))
+
+
+def take(checked: Checked, user, idempotency_key: str | None = None) -> tuple[Submission, int, bool]:
+    """(the entry's submission, 202 or 200, whether to queue it): a new entry (202), the entry
+    that stands already (200, nothing stored), or the first answer to this Idempotency-Key.
+    Raises IntakeRefused."""
+    fingerprint = checked.fingerprint()
+    if idempotency_key is not None:
+        earlier = IdempotentRequest.objects.filter(user=user, key=idempotency_key).select_related("submission").first()
+        if earlier is not None:
+            if earlier.request_digest != fingerprint:
+                raise IntakeRefused(422, "idempotency_key_reused", "this Idempotency-Key was sent with another request")
+            return earlier.submission, earlier.status, False
+    _take_name(checked.name, user)
+
+    def within_quotas(version) -> None:
+        _within_quotas(user)
+
+    claimed: Claim = claim_entry(checked.version, checked.variant, checked.name, checked.source, run=checked.run,
+                                 operator=user, retried_by="the submissions API", before_recording=within_quotas)
+    if claimed.outcome == EXHAUSTED:
+        raise IntakeRefused(409, "attempts_exhausted", f"#{claimed.submission.pk} was tried "
+                            f"{claimed.submission.attempts_used} times and failed each time (SCORING_MAX_ATTEMPTS)")
+    status = 202 if claimed.to_score else 200
+    if idempotency_key is not None:
+        try:
+            with transaction.atomic():
+                IdempotentRequest.objects.create(user=user, key=idempotency_key, request_digest=fingerprint,
+                                                 submission=claimed.submission, status=status)
+        except IntegrityError:  # the same key at the same moment: the first answer stands
+            first = IdempotentRequest.objects.get(user=user, key=idempotency_key)
+            return first.submission, first.status, False
+    return claimed.submission, status, claimed.to_score

@@ -1,0 +1,107 @@
+"""Operators: the accounts that submit entries over the API, their tokens, and the names they own."""
+
+from __future__ import annotations
+
+import hashlib
+import hmac
+import secrets
+
+from django.conf import settings
+from django.db import models
+from django.utils import timezone
+
+TOKEN_PREFIX = "fbt"
+
+
+def _digest(secret: str) -> str:
+    return hashlib.sha256(secret.encode("utf-8")).hexdigest()
+
+
+class ApiTokenQuerySet(models.QuerySet):
+    def live(self) -> "ApiTokenQuerySet":
+        return self.filter(revoked_at__isnull=True, user__is_active=True)
+
+    def authenticate(self, presented: str) -> "ApiToken | None":
+        """The live token `presented` is, or None. A malformed one costs no query; a well-formed
+        one one indexed lookup by its public id, then a constant-time comparison of the digest."""
+        parts = presented.split("_", 2)
+        if len(parts) != 3 or parts[0] != TOKEN_PREFIX or len(parts[1]) != 12 or not 40 <= len(parts[2]) <= 64:
+            return None
+        found = self.live().select_related("user").filter(key_id=parts[1]).first()
+        if found is None or not hmac.compare_digest(found.digest, _digest(parts[2])):
+            return None
+        return found
+
+
+class ApiToken(models.Model):
+    """An operator's key to the submissions API: shown once when made, kept only as a digest.
+
+    The token is `fbt_<key_id>_<secret>`: the key id (public: lists, revocation) finds the row,
+    the secret (32 random bytes) is compared with the stored SHA-256 in constant time."""
+
+    user = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="api_tokens")
+    key_id = models.CharField(max_length=12, unique=True, editable=False)
+    digest = models.CharField(max_length=64, editable=False)
+    label = models.CharField(max_length=100, blank=True)
+    created_at = models.DateTimeField(auto_now_add=True)
+    last_used_at = models.DateTimeField(null=True, blank=True, editable=False)
+    revoked_at = models.DateTimeField(null=True, blank=True, editable=False)
+
+    objects = ApiTokenQuerySet.as_manager()
+
+    class Meta:
+        ordering = ["-created_at", "-pk"]
+        verbose_name = "API token"
+
+    def __str__(self) -> str:
+        return f"{self.key_id} ({self.user.get_username()}{': ' + self.label if self.label else ''})"
+
+    @classmethod
+    def issue(cls, user, label: str = "") -> tuple["ApiToken", str]:
+        """A new token for `user`: the row, and the token itself (never stored, shown once)."""
+        key_id, secret = secrets.token_hex(6), secrets.token_urlsafe(32)
+        token = cls.objects.create(user=user, key_id=key_id, digest=_digest(secret), label=label)
+        return token, f"{TOKEN_PREFIX}_{key_id}_{secret}"
+
+    def revoke(self) -> None:
+        if self.revoked_at is None:
+            self.revoked_at = timezone.now()
+            self.save(update_fields=["revoked_at"])
+
+    def used(self) -> None:
+        """Note the use (at most once a minute: a poll loop is not a write per request)."""
+        now = timezone.now()
+        if self.last_used_at is None or (now - self.last_used_at).total_seconds() > 60:
+            ApiToken.objects.filter(pk=self.pk).update(last_used_at=now)
+
+
+class SubmitterName(models.Model):
+    """Who a submitter name belongs to. The first operator to submit under a new name owns it on
+    the whole site; a name used before (from the shell, or before operators) has no owner until
+    staff give it one, and no token may take it."""
+
+    name = models.CharField(max_length=100, unique=True)
+    owner = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL,
+                              related_name="submitter_names")
+    claimed_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["name"]
+
+    def __str__(self) -> str:
+        return self.name
+
+
+class IdempotentRequest(models.Model):
+    """A submission request sent with an `Idempotency-Key`: the same key and body again get the
+    first answer (a client may retry a request whose answer it lost)."""
+
+    user = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="+")
+    key = models.CharField(max_length=200)
+    request_digest = models.CharField(max_length=64)
+    submission = models.ForeignKey("scoring.Submission", on_delete=models.CASCADE, related_name="+")
+    status = models.PositiveSmallIntegerField()
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        constraints = [models.UniqueConstraint(fields=["user", "key"], name="one_answer_per_key")]

@@ -1,0 +1,302 @@
+"""Entries over HTTP (`POST /api/v1/submissions/`): operators' tokens, every refusal with its code
+and nothing stored, names that belong to operators, quotas, idempotency, status and detail."""
+
+from __future__ import annotations
+
+import io
+import json
+import tarfile
+import threading
+import zipfile
+
+import pytest
+from django.core.management import CommandError, call_command
+from django.test import Client
+
+from scoring.models import ApiToken, IdempotentRequest, Submission, SubmitterName
+from engine.tests import wat
+from scoring.tests.conftest import adder_answers
+
+pytestmark = pytest.mark.django_db
+URL = "/api/v1/submissions/"
+
+
+def make_token(username: str = "op1", label: str = "") -> str:
+    out, err = io.StringIO(), io.StringIO()
+    call_command("api_token", "create", username, *(["--label", label] if label else []), stdout=out, stderr=err)
+    return out.getvalue().splitlines()[-1]
+
+
+@pytest.fixture
+def token(imported) -> str:
+    return make_token()
+
+
+@pytest.fixture
+def module(imported) -> bytes:
+    return wat.lookup(adder_answers(imported))
+
+
+def post(client, token: str | None, *, headers: dict | None = None, **fields):
+    data = {}
+    for key, value in fields.items():
+        if isinstance(value, (bytes, bytearray)):
+            value = io.BytesIO(bytes(value))
+            value.name = f"{key}.bin"
+        data[key] = value
+    extra = {"HTTP_AUTHORIZATION": f"Bearer {token}"} if token else {}
+    extra.update({f"HTTP_{name.upper().replace('-', '_')}": value for name, value in (headers or {}).items()})
+    from django.test import TestCase
+
+    # The immediate backend scores when the request's transaction commits (the test's never does).
+    with TestCase.captureOnCommitCallbacks(execute=True):
+        return client.post(URL, data, **extra)
+
+
+def stored() -> tuple[int, int, int]:
+    return Submission.objects.count(), SubmitterName.objects.count(), IdempotentRequest.objects.count()
+
+
+@pytest.mark.django_db(transaction=True)  # the immediate backend scores when the request commits
+def test_a_module_is_taken_scored_and_answered_with_its_place(client, token, module):
+    response = post(client, token, case="adder", version="v1", name="alice", wasm=module,
+                    meta=json.dumps({"model": "m-1", "cost_usd": "0.42"}))
+    assert response.status_code == 202, response.content
+    document = response.json()
+    assert response["Location"] == f"/api/v1/submissions/{document['submission']}/"
+    assert (document["status"], document["passed"], document["run"]["model"]) == ("scored", True, "m-1")
+    entry = Submission.objects.get(pk=document["submission"])
+    assert (entry.operator.username, entry.model, entry.source_kind) == ("op1", "m-1", "wasm")
+    assert SubmitterName.objects.get(name="alice").owner.username == "op1"
+    polled = client.get(response["Location"])
+    assert polled.status_code == 200 and polled.json()["status"] == "scored"
+    assert client.get(response["Location"], HTTP_IF_NONE_MATCH=polled["ETag"]).status_code == 304
+
+
+def test_the_same_entry_again_is_the_first_and_stores_nothing(client, token, module):
+    first = post(client, token, case="adder", version="v1", name="alice", wasm=module).json()
+    before = stored()
+    again = post(client, token, case="adder", version="v1", name="alice", wasm=module)
+    assert again.status_code == 200 and again.json()["submission"] == first["submission"]
+    assert stored() == before
+
+
+def test_an_idempotency_key_gets_the_first_answer_and_refuses_another_body(client, token, module):
+    first = post(client, token, headers={"Idempotency-Key": "run-7"}, case="adder", version="v1", name="alice",
+                 wasm=module)
+    again = post(client, token, headers={"Idempotency-Key": "run-7"}, case="adder", version="v1", name="alice",
+                 wasm=module)
+    assert (first.status_code, again.status_code) == (202, 202)
+    assert again.json()["submission"] == first.json()["submission"]
+    before = stored()
+    other = post(client, token, headers={"Idempotency-Key": "run-7"}, case="adder", version="v1", name="bob",
+                 wasm=module)
+    assert (other.status_code, other.json()["code"]) == (422, "idempotency_key_reused")
+    assert stored() == before
+
+
+def tar_gz(members: dict[str, bytes], links: dict[str, str] | None = None) -> bytes:
+    buffer = io.BytesIO()
+    with tarfile.open(fileobj=buffer, mode="w:gz") as archive:
+        for name, content in members.items():
+            info = tarfile.TarInfo(name)
+            info.size = len(content)
+            archive.addfile(info, io.BytesIO(content))
+        for name, target in (links or {}).items():
+            info = tarfile.TarInfo(name)
+            info.type, info.linkname = tarfile.SYMTYPE, target
+            archive.addfile(info)
+    return buffer.getvalue()
+
+
+def zip_bomb() -> bytes:
+    buffer = io.BytesIO()
+    with zipfile.ZipFile(buffer, "w", zipfile.ZIP_DEFLATED) as archive:
+        archive.writestr("sub/zeros.bin", bytes(300 << 20))
+    return buffer.getvalue()
+
+
+def test_a_source_archive_is_unpacked_with_the_import_rules_and_packed_as_score_packs_it(client, token, module,
+                                                                                           imported, tmp_path):
+    """The folder inside the archive (or its top) is the submission folder; its digest is the
+    digest `score --submission` gives that folder, so a sweep and an upload are one entry."""
+    from engine.builds import pack_folder
+
+    folder = tmp_path / "entry"
+    folder.mkdir()
+    (folder / "solution.wasm").write_bytes(module)
+    response = post(client, token, case="adder", version="v1", name="alice",
+                    source=tar_gz({"entry/solution.wasm": module}))
+    assert response.status_code == 202, response.json()
+    entry = Submission.objects.get(pk=response.json()["submission"])
+    assert bytes(entry.source) == pack_folder(folder, max_bytes=10**7)
+    assert entry.source_kind == "submission"
+
+
+REFUSED = [
+    # (id, how the request is broken, status, code)
+    ("no-token", dict(token=None), 401, "bad_token"),
+    ("bad-token", dict(token="fbt_000000000000_" + "x" * 43), 401, "bad_token"),
+    ("malformed-token", dict(token="not a token"), 401, "bad_token"),
+    ("unknown-case", dict(case="nope"), 404, "unknown_version"),
+    ("unknown-version", dict(version="v99"), 404, "unknown_version"),
+    ("unknown-variant", dict(variant="nope"), 404, "unknown_variant"),
+    ("both-files", dict(source=b"x"), 400, "one_source"),
+    ("no-file", dict(wasm=None), 400, "one_source"),
+    ("not-a-module", dict(wasm=b"MZ\x90\x00 not wasm"), 422, "bad_module"),
+    ("bad-name", dict(name="alice\u202e"), 422, "bad_name"),
+    ("empty-name", dict(name="  "), 422, "bad_name"),
+    ("record-not-json", dict(record=b"{nope"), 422, "record_unreadable"),
+    ("record-not-a-record", dict(record=b'{"format": "run-record/1"}'), 422, "record_invalid"),
+    ("meta-not-an-object", dict(meta="[1]"), 422, "record_invalid"),
+    ("meta-bad-field", dict(meta=json.dumps({"url": "javascript:alert(1)"})), 422, "record_invalid"),
+    ("archive-escapes", dict(wasm=None, source=tar_gz({"../../etc/evil": b"x"})), 422, "archive_bad_name"),
+    ("archive-link", dict(wasm=None, source=tar_gz({"a": b"x"}, {"b": "/etc/passwd"})), 422, "archive_bad_link"),
+    ("archive-bomb", dict(wasm=None, source=zip_bomb()), 413, "archive_too_large"),
+    ("not-an-archive", dict(wasm=None, source=b"plain text"), 422, "archive_bad_archive"),
+]
+
+
+@pytest.mark.parametrize("change, status, code", [item[1:] for item in REFUSED], ids=[item[0] for item in REFUSED])
+def test_every_refusal_says_why_with_a_code_and_stores_nothing(client, token, module, settings, change, status,
+                                                                 code):
+    settings.SCORING_MAX_UNPACKED_BYTES = 64 << 20
+    fields = {"case": "adder", "version": "v1", "name": "alice", "wasm": module, **change}
+    used = fields.pop("token", token)
+    before = stored()
+    response = post(client, used, **{key: value for key, value in fields.items() if value is not None})
+    assert response.status_code == status, response.content
+    assert response["Content-Type"].startswith("application/problem+json")
+    assert response.json()["code"] == code
+    if status == 401:
+        assert response["WWW-Authenticate"].startswith("Bearer")
+    assert stored() == before
+
+
+def test_a_body_over_the_limit_is_refused_before_it_is_read(client, token, settings):
+    settings.API_UPLOAD_MAX_BYTES = 10_000
+    before = stored()
+    response = post(client, token, case="adder", name="alice", wasm=b"\0asm\x01\x00\x00\x00" + bytes(20_000))
+    assert (response.status_code, response.json()["code"]) == (413, "too_large")
+    assert stored() == before
+
+
+def test_other_methods_and_a_session_do_not_write(client, admin_client, module):
+    assert client.put(URL).status_code == 405 and "POST" in client.put(URL)["Allow"]
+    # A staff session is not a token: the submissions API reads no cookie.
+    response = admin_client.post(URL, {"case": "adder", "name": "x"})
+    assert (response.status_code, response.json()["code"]) == (401, "bad_token")
+
+
+def test_a_name_belongs_to_the_operator_who_used_it_first(client, token, module, imported):
+    assert post(client, token, case="adder", version="v1", name="alice", wasm=module).status_code == 202
+    other = make_token("op2")
+    before = stored()
+    response = post(client, other, case="adder", version="v1", name="alice", wasm=module)
+    assert (response.status_code, response.json()["code"]) == (403, "name_taken")
+    assert stored() == before
+
+
+def test_a_name_used_from_the_shell_belongs_to_nobody_until_staff_give_it(client, token, module, correct_wasm,
+                                                                           adder_v1, admin_client):
+    from scoring.service import score, submit
+
+    score(submit(adder_v1, adder_v1.default_variant(), "shell-name", wasm_file=correct_wasm))
+    response = post(client, token, case="adder", version="v1", name="shell-name", wasm=module)
+    assert (response.status_code, response.json()["code"]) == (403, "name_unassigned")
+    from django.contrib.auth.models import User
+
+    name = SubmitterName.objects.get(name="shell-name")
+    admin_client.post(f"/admin/scoring/submittername/{name.pk}/change/",
+                      {"name": "shell-name", "owner": User.objects.get(username="op1").pk})
+    assert SubmitterName.objects.get(name="shell-name").owner.username == "op1"
+    assert post(client, token, case="adder", version="v1", name="shell-name", wasm=module).status_code == 200
+
+
+def test_a_revoked_token_and_an_account_without_the_right_are_refused(client, token, module):
+    from django.contrib.auth.models import Permission, User
+
+    call_command("api_token", "revoke", ApiToken.objects.get().key_id, stdout=io.StringIO())
+    assert post(client, token, case="adder", name="a", wasm=module).json()["code"] == "bad_token"
+    fresh = make_token("op1")
+    User.objects.get(username="op1").user_permissions.remove(Permission.objects.get(codename="submit_entry"))
+    response = post(client, fresh, case="adder", name="a", wasm=module)
+    assert (response.status_code, response.json()["code"]) == (403, "no_permission")
+
+
+def test_quotas_answer_429_with_retry_after(client, token, imported, settings):
+    settings.API_SUBMISSIONS_PER_HOUR = 2
+    answers = adder_answers(imported)
+    for iterations in (0, 10):
+        assert post(client, token, case="adder", name="alice", version="v1",
+                    wasm=wat.lookup(answers, iterations=iterations)).status_code == 202
+    before = stored()
+    response = post(client, token, case="adder", name="alice", version="v1", wasm=wat.lookup(answers, iterations=20))
+    assert (response.status_code, response.json()["code"]) == (429, "too_many_per_hour")
+    assert 3000 < int(response["Retry-After"]) <= 3601
+    assert stored() == before
+    settings.API_SUBMISSIONS_PER_HOUR = 60
+    settings.API_SUBMISSIONS_IN_FLIGHT = 1
+    Submission.objects.filter(name="alice").update(status=Submission.State.PENDING)
+    response = post(client, token, case="adder", name="alice", version="v1", wasm=wat.lookup(answers, iterations=20))
+    assert (response.status_code, response.json()["code"], response["Retry-After"]) == (429, "too_many_in_flight", "30")
+
+
+def test_only_the_operator_reads_an_entrys_detail_and_lists_their_own(client, token, imported):
+    broken = wat.module("unreachable")
+    entry = post(client, token, case="adder", version="v1", name="alice", wasm=broken).json()
+    detail = client.get(f"{URL}{entry['submission']}/detail", HTTP_AUTHORIZATION=f"Bearer {token}")
+    assert detail.status_code == 200 and "build_log" in detail.json() and "detail" in detail.json()["results"][0]
+    other = make_token("op2")
+    refused = client.get(f"{URL}{entry['submission']}/detail", HTTP_AUTHORIZATION=f"Bearer {other}")
+    assert (refused.status_code, refused.json()["code"]) == (403, "not_yours")
+    assert client.get(f"{URL}{entry['submission']}/detail").status_code == 401
+    mine = client.get("/api/v1/operator/submissions/", HTTP_AUTHORIZATION=f"Bearer {token}").json()
+    assert [row["submission"] for row in mine["results"]] == [entry["submission"]]
+    assert client.get("/api/v1/operator/submissions/", HTTP_AUTHORIZATION=f"Bearer {other}").json()["count"] == 0
+
+
+def test_the_token_command_prints_the_token_last_lists_and_revokes(imported):
+    token = make_token("harness", label="cluster A")
+    assert token.startswith("fbt_") and len(token) > 50
+    made = ApiToken.objects.get()
+    assert made.digest != token and token.split("_", 2)[2] not in made.digest  # only a digest is kept
+    listed = io.StringIO()
+    call_command("api_token", "list", stdout=listed)
+    assert made.key_id in listed.getvalue() and "cluster A" in listed.getvalue() and token not in listed.getvalue()
+    from django.contrib.auth.models import User
+
+    account = User.objects.get(username="harness")
+    assert not account.is_staff and not account.has_usable_password() and account.has_perm("scoring.submit_entry")
+    with pytest.raises(CommandError, match="no token"):
+        call_command("api_token", "revoke", "nope", stdout=io.StringIO())
+
+
+@pytest.mark.slow
+@pytest.mark.xdist_group("served-site")
+def test_two_identical_requests_at_the_same_moment_make_one_entry(own_site):
+    """Concurrent clients against a real server (gunicorn's workers, the suite's database: SQLite
+    or PostgreSQL): the check and the write happen under the board's lock."""
+    import requests
+
+    token = own_site.manage("api_token", "create", "op1").splitlines()[-1]
+    module = (own_site.folder / "fast.wasm")
+    module.write_bytes(wat.module(wat.ECHO))
+    answers = []
+    start = threading.Barrier(4)
+
+    def send():
+        start.wait()
+        with module.open("rb") as stream:
+            answers.append(requests.post(f"{own_site.url}{URL}", data={"case": "range-sums", "name": "twin"},
+                                         files={"wasm": stream}, headers={"Authorization": f"Bearer {token}"},
+                                         timeout=120).status_code)
+
+    threads = [threading.Thread(target=send) for _ in range(4)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert sorted(answers) == [200, 200, 200, 202]
+    rows = own_site.json("/api/v1/cases/range-sums/leaderboard/?all=1&page_size=200")["results"]
+    assert [row["name"] for row in rows].count("twin") == 1
