@@ -109,8 +109,16 @@ def batch_rows(result: dict) -> list[tuple]:
              f"{result['speedup']:.1f}×", "> 1× (same entries)", verdict(result["speedup"] > 1))]
 
 
+def upload_rows(result: dict) -> list[tuple]:
+    return [(f"Entries over HTTP: {result['lines']} prebuilt modules uploaded through nginx by 2 clients, scored by "
+             f"{result['jobs']} workers (SQLite)",
+             f"`score_many --jobs {result['jobs']}` {result['batch_s']:.1f} s ({result['batch_per_s']:.2f} entries/s)",
+             f"upload to final {result['http_s']:.1f} s ({result['http_per_s']:.2f} entries/s)",
+             f"{result['ratio']:.2f}", "≥ 0.5 (same entries)", verdict(result["ratio"] >= 0.5))]
+
+
 def table(scoring: dict, imports: dict, pages: dict, boards: list[dict], catalogs: list[dict], slow: dict,
-          handlebars: dict, seconds: float, batch: dict | None = None) -> str:
+          handlebars: dict, seconds: float, batch: dict | None = None, uploads: dict | None = None) -> str:
     execution, tiny = scoring["overhead_execution"], scoring["overhead_tiny"]
     parallel, cache, hostile = scoring["parallel"], scoring["compile_cache"], scoring["hostile_answer"]
     cached, uncached = pages["cached"], pages["uncached"]
@@ -156,6 +164,8 @@ def table(scoring: dict, imports: dict, pages: dict, boards: list[dict], catalog
     rows += slow_client_rows(slow)
     if batch:
         rows += batch_rows(batch)
+    if uploads:
+        rows += upload_rows(uploads)
     rows.append((f"Templates against Handlebars.js, {handlebars['examples']:,} random templates and contexts",
                  "Handlebars.js 4.7.8 (Node.js)", "lib/templates/",
                  "identical" if handlebars["identical"] else "**differ**", "identical",
@@ -191,7 +201,9 @@ def main() -> None:
     slow = run("slow_clients.py")
     print("batch scoring…", flush=True)
     batch = run("score_many.py")
-    text = table(scoring, imports, pages, boards, catalogs, slow, handlebars, time.monotonic() - started, batch)
+    print("entries over HTTP…", flush=True)
+    uploads = run("uploads.py")
+    text = table(scoring, imports, pages, boards, catalogs, slow, handlebars, time.monotonic() - started, batch, uploads)
     print(text)
     if args.update_readme:
         readme = ROOT / "README.md"

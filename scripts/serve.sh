@@ -6,7 +6,8 @@
 #
 #   HOST, PORT (127.0.0.1, 8000), SITE_URL (http://HOST:PORT), WEB_CONCURRENCY, VAR_DIR (var/),
 #   CATALOG_MAX_UPLOAD_BYTES, FRONT_RATE, FRONT_BURST, FRONT_CONNECTIONS (per-client limits),
-#   APP_USER (fuelboard), WEB_USER (www-data): the accounts used when started as root.
+#   APP_USER (fuelboard), WEB_USER (www-data): the accounts used when started as root;
+#   TASKS_BACKEND=database: TASK_WORKERS `db_worker` processes (one per core) run the queued jobs.
 #
 # Started as root, nothing of the site runs as root, and root never writes where the site's
 # account could have put a link: the site (the set-up steps too: migrate, import, examples)
@@ -155,17 +156,23 @@ if [ -n "$AS_APP" ]; then
 fi
 nginx -c "$NGINX_DIR/nginx.conf" -e stderr &
 front=$!
-worker=""
+workers=""
 if [ "${TASKS_BACKEND:-immediate}" = database ]; then
     # Queued scoring jobs (an upload's build among them) run here, not in a web worker.
-    $AS_APP $PY manage.py db_worker &
-    worker=$!
+    started=0
+    while [ "$started" -lt "${TASK_WORKERS:-$(nproc)}" ]; do
+        $AS_APP $PY manage.py db_worker &
+        workers="$workers $!"
+        started=$((started + 1))
+    done
 fi
 stop() {
-    kill "$front" "$gunicorn" $worker 2>/dev/null || true
+    kill "$front" "$gunicorn" $workers 2>/dev/null || true
     wait "$front" 2>/dev/null || true
     wait "$gunicorn" 2>/dev/null || true
-    [ -z "$worker" ] || wait "$worker" 2>/dev/null || true
+    for worker in $workers; do
+        wait "$worker" 2>/dev/null || true
+    done
 }
 trap 'stop; exit 0' INT TERM
 echo "serving on $SITE_URL/ (nginx on http://$HOST:$PORT/ in front of gunicorn on $RUN_DIR/gunicorn.sock)"

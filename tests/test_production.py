@@ -185,6 +185,7 @@ def _nothing_runs_as_root_and_only_nginx_reaches_the_socket(var: Path, port: int
     gunicorns = _processes_of("config/gunicorn.py", var)  # this server's (other tests may serve too)
     assert len(gunicorns) >= 3, gunicorns  # the arbiter and two workers
     assert {uid for uid, _ in gunicorns} == {app.pw_uid}
+    assert [uid for uid, _ in _processes_of("db_worker", var)] == [app.pw_uid] * 3  # TASK_WORKERS
     nginx_workers = [uid for uid, command in _processes_of("nginx: worker")]
     assert nginx_workers and set(nginx_workers) == {pwd.getpwnam("www-data").pw_uid}
     run = var / "run"
@@ -277,7 +278,8 @@ def test_make_serve_serves_the_site_with_hashed_compressed_static_files_behind_n
     state.chmod(0o755)
     env = {**os.environ, "VAR_DIR": str(state / "var"), "STATIC_ROOT": str(state / "static"),
            "WEB_CONCURRENCY": "2", "DATABASE_URL": f"sqlite:///{state / 'var' / 'serve.sqlite3'}",
-           "FRONT_RATE": "20", "FRONT_BURST": "60", "FRONT_CONNECTIONS": "16"}
+           "FRONT_RATE": "20", "FRONT_BURST": "60", "FRONT_CONNECTIONS": "16",
+           "TASKS_BACKEND": "database", "TASK_WORKERS": "3"}
     env.pop("DJANGO_SETTINGS_MODULE", None)
     server = subprocess.Popen(["make", "serve", f"PORT={port}"], cwd=ROOT, env=env, start_new_session=True,
                               stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
