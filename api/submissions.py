@@ -36,8 +36,11 @@ class OperatorToken(HttpBearer):
 
 
 def operator_of(request: HttpRequest):
-    """The account behind the token; refused (403) without the right to submit."""
+    """The account behind the token; refused (403) without the right to submit, or when it is
+    staff (a token stands for an operator: one leaked must not carry staff's rights)."""
     user = request.auth.user
+    if user.is_staff or user.is_superuser:
+        raise intake.IntakeRefused(403, "staff_account", "this token's account is staff: tokens are for operators")
     if not user.has_perm("scoring.submit_entry"):
         raise intake.IntakeRefused(403, "no_permission", "this token's account may not submit entries")
     return user
@@ -76,6 +79,11 @@ def submit(request: HttpRequest,
     version, variant, name and source were submitted before (nothing is stored). An
     `Idempotency-Key` header makes a retried request get the first answer."""
     operator = operator_of(request)
+    wait = request.auth.spend_request(settings.API_REQUESTS_PER_HOUR)
+    if wait is not None:
+        raise intake.IntakeRefused(429, "too_many_requests", f"at most {settings.API_REQUESTS_PER_HOUR} submission "
+                                   "requests an hour with one token", retry_after=wait)
+    intake.within_quotas(operator)  # before the upload is unpacked: a refused request costs little
     path, source_name, folder = _spooled(source)
     try:
         checked = intake.check(intake.Request(

@@ -8,7 +8,7 @@ from django.conf import settings
 from django.http import HttpResponse
 from django.middleware.gzip import GZipMiddleware
 from django.urls import Resolver404, resolve
-from django.utils.cache import patch_cache_control
+from django.utils.cache import patch_cache_control, patch_vary_headers
 
 from lib.api import is_problem, problem
 
@@ -39,7 +39,9 @@ class PublicCachingMiddleware:
     """A short `Cache-Control: public` on what anonymous visitors GET, so browsers and proxies
     may keep a page briefly and then revalidate it with its ETag (ConditionalGetMiddleware
     answers 304 when it still matches). Staff pages, the admin and anything a view marked
-    itself are left alone."""
+    itself are left alone. An answer to a request that carried credentials (an operator's
+    token) is the token holder's alone: `private, no-store`, varying by `Authorization`, so no
+    shared cache keeps it or gives it to anyone else."""
 
     def __init__(self, get_response):
         self.get_response = get_response
@@ -47,7 +49,11 @@ class PublicCachingMiddleware:
     def __call__(self, request):
         response = self.get_response(request)
         user = getattr(request, "user", None)
-        if (request.method in ("GET", "HEAD") and response.status_code == 200 and "Cache-Control" not in response
+        if "HTTP_AUTHORIZATION" in request.META:
+            response.headers.pop("Cache-Control", None)
+            patch_cache_control(response, private=True, no_store=True)
+            patch_vary_headers(response, ("Authorization",))
+        elif (request.method in ("GET", "HEAD") and response.status_code == 200 and "Cache-Control" not in response
                 and not response.cookies
                 and not request.path.startswith("/admin/") and not (user is not None and user.is_authenticated)):
             patch_cache_control(response, public=True, max_age=settings.PUBLIC_CACHE_SECONDS)
@@ -68,7 +74,8 @@ class SafeGZipMiddleware(GZipMiddleware):
 
     def process_response(self, request, response):
         user = getattr(request, "user", None)
-        if ((user is not None and user.is_authenticated) or request.META.get("CSRF_COOKIE_NEEDS_UPDATE")
+        if ((user is not None and user.is_authenticated) or "HTTP_AUTHORIZATION" in request.META
+                or request.META.get("CSRF_COOKIE_NEEDS_UPDATE")
                 or response.cookies or response.get("Content-Type", "").startswith("application/zip")):
             return response
         return super().process_response(request, response)

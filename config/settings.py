@@ -256,6 +256,7 @@ PUBLIC_CACHE_SECONDS = envint("PUBLIC_CACHE_SECONDS", 30, minimum=0)
 # Operators submit entries with a token (POST /api/v1/submissions/): per operator, at most this
 # many an hour and this many still being scored, and a request body of at most this many bytes.
 API_SUBMISSIONS_PER_HOUR = envint("API_SUBMISSIONS_PER_HOUR", 60, minimum=1)
+API_REQUESTS_PER_HOUR = envint("API_REQUESTS_PER_HOUR", 240, minimum=1)
 API_SUBMISSIONS_IN_FLIGHT = envint("API_SUBMISSIONS_IN_FLIGHT", 8, minimum=1)
 API_UPLOAD_MAX_BYTES = envint("API_UPLOAD_MAX_BYTES", 32 << 20, minimum=1024)
 # Django spools uploads larger than this to a temporary file instead of holding them in memory.

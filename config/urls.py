@@ -7,6 +7,7 @@ from django.urls import path, re_path, register_converter
 from api.main import api
 from api.main import docs as api_docs
 from catalog.manifest import VERSION_PATTERN
+from config import permits
 from web import about, boards, cases, feeds, standings
 
 
@@ -57,6 +58,9 @@ urlpatterns = [
     path("submissions/<int:pk>/", boards.submission_detail, name="submission-detail"),
     path("submissions/<int:a>/compare/<int:b>/", boards.submission_compare, name="submission-compare"),
     path("api/v1/docs", api_docs, name="api-docs"),
+    # nginx's auth_request before it reads a large body (config/nginx.conf.template).
+    path("upload-permit/submit/", permits.submit, name="permit-submit"),
+    path("upload-permit/import/", permits.catalog_import, name="permit-import"),
     path("api/v1/", api.urls),
     re_path(r"^api/(?!v1(?:/|$))(?P<rest>.*)$", api_moved),
     path("admin/", admin.site.urls),

@@ -36,3 +36,39 @@ def refused_character(value: str, *, lines: bool = False) -> str | None:
     """The first character of `value` the rule refuses, as `U+XXXX`, or None if there is none."""
     found = (_TEXT_BAD if lines else _LINE_BAD).search(value)
     return f"U+{ord(found.group()):04X}" if found else None
+
+
+# Letters of these scripts are written together (Japanese mixes Han, kana and Latin; Korean
+# mixes Hangul, Han and Latin); any other mix of scripts in one name is refused.
+_SCRIPTS_WRITTEN_TOGETHER = ({"LATIN", "CJK", "IDEOGRAPHIC", "HIRAGANA", "KATAKANA", "KATAKANA-HIRAGANA"},
+                             {"LATIN", "HANGUL", "CJK", "IDEOGRAPHIC"})
+
+
+def _script(letter: str) -> str:
+    """A letter's script, as the first word of its Unicode name (LATIN, CYRILLIC, GREEK, CJK...)."""
+    import unicodedata
+
+    name = unicodedata.name(letter, "")
+    return name.split(" ", 1)[0] if name else "UNKNOWN"
+
+
+def mixed_scripts(value: str) -> list[str]:
+    """The scripts of `value`'s letters (compatibility forms folded first: fullwidth Latin is
+    Latin) when they are a mix no language writes (Latin with Cyrillic, Greek with Latin...),
+    else []. A name that mixes them is one way to look like another name."""
+    import unicodedata
+
+    scripts = {_script(ch) for ch in unicodedata.normalize("NFKC", value)
+               if ch.isalpha() and unicodedata.category(ch) != "Lm"}  # modifier letters go with any script
+    if len(scripts) <= 1 or any(scripts <= together for together in _SCRIPTS_WRITTEN_TOGETHER):
+        return []
+    return sorted(scripts)
+
+
+def name_key(value: str) -> str:
+    """What two names that look alike share: compatibility forms folded (fullwidth letters, other
+    spaces), case folded, composed, and runs of spaces made one. Names are unique by this key."""
+    import unicodedata
+
+    folded = unicodedata.normalize("NFKC", unicodedata.normalize("NFKC", value).casefold())
+    return " ".join(folded.split())

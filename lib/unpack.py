@@ -31,6 +31,12 @@ MAX_NAME_BYTES = 255  # one path component (the usual file system limit)
 MAX_PATH_CHARACTERS = 1024
 # A tar stream carries a 512-byte header (and padding) per member besides the files' bytes.
 TAR_OVERHEAD_PER_ENTRY = 2048
+# tarfile reads an extended header (PAX, or GNU's long name and long link) into memory whole:
+# one larger than this is refused before it is read. Real ones hold a path and a few numbers.
+MAX_TAR_EXTENDED_HEADER = 64 << 10
+# A zip's central directory is read into memory whole when the archive is opened: one larger
+# than this many bytes per allowed entry (a 46-byte record, its name and extras) is refused first.
+ZIP_DIRECTORY_BYTES_PER_ENTRY = 2048
 
 
 class ArchiveError(DomainError):
@@ -214,7 +220,38 @@ def _decompressed(raw) -> object:
     return raw
 
 
+class _BoundedTarInfo(tarfile.TarInfo):
+    """A tar member whose extended header (PAX, GNU long name or long link) is refused when it
+    says it is larger than MAX_TAR_EXTENDED_HEADER, before tarfile reads it into memory."""
+
+    def _proc_member(self, tarfile_):
+        extended = (tarfile.XHDTYPE, tarfile.XGLTYPE, tarfile.SOLARIS_XHDTYPE, tarfile.GNUTYPE_LONGNAME,
+                    tarfile.GNUTYPE_LONGLINK)
+        if self.type in extended and self.size > MAX_TAR_EXTENDED_HEADER:
+            raise ArchiveError(f"an extended header of {self.size:,} bytes (at most {MAX_TAR_EXTENDED_HEADER:,})",
+                               "bad_entry")
+        return super()._proc_member(tarfile_)
+
+
+def _check_zip_directory(path: Path, limits: ArchiveLimits) -> None:
+    """Refuse a zip whose central directory is larger than its entries could need, from its end
+    record alone (zipfile reads the whole directory into memory, and makes an object per entry,
+    before the entry cap could count them)."""
+    with open(path, "rb") as raw:
+        end = zipfile._EndRecData(raw)  # the end record (zip64 folded in), as ZipFile reads it
+    if end is None:
+        return  # ZipFile refuses it itself
+    entries, size = end[zipfile._ECD_ENTRIES_TOTAL], end[zipfile._ECD_SIZE]
+    if entries > limits.max_entries:
+        raise ArchiveError(f"the archive has more than {limits.max_entries:,} entries (its directory lists "
+                           f"{entries:,})", "too_many_entries")
+    if size > limits.max_entries * ZIP_DIRECTORY_BYTES_PER_ENTRY:
+        raise ArchiveError(f"the archive's directory is {size:,} bytes, more than {limits.max_entries:,} entries "
+                           "need", "too_many_entries")
+
+
 def _extract_zip(path: Path, writer: CappedWriter) -> None:
+    _check_zip_directory(path, writer.limits)
     with zipfile.ZipFile(path) as archive:
         for info in archive.infolist():
             if "\0" in info.orig_filename:  # zipfile cuts the name there; the archive meant more
@@ -235,7 +272,7 @@ def _extract_zip(path: Path, writer: CappedWriter) -> None:
 def _extract_tar(raw, writer: CappedWriter, *, allow_links: bool) -> None:
     limit = writer.limits.max_total_bytes + writer.limits.max_entries * TAR_OVERHEAD_PER_ENTRY
     stream = io.BufferedReader(_CappedStream(_decompressed(raw), limit), CHUNK)
-    with tarfile.open(fileobj=stream, mode="r|") as archive:
+    with tarfile.open(fileobj=stream, mode="r|", tarinfo=_BoundedTarInfo) as archive:
         for member in archive:
             rel = safe_relative(member.name)
             if member.isdir():

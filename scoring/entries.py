@@ -46,26 +46,38 @@ def earlier(version: CaseVersion, variant: Variant, name: str, digest: str) -> t
 
 def claim_entry(version: CaseVersion, variant: Variant, name: str, source: tuple[str, str, bytes], *,
                 run: dict | None = None, operator=None, retried_by: str = "score_many",
-                before_recording=None) -> Claim:
+                before_recording=None, after_claim=None) -> Claim:
     """The entry's submission: the one standing, or one recorded (or taken over) now.
 
     `before_recording(version)`, if given, runs under the lock before a new submission is
-    recorded (the submissions API checks a name's owner and its quotas there)."""
+    recorded (the submissions API checks its quotas and takes the name there); `after_claim(claim)`
+    runs in the same transaction once the claim is known (the API records its Idempotency-Key
+    there). Either may raise, and then nothing of the claim is stored."""
     from scoring.boards.updates import lock_board
-    from scoring.jobs import new_attempt
-    from scoring.service import record_submission, source_digest
 
     with transaction.atomic():
         lock_board(version.pk)
-        standing, left = earlier(version, variant, name, source_digest(source[2]))
-        if standing is not None:
-            return Claim(standing, STANDING)
-        if left is not None and left.out_of_attempts:
-            return Claim(left, EXHAUSTED)
-        if before_recording is not None:
-            before_recording(version)
-        if left is None:
-            return Claim(record_submission(version, variant, name, *source, run=run, operator=operator), NEW)
-        taken = new_attempt(left, message=f"scored again by {retried_by}", enqueue=False)
-        Submission.objects.filter(pk=taken.pk).update(heartbeat_at=timezone.now())  # claimed: not stale
-        return Claim(taken, RETRIED)
+        claim = _claim(version, variant, name, source, run=run, operator=operator, retried_by=retried_by,
+                       before_recording=before_recording)
+        if after_claim is not None:
+            after_claim(claim)
+        return claim
+
+
+def _claim(version: CaseVersion, variant: Variant, name: str, source: tuple[str, str, bytes], *, run, operator,
+           retried_by: str, before_recording) -> Claim:
+    from scoring.jobs import new_attempt
+    from scoring.service import record_submission, source_digest
+
+    standing, left = earlier(version, variant, name, source_digest(source[2]))
+    if standing is not None:
+        return Claim(standing, STANDING)
+    if left is not None and left.out_of_attempts:
+        return Claim(left, EXHAUSTED)
+    if before_recording is not None:
+        before_recording(version)
+    if left is None:
+        return Claim(record_submission(version, variant, name, *source, run=run, operator=operator), NEW)
+    taken = new_attempt(left, message=f"scored again by {retried_by}", enqueue=False)
+    Submission.objects.filter(pk=taken.pk).update(heartbeat_at=timezone.now())  # claimed: not stale
+    return Claim(taken, RETRIED)

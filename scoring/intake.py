@@ -33,7 +33,9 @@ from lib.errors import DomainError
 from lib.strictjson import JSONDocumentError, loads_strict
 from lib.unpack import ArchiveError, ArchiveLimits, extract_archive
 from scoring.entries import EXHAUSTED, Claim, claim_entry
+from lib.text import name_key
 from scoring.models import IdempotentRequest, Submission, SubmitterName
+from scoring.models.operators import IDEMPOTENCY_KEEP
 from scoring.service import ScoringError, check_name, source_digest
 
 WASM_MAGIC = b"\0asm\x01\x00\x00\x00"
@@ -198,25 +200,49 @@ def check(request: Request) -> Checked:
     return Checked(version, variant, name, _run_fields(request, record), _source(request))
 
 
+def _refusal(found: SubmitterName | None, name: str, user) -> IntakeRefused | None:
+    """Why `user` may not submit under `name`, whose row (by its key) is `found`; None if they may."""
+    if found is None or found.owner_id == user.pk:
+        return None
+    if found.owner_id is None:
+        return IntakeRefused(403, "name_unassigned", f"the name {name!r} was used before operators could own names "
+                                                     "(or from the shell): staff may give it to you")
+    return IntakeRefused(403, "name_taken", f"the name {name!r} belongs to another operator (names that differ only "
+                                            "in case, spacing or letter forms are one name)")
+
+
+def name_refusal(name: str, user) -> IntakeRefused | None:
+    """The owner check, read-only (a request refused for its name stores nothing)."""
+    return _refusal(SubmitterName.objects.filter(key=name_key(name)).first(), name, user)
+
+
 def _take_name(name: str, user) -> None:
-    """The name is `user`'s: theirs already, or new and theirs from now on. Raises IntakeRefused."""
-    found = SubmitterName.objects.filter(name=name).first()
-    if found is None and not Submission.objects.filter(name=name).exists():
+    """The name is `user`'s: theirs already, or new and theirs from now on (called in the claim's
+    transaction, after the quotas: a refused request takes no name). Raises IntakeRefused."""
+    key = name_key(name)
+    found = SubmitterName.objects.filter(key=key).first()
+    if found is None:
         try:
             with transaction.atomic():
                 SubmitterName.objects.create(name=name, owner=user)
             return
         except IntegrityError:  # another operator took it a moment ago
-            found = SubmitterName.objects.get(name=name)
-    if found is None or found.owner_id is None:
-        raise IntakeRefused(403, "name_unassigned", f"the name {name!r} was used before operators could own names: "
-                                                    "staff may give it to you")
-    if found.owner_id != user.pk:
-        raise IntakeRefused(403, "name_taken", f"the name {name!r} belongs to another operator")
+            found = SubmitterName.objects.get(key=key)
+    refused = _refusal(found, name, user)
+    if refused is not None:
+        raise refused
 
 
-def _within_quotas(user) -> None:
-    """At most API_SUBMISSIONS_IN_FLIGHT unfinished entries, and API_SUBMISSIONS_PER_HOUR an hour."""
+def _lock_operator(user) -> None:
+    """Hold the operator's row until the claim commits: their quotas count entries on every
+    board, and each board has its own lock, so two of their requests on two boards would
+    otherwise both pass the count (locks are taken board first, then operator: one order)."""
+    type(user).objects.select_for_update().filter(pk=user.pk).values_list("pk", flat=True).first()
+
+
+def within_quotas(user) -> None:
+    """At most API_SUBMISSIONS_IN_FLIGHT unfinished entries, and API_SUBMISSIONS_PER_HOUR an hour.
+    Checked before a request's upload is unpacked (cheap, unlocked) and again under the lock."""
     mine = Submission.objects.filter(operator=user)
     in_flight = mine.filter(status__in=(Submission.State.PENDING, Submission.State.RUNNING)).count()
     if in_flight >= settings.API_SUBMISSIONS_IN_FLIGHT:
@@ -231,34 +257,60 @@ def _within_quotas(user) -> None:
                             retry_after=max(wait, 1))
 
 
+def _answered(user, idempotency_key: str, fingerprint: str) -> tuple[Submission, int, bool] | None:
+    """The first answer to this key, if it was answered (422 if it was sent with another request)."""
+    earlier = IdempotentRequest.objects.filter(user=user, key=idempotency_key,
+                                               created_at__gte=timezone.now() - IDEMPOTENCY_KEEP
+                                               ).select_related("submission").first()
+    if earlier is None:
+        return None
+    if earlier.request_digest != fingerprint:
+        raise IntakeRefused(422, "idempotency_key_reused", "this Idempotency-Key was sent with another request")
+    return earlier.submission, earlier.status, False
+
+
 def take(checked: Checked, user, idempotency_key: str | None = None) -> tuple[Submission, int, bool]:
     """(the entry's submission, 202 or 200, whether to queue it): a new entry (202), the entry
     that stands already (200, nothing stored), or the first answer to this Idempotency-Key.
-    Raises IntakeRefused."""
+    Raises IntakeRefused.
+
+    The quotas, the name and the key are taken in the claim's transaction, so a refusal stores
+    none of them, and two requests with one key at the same moment store one answer (the other
+    is rolled back whole and answered as a retry, or refused if it asked something else)."""
     fingerprint = checked.fingerprint()
     if idempotency_key is not None:
-        earlier = IdempotentRequest.objects.filter(user=user, key=idempotency_key).select_related("submission").first()
-        if earlier is not None:
-            if earlier.request_digest != fingerprint:
-                raise IntakeRefused(422, "idempotency_key_reused", "this Idempotency-Key was sent with another request")
-            return earlier.submission, earlier.status, False
-    _take_name(checked.name, user)
+        answered = _answered(user, idempotency_key, fingerprint)
+        if answered is not None:
+            return answered
+    refused = name_refusal(checked.name, user)
+    if refused is not None:
+        raise refused
 
-    def within_quotas(version) -> None:
-        _within_quotas(user)
+    def before_recording(version) -> None:
+        _lock_operator(user)
+        within_quotas(user)
+        _take_name(checked.name, user)
 
-    claimed: Claim = claim_entry(checked.version, checked.variant, checked.name, checked.source, run=checked.run,
-                                 operator=user, retried_by="the submissions API", before_recording=within_quotas)
+    def after_claim(claim: Claim) -> None:
+        if idempotency_key is None or claim.outcome == EXHAUSTED:
+            return
+        # Keys are remembered IDEMPOTENCY_KEEP (this one too, if it was sent that long ago).
+        IdempotentRequest.objects.filter(user=user, created_at__lt=timezone.now() - IDEMPOTENCY_KEEP).delete()
+        IdempotentRequest.objects.create(user=user, key=idempotency_key, request_digest=fingerprint,
+                                         submission=claim.submission, status=202 if claim.to_score else 200)
+
+    try:
+        claimed: Claim = claim_entry(checked.version, checked.variant, checked.name, checked.source, run=checked.run,
+                                     operator=user, retried_by="the submissions API",
+                                     before_recording=before_recording, after_claim=after_claim)
+    except IntegrityError:
+        if idempotency_key is None:
+            raise
+        answered = _answered(user, idempotency_key, fingerprint)  # the same key at the same moment
+        if answered is None:
+            raise
+        return answered
     if claimed.outcome == EXHAUSTED:
         raise IntakeRefused(409, "attempts_exhausted", f"#{claimed.submission.pk} was tried "
                             f"{claimed.submission.attempts_used} times and failed each time (SCORING_MAX_ATTEMPTS)")
-    status = 202 if claimed.to_score else 200
-    if idempotency_key is not None:
-        try:
-            with transaction.atomic():
-                IdempotentRequest.objects.create(user=user, key=idempotency_key, request_digest=fingerprint,
-                                                 submission=claimed.submission, status=status)
-        except IntegrityError:  # the same key at the same moment: the first answer stands
-            first = IdempotentRequest.objects.get(user=user, key=idempotency_key)
-            return first.submission, first.status, False
-    return claimed.submission, status, claimed.to_score
+    return claimed.submission, 202 if claimed.to_score else 200, claimed.to_score

@@ -18,7 +18,7 @@ from catalog.manifest import Kind
 from catalog.models import CaseVersion, Variant
 from lib.errors import DomainError
 from lib.files import open_regular
-from lib.text import refused_character
+from lib.text import mixed_scripts, name_key, refused_character
 from engine.builds import BuildAccounts, BuildLimits, BuildResult, SourceTooLarge, build_submission, pack_folder
 from engine.evaluate import Evaluation, EvaluationInput, evaluate
 from engine.judging import Judge, answer_limit
@@ -63,6 +63,10 @@ def check_name(name: str) -> str:
     if refused:
         raise ScoringError("bad_name", f"--name must be one line of plain text: {refused} is not allowed "
                                        "(controls, bidirectional and zero-width characters, noncharacters)")
+    scripts = mixed_scripts(name)
+    if scripts:
+        raise ScoringError("bad_name", f"--name mixes letters of {' and '.join(script.title() for script in scripts)}: a name is "
+                                       "written in one script (Latin with Han and kana, or with Hangul, is one)")
     return name.strip()
 
 
@@ -116,10 +120,11 @@ def record_submission(version: CaseVersion, variant: Variant, name: str, kind: s
                       annotation: str = "", operator=None) -> Submission:
     """Store a submission whose name and source were checked and read (`check_name`, `read_source`):
     the one place a submission is made (a carried copy too, with where it came from). A name
-    seen for the first time here, from the shell, belongs to no operator (staff may give it one)."""
+    seen for the first time here, from the shell, belongs to no operator (staff may give it one);
+    one that looks like a name already known (lib.text.name_key) is that name's."""
     from scoring.models import SubmitterName
 
-    SubmitterName.objects.get_or_create(name=name)
+    SubmitterName.objects.get_or_create(key=name_key(name), defaults={"name": name})
     return Submission.objects.create(
         version=version, variant=variant, name=name, source_kind=kind, source_label=label,
         source=source, source_size=len(source), source_digest=source_digest(source),

@@ -7,7 +7,8 @@
 #   HOST, PORT (127.0.0.1, 8000), SITE_URL (http://HOST:PORT), WEB_CONCURRENCY, VAR_DIR (var/),
 #   CATALOG_MAX_UPLOAD_BYTES, FRONT_RATE, FRONT_BURST, FRONT_CONNECTIONS (per-client limits),
 #   APP_USER (fuelboard), WEB_USER (www-data): the accounts used when started as root;
-#   TASKS_BACKEND=database: TASK_WORKERS `db_worker` processes (one per core) run the queued jobs.
+#   TASKS_BACKEND (database): TASK_WORKERS `db_worker` processes (one per core) run the queued
+#   jobs, and `requeue_stale_jobs` runs every minute; `immediate` scores in the web worker.
 #
 # Started as root, nothing of the site runs as root, and root never writes where the site's
 # account could have put a link: the site (the set-up steps too: migrate, import, examples)
@@ -24,7 +25,10 @@ PORT="${PORT:-8000}"
 SITE_URL="${SITE_URL:-http://$HOST:$PORT}"
 STATIC_MANIFEST="${STATIC_MANIFEST:-1}"
 WEB_CONCURRENCY="${WEB_CONCURRENCY:-$(($(nproc) * 2 + 1))}"
-export SITE_URL STATIC_MANIFEST WEB_CONCURRENCY
+# Scoring (an uploaded source's build among it) runs in the task workers, never in a web worker
+# that gunicorn's timeout would cut.
+TASKS_BACKEND="${TASKS_BACKEND:-database}"
+export SITE_URL STATIC_MANIFEST WEB_CONCURRENCY TASKS_BACKEND
 VAR_DIR="${VAR_DIR:-$(pwd)/var}"
 export VAR_DIR
 RUN_DIR="$VAR_DIR/run"
@@ -157,7 +161,7 @@ fi
 nginx -c "$NGINX_DIR/nginx.conf" -e stderr &
 front=$!
 workers=""
-if [ "${TASKS_BACKEND:-immediate}" = database ]; then
+if [ "$TASKS_BACKEND" = database ]; then
     # Queued scoring jobs (an upload's build among them) run here, not in a web worker.
     started=0
     while [ "$started" -lt "${TASK_WORKERS:-$(nproc)}" ]; do
@@ -176,9 +180,16 @@ stop() {
 }
 trap 'stop; exit 0' INT TERM
 echo "serving on $SITE_URL/ (nginx on http://$HOST:$PORT/ in front of gunicorn on $RUN_DIR/gunicorn.sock)"
-# Whichever stops first takes the other down with it.
+# Whichever stops first takes the other down with it. Once a minute, jobs whose worker died
+# get a new attempt.
+ticks=0
 while kill -0 "$front" 2>/dev/null && kill -0 "$gunicorn" 2>/dev/null; do
     sleep 1
+    ticks=$((ticks + 1))
+    if [ "$TASKS_BACKEND" = database ] && [ "$ticks" -ge 60 ]; then
+        ticks=0
+        $AS_APP $PY manage.py requeue_stale_jobs >/dev/null 2>&1 || echo "requeue_stale_jobs failed" >&2
+    fi
 done
 stop
 exit 1

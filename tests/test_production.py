@@ -204,22 +204,70 @@ def _nothing_runs_as_root_and_only_nginx_reaches_the_socket(var: Path, port: int
     assert probe.returncode != 0 and "Permission denied" in probe.stderr, probe.stderr
 
 
-def _large_uploads_are_one_at_a_time_per_client(port: int) -> None:
-    """nginx buffers a large body to disk before the site can refuse it: while one upload from an
-    address is under way, a second from it is refused at its headers."""
-    head = (f"POST /admin/catalog/caseversion/import/ HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\n"
+def _manage(env: dict, *args: str) -> str:
+    """manage.py against the served site's state, as the account the site runs as."""
+    command = [str(ROOT / ".venv" / "bin" / "python"), "manage.py", *args]
+    if os.geteuid() == 0:
+        command = ["/usr/sbin/runuser", "-u", "fuelboard", "--", "env", f"HOME={env['VAR_DIR']}", *command]
+    return subprocess.run(command, cwd=ROOT, env=env, capture_output=True, text=True, check=True).stdout
+
+
+def _upload_head(port: int, path: str, token: str = "") -> bytes:
+    auth = f"Authorization: Bearer {token}\r\n" if token else ""
+    return (f"POST {path} HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\n{auth}"
             f"Content-Type: application/octet-stream\r\nContent-Length: {32 << 20}\r\n\r\n").encode()
-    first = socket.create_connection(("127.0.0.1", port))
-    second = socket.create_connection(("127.0.0.1", port))
+
+
+def _answer_head(connection: socket.socket) -> bytes:
+    connection.settimeout(10)
+    return connection.recv(1000)
+
+
+def _large_uploads_need_a_permit_and_are_few_at_a_time(port: int, env: dict) -> None:
+    """nginx buffers a large body to disk before the site can refuse it. So it asks the site
+    first, from the headers alone: without a live token (or a staff session for the archive
+    import) the upload is refused before its body is read. With one, a second upload from the
+    same address is refused while the first is under way, and a fifth in all from anywhere."""
+    token = _manage(env, "api_token", "create", "uploader").splitlines()[-1]
     try:
-        first.sendall(head + b"x" * 65536)  # under way: its body keeps coming
-        time.sleep(0.5)
-        second.sendall(head + b"x" * 1024)
-        second.settimeout(10)
-        assert second.recv(200).startswith(b"HTTP/1.1 429"), "a second upload from one address was let in"
+        _get(f"http://127.0.0.1:{port}/upload-permit/submit/")
+        raise AssertionError("the permit is reachable from outside")
+    except urllib.error.HTTPError as refused:
+        assert refused.code == 404
+    for path, refusal in (("/api/v1/submissions/", b"401"), ("/admin/catalog/caseversion/import/", b"403")):
+        anonymous = socket.create_connection(("127.0.0.1", port))
+        try:
+            anonymous.sendall(_upload_head(port, path))  # no body follows: the answer must not wait for one
+            answer = _answer_head(anonymous)
+            assert answer.startswith(b"HTTP/1.1 " + refusal), answer[:200]
+            if refusal == b"401":
+                assert b"WWW-Authenticate: Bearer" in answer and b"application/problem+json" in answer
+        finally:
+            anonymous.close()
+    bad = socket.create_connection(("127.0.0.1", port))
+    try:
+        bad.sendall(_upload_head(port, "/api/v1/submissions/", "fbt_000000000000_" + "x" * 43))
+        assert _answer_head(bad).startswith(b"HTTP/1.1 401")
     finally:
-        first.close()
-        second.close()
+        bad.close()
+    held = []
+    try:
+        for index in range(4):  # four under way, each from its own address
+            connection = socket.create_connection(("127.0.0.1", port), source_address=(f"127.0.0.{index + 2}", 0))
+            connection.sendall(_upload_head(port, "/api/v1/submissions/", token) + b"x" * 65536)
+            held.append(connection)
+        time.sleep(0.5)
+        same = socket.create_connection(("127.0.0.1", port), source_address=("127.0.0.2", 0))
+        held.append(same)
+        same.sendall(_upload_head(port, "/api/v1/submissions/", token) + b"x" * 1024)
+        assert _answer_head(same).startswith(b"HTTP/1.1 429"), "a second upload from one address was let in"
+        fifth = socket.create_connection(("127.0.0.1", port), source_address=("127.0.0.9", 0))
+        held.append(fifth)
+        fifth.sendall(_upload_head(port, "/api/v1/submissions/", token) + b"x" * 1024)
+        assert _answer_head(fifth).startswith(b"HTTP/1.1 429"), "a fifth upload at once was let in"
+    finally:
+        for connection in held:
+            connection.close()
 
 
 def _a_restart_follows_no_link_the_site_planted(state: Path, env: dict, port: int) -> None:
@@ -302,7 +350,7 @@ def test_make_serve_serves_the_site_with_hashed_compressed_static_files_behind_n
         if os.geteuid() == 0:
             _nothing_runs_as_root_and_only_nginx_reaches_the_socket(state / "var", port)
         _a_flood_from_one_client_is_held_to_its_rate(port)
-        _large_uploads_are_one_at_a_time_per_client(port)
+        _large_uploads_need_a_permit_and_are_few_at_a_time(port, env)
         # Only the archive upload takes a large body; anywhere else nginx refuses it before a worker sees it.
         big = urllib.request.Request(f"http://127.0.0.1:{port}/standings/", data=b"x" * (2 << 20), method="POST")
         try:

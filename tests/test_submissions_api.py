@@ -8,10 +8,12 @@ import json
 import tarfile
 import threading
 import zipfile
+from datetime import timedelta
 
 import pytest
 from django.core.management import CommandError, call_command
 from django.test import Client
+from django.utils import timezone
 
 from scoring.models import ApiToken, IdempotentRequest, Submission, SubmitterName
 from engine.tests import wat
@@ -213,6 +215,104 @@ def test_a_name_used_from_the_shell_belongs_to_nobody_until_staff_give_it(client
     assert post(client, token, case="adder", version="v1", name="shell-name", wasm=module).status_code == 200
 
 
+@pytest.mark.parametrize("lookalike", ["Al Ice", "al  ice", "al\u00a0ice", "AL\u2002ICE", "ａｌ ｉｃｅ"])
+def test_names_that_look_alike_are_one_name(client, token, module, lookalike):
+    assert post(client, token, case="adder", version="v1", name="al ice", wasm=module).status_code == 202
+    before = stored()
+    response = post(client, make_token("op2"), case="adder", version="v1", name=lookalike, wasm=module)
+    assert (response.status_code, response.json()["code"]) == (403, "name_taken")
+    assert stored()[:2] == before[:2]
+    # Its owner may write it another way: it is the same name.
+    assert post(client, token, case="adder", version="v1", name=lookalike, wasm=module).status_code == 202
+    assert SubmitterName.objects.count() == 1
+
+
+def test_a_decomposed_accent_is_the_composed_name(client, token, module):
+    assert post(client, token, case="adder", version="v1", name="ren\u00e9", wasm=module).status_code == 202
+    response = post(client, make_token("op2"), case="adder", version="v1", name="rene\u0301", wasm=module)
+    assert (response.status_code, response.json()["code"]) == (403, "name_taken")
+
+
+@pytest.mark.parametrize("mixed", ["\u0430lice", "\u03b1lice", "pa\u0443pal"])
+def test_a_name_mixing_scripts_is_refused(client, token, module, mixed):
+    before = stored()
+    response = post(client, token, case="adder", version="v1", name=mixed, wasm=module)
+    assert (response.status_code, response.json()["code"]) == (422, "bad_name")
+    assert "mixes letters of" in response.json()["detail"] and stored() == before
+
+
+@pytest.mark.parametrize("name", ["山田 Taro", "김 Kim", "さくら sakura", "Ωμέγα", "Пётр"])
+def test_names_in_one_script_or_written_together_are_taken(client, token, module, name):
+    assert post(client, token, case="adder", version="v1", name=name, wasm=module).status_code == 202
+
+
+def test_the_shell_and_the_migration_key_names_the_same_way(imported, adder_v1, correct_wasm):
+    from scoring.service import submit
+
+    submit(adder_v1, adder_v1.default_variant(), "Shell Name", wasm_file=correct_wasm)
+    submit(adder_v1, adder_v1.default_variant(), "shell  name", wasm_file=correct_wasm)
+    assert list(SubmitterName.objects.values_list("name", "key")) == [("Shell Name", "shell name")]
+
+
+def test_a_refused_request_takes_no_name(client, token, imported, settings):
+    settings.API_SUBMISSIONS_IN_FLIGHT = 1
+    answers = adder_answers(imported)
+    assert post(client, token, case="adder", name="alice", version="v1", wasm=wat.lookup(answers)).status_code == 202
+    Submission.objects.update(status=Submission.State.PENDING)
+    response = post(client, token, case="adder", name="bob", version="v1", wasm=wat.lookup(answers, iterations=5))
+    assert (response.status_code, response.json()["code"]) == (429, "too_many_in_flight")
+    assert not SubmitterName.objects.filter(name="bob").exists()
+    # The quotas come before the upload is unpacked: a damaged archive is not even read.
+    response = post(client, token, case="adder", name="bob", version="v1", source=b"not an archive")
+    assert (response.status_code, response.json()["code"]) == (429, "too_many_in_flight")
+
+
+def test_each_token_has_so_many_requests_an_hour_whatever_their_answer(client, token, module, settings):
+    settings.API_REQUESTS_PER_HOUR = 2
+    for _ in range(2):
+        assert post(client, token, case="adder", name="alice", wasm=b"not a module").json()["code"] == "bad_module"
+    before = stored()
+    response = post(client, token, case="adder", version="v1", name="alice", wasm=module)
+    assert (response.status_code, response.json()["code"]) == (429, "too_many_requests")
+    assert 3500 < int(response["Retry-After"]) <= 3601 and stored() == before
+    ApiToken.objects.update(window_started_at=ApiToken.objects.get().window_started_at - timedelta(hours=1))
+    assert post(client, token, case="adder", version="v1", name="alice", wasm=module).status_code == 202
+
+
+def test_an_idempotency_key_is_remembered_a_day(client, token, imported):
+    answers = adder_answers(imported)
+    key = {"Idempotency-Key": "run-1"}
+    assert post(client, token, headers=key, case="adder", version="v1", name="a", wasm=wat.lookup(answers)).status_code == 202
+    IdempotentRequest.objects.update(created_at=timezone.now() - timedelta(hours=25))
+    again = post(client, token, headers=key, case="adder", version="v1", name="a", wasm=wat.lookup(answers, iterations=3))
+    assert again.status_code == 202  # a new request: the old answer was forgotten (and its row removed)
+    assert IdempotentRequest.objects.count() == 1
+
+
+def test_answers_to_a_token_are_private_and_vary_by_authorization(client, token, module):
+    answers = [post(client, token, case="adder", version="v1", name="alice", wasm=module)]
+    pk = answers[0].json()["submission"]
+    for path in (f"{URL}{pk}/detail", "/api/v1/operator/submissions/", f"{URL}{pk}/", "/api/v1/cases/"):
+        answers.append(client.get(path, HTTP_AUTHORIZATION=f"Bearer {token}"))
+    for answer in answers:
+        assert answer.status_code in (200, 202)
+        assert {"private", "no-store"} <= {part.strip() for part in answer["Cache-Control"].split(",")}
+        assert "public" not in answer["Cache-Control"] and "Authorization" in answer["Vary"]
+        assert "Content-Encoding" not in answer
+    assert "public" in client.get("/api/v1/cases/")["Cache-Control"]  # without credentials: as before
+
+
+def test_staff_accounts_get_no_token_and_a_staff_token_does_not_write(client, token, module):
+    from django.contrib.auth.models import User
+
+    User.objects.create_user("boss", is_staff=True)
+    with pytest.raises(CommandError, match="staff account"):
+        make_token("boss")
+    User.objects.filter(username="op1").update(is_staff=True)  # made staff after its token
+    response = post(client, token, case="adder", version="v1", name="alice", wasm=module)
+    assert (response.status_code, response.json()["code"]) == (403, "staff_account")
+
+
 def test_a_revoked_token_and_an_account_without_the_right_are_refused(client, token, module):
     from django.contrib.auth.models import Permission, User
 
@@ -300,3 +400,89 @@ def test_two_identical_requests_at_the_same_moment_make_one_entry(own_site):
     assert sorted(answers) == [200, 200, 200, 202]
     rows = own_site.json("/api/v1/cases/range-sums/leaderboard/?all=1&page_size=200")["results"]
     assert [row["name"] for row in rows].count("twin") == 1
+
+
+@pytest.mark.slow
+@pytest.mark.xdist_group("served-site")
+def test_one_key_sent_twice_at_once_with_two_bodies_stores_one_answer(own_site):
+    """The key is taken in the claim's transaction: the request that comes second is rolled back
+    whole and refused, never left as an entry no answer names."""
+    import requests
+
+    token = own_site.manage("api_token", "create", "op1").splitlines()[-1]
+    modules = [own_site.folder / f"{index}.wasm" for index in range(2)]
+    for index, path in enumerate(modules):
+        path.write_bytes(wat.module(wat.ECHO, data=bytes([index + 1])))  # two bodies
+    answers = {}
+    start = threading.Barrier(2)
+
+    def send(index):
+        start.wait()
+        with modules[index].open("rb") as stream:
+            answers[index] = requests.post(f"{own_site.url}{URL}", data={"case": "range-sums", "name": "keyed"},
+                                           files={"wasm": stream}, timeout=120,
+                                           headers={"Authorization": f"Bearer {token}", "Idempotency-Key": "k1"})
+
+    threads = [threading.Thread(target=send, args=(index,)) for index in range(2)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert sorted(answer.status_code for answer in answers.values()) == [202, 422]
+    mine = requests.get(f"{own_site.url}/api/v1/operator/submissions/", headers={"Authorization": f"Bearer {token}"},
+                        timeout=30).json()
+    assert mine["count"] == 1
+
+
+@pytest.mark.slow
+@pytest.mark.xdist_group("served-site")
+def test_quotas_hold_for_requests_at_once_on_two_boards(site_template):
+    """An operator's quota counts entries on every board, and each board has its own lock: the
+    operator's own lock makes two requests at once on two cases count each other."""
+    import requests
+
+    from tests import served
+
+    site = served.serve(site_template, API_SUBMISSIONS_PER_HOUR="1")
+    try:
+        token = site.manage("api_token", "create", "op1").splitlines()[-1]
+        module = site.folder / "echo.wasm"
+        module.write_bytes(wat.module(wat.ECHO))
+        answers = []
+        start = threading.Barrier(2)
+
+        def send(case):
+            start.wait()
+            with module.open("rb") as stream:
+                answers.append(requests.post(f"{site.url}{URL}", data={"case": case, "name": "quota"},
+                                             files={"wasm": stream}, headers={"Authorization": f"Bearer {token}"},
+                                             timeout=120).status_code)
+
+        threads = [threading.Thread(target=send, args=(case,)) for case in ("range-sums", "lattice")]
+        for thread in threads:
+            thread.start()
+        for thread in threads:
+            thread.join()
+        assert sorted(answers) == [202, 429]
+    finally:
+        site.stop()
+
+
+def test_the_upload_permit_admits_a_live_token_or_an_importing_staff_session(client, admin_client, token):
+    """What nginx asks before it reads a large body (config/permits.py)."""
+    submit, archive = "/upload-permit/submit/", "/upload-permit/import/"
+    assert client.get(submit, HTTP_X_ORIGINAL_METHOD="POST").status_code == 401
+    assert client.get(submit, HTTP_X_ORIGINAL_METHOD="POST", HTTP_AUTHORIZATION="Bearer fbt_x_y").status_code == 401
+    assert client.get(submit, HTTP_X_ORIGINAL_METHOD="POST", HTTP_AUTHORIZATION=f"Bearer {token}").status_code == 204
+    assert client.get(submit, HTTP_X_ORIGINAL_METHOD="OPTIONS").status_code == 204  # no body to read
+    call_command("api_token", "revoke", ApiToken.objects.get().key_id, stdout=io.StringIO())
+    assert client.get(submit, HTTP_X_ORIGINAL_METHOD="POST", HTTP_AUTHORIZATION=f"Bearer {token}").status_code == 401
+    assert client.get(archive, HTTP_X_ORIGINAL_METHOD="POST").status_code == 403
+    assert admin_client.get(archive, HTTP_X_ORIGINAL_METHOD="POST").status_code == 204
+    assert client.get(archive, HTTP_X_ORIGINAL_METHOD="GET").status_code == 204  # the form, or the login page
+    from django.contrib.auth.models import User
+
+    User.objects.create_user("helper", password="pw-for-the-test", is_staff=True)
+    staff = Client()
+    staff.login(username="helper", password="pw-for-the-test")
+    assert staff.get(archive, HTTP_X_ORIGINAL_METHOD="POST").status_code == 403  # staff without the right

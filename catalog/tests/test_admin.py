@@ -246,7 +246,34 @@ def _tar_member(name: str, kind: bytes = tarfile.REGTYPE, link: str = "") -> tar
     return member
 
 
+def _tar_with_extended_header(kind: bytes) -> bytes:
+    """A tar whose first header says a PAX (or GNU long-name) header of 1 GiB follows: refused
+    from the size in the header, before tarfile would read it into memory."""
+    header = tarfile.TarInfo("././@LongLink" if kind == tarfile.GNUTYPE_LONGNAME else "pax")
+    header.type, header.size = kind, 1 << 30
+    import gzip
+
+    return gzip.compress(header.tobuf(format=tarfile.USTAR_FORMAT) + b"path=x\n" * 1000)
+
+
+def _zip_with_a_lying_directory() -> bytes:
+    """60 entries whose directory (120 KB of comments) is more than 50 entries need, with an end
+    record that says it holds one entry."""
+    entries = []
+    for index in range(60):
+        info = zipfile.ZipInfo(f"v30/{index}.txt")
+        info.comment = b"c" * 2000
+        entries.append((info, b""))
+    data = bytearray(_zip_with(entries))
+    end = data.rindex(b"PK\x05\x06")
+    data[end + 8:end + 12] = (1).to_bytes(2, "little") * 2  # entries on this disk, and in all
+    return bytes(data)
+
+
 HOSTILE = [
+    ("tar-pax-gigabyte", lambda: _tar_with_extended_header(tarfile.XHDTYPE), "an extended header of 1,073,741,824 bytes"),
+    ("tar-longname-gigabyte", lambda: _tar_with_extended_header(tarfile.GNUTYPE_LONGNAME), "an extended header of"),
+    ("zip-lying-directory", _zip_with_a_lying_directory, "more than 50 entries need"),
     ("zip-traversal", lambda: _zip_with([("../../escaped.txt", b"x")]), "leaves the archive"),
     ("zip-absolute", lambda: _zip_with([("/tmp/escaped.txt", b"x")]), "absolute paths are not allowed"),
     ("zip-backslash", lambda: _zip_with([("v1\\..\\..\\escaped.txt", b"x")]), "backslashes"),

@@ -5,10 +5,13 @@ from __future__ import annotations
 import hashlib
 import hmac
 import secrets
+from datetime import timedelta
 
 from django.conf import settings
-from django.db import models
+from django.db import models, transaction
 from django.utils import timezone
+
+from lib.text import name_key
 
 TOKEN_PREFIX = "fbt"
 
@@ -46,6 +49,9 @@ class ApiToken(models.Model):
     created_at = models.DateTimeField(auto_now_add=True)
     last_used_at = models.DateTimeField(null=True, blank=True, editable=False)
     revoked_at = models.DateTimeField(null=True, blank=True, editable=False)
+    # Writes counted in the current hour (API_REQUESTS_PER_HOUR), whatever came of them.
+    window_started_at = models.DateTimeField(null=True, blank=True, editable=False)
+    window_requests = models.PositiveIntegerField(default=0, editable=False)
 
     objects = ApiTokenQuerySet.as_manager()
 
@@ -74,13 +80,32 @@ class ApiToken(models.Model):
         if self.last_used_at is None or (now - self.last_used_at).total_seconds() > 60:
             ApiToken.objects.filter(pk=self.pk).update(last_used_at=now)
 
+    def spend_request(self, per_hour: int) -> int | None:
+        """Count one write against `per_hour` in the token's current hour: None when it may go
+        ahead, else the seconds until it may (the count is kept even when the request is then
+        refused for another reason: a refused request costs the server too)."""
+        now = timezone.now()
+        with transaction.atomic():
+            row = ApiToken.objects.select_for_update().only("window_started_at", "window_requests").get(pk=self.pk)
+            if row.window_started_at is None or now - row.window_started_at >= timedelta(hours=1):
+                row.window_started_at, row.window_requests = now, 0
+            if row.window_requests >= per_hour:
+                return max(int((row.window_started_at + timedelta(hours=1) - now).total_seconds()) + 1, 1)
+            row.window_requests += 1
+            row.save(update_fields=["window_started_at", "window_requests"])
+        return None
+
 
 class SubmitterName(models.Model):
     """Who a submitter name belongs to. The first operator to submit under a new name owns it on
     the whole site; a name used before (from the shell, or before operators) has no owner until
-    staff give it one, and no token may take it."""
+    staff give it one, and no token may take it.
+
+    Names that look alike are one name: `key` (lib.text.name_key: case, spacing and letter forms
+    folded) is unique, so "Alice", "alice" and "ａｌｉｃｅ" have one owner."""
 
     name = models.CharField(max_length=100, unique=True)
+    key = models.CharField(max_length=400, unique=True, editable=False)
     owner = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL,
                               related_name="submitter_names")
     claimed_at = models.DateTimeField(auto_now_add=True)
@@ -91,10 +116,16 @@ class SubmitterName(models.Model):
     def __str__(self) -> str:
         return self.name
 
+    def save(self, *args, **kwargs):
+        self.key = name_key(self.name)
+        if kwargs.get("update_fields") is not None and "name" in kwargs["update_fields"]:
+            kwargs["update_fields"] = {*kwargs["update_fields"], "key"}
+        super().save(*args, **kwargs)
+
 
 class IdempotentRequest(models.Model):
     """A submission request sent with an `Idempotency-Key`: the same key and body again get the
-    first answer (a client may retry a request whose answer it lost)."""
+    first answer (a client may retry a request whose answer it lost). Kept IDEMPOTENCY_KEEP long."""
 
     user = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="+")
     key = models.CharField(max_length=200)
@@ -105,3 +136,6 @@ class IdempotentRequest(models.Model):
 
     class Meta:
         constraints = [models.UniqueConstraint(fields=["user", "key"], name="one_answer_per_key")]
+
+
+IDEMPOTENCY_KEEP = timedelta(hours=24)

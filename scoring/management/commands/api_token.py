@@ -36,6 +36,10 @@ class Command(BaseCommand):
             raise CommandError("a username is 1 to 150 characters")
         if len(label) > 100:
             raise CommandError("--label is at most 100 characters")
+        user = User.objects.filter(username=username).first()
+        if user is not None and (user.is_staff or user.is_superuser):
+            raise CommandError(f"{username} is a staff account: a token stands for an operator, never for staff "
+                               f"(make one for another account, e.g. {username}-harness)")
         user, made = User.objects.get_or_create(username=username)
         if made:
             user.set_unusable_password()  # an operator signs in with tokens, never a password
