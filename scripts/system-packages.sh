@@ -6,7 +6,8 @@
 #   scripts/system-packages.sh browser     chromium (browser tests)
 #   scripts/system-packages.sh bench       wrk (the page-throughput benchmark)
 #   scripts/system-packages.sh serve       nginx (the buffering front of `make serve`)
-#   scripts/system-packages.sh node        Node.js and npm (test-only oracles: Handlebars.js, axe-core)
+#   scripts/system-packages.sh node        Node.js, npm and a Java runtime (test-only oracles: Handlebars.js,
+#                                          axe-core, pa11y, the Nu HTML Checker)
 #
 # Debian's rustc carries the wasm32-unknown-unknown standard library (libstd-rust-dev-wasm32)
 # and links with lld; a rustup toolchain would have to download its own, which needs internet.
@@ -39,6 +40,7 @@ for group in "$@"; do
         node)
             command -v node >/dev/null 2>&1 || need nodejs /usr/bin/node
             command -v npm >/dev/null 2>&1 || need npm /usr/bin/npm
+            command -v java >/dev/null 2>&1 || need default-jre-headless /usr/bin/java  # the Nu HTML Checker
             ;;
         *)
             echo "unknown package group: $group" >&2

@@ -128,6 +128,7 @@ class Site:
     process: subprocess.Popen = field(repr=False)
     env: dict = field(default_factory=dict, repr=False)
     workers: list = field(default_factory=list, repr=False)
+    group: bool = False  # the process leads a group of its own (serve.sh: nginx, gunicorn, workers)
 
     def manage(self, *arguments: str) -> str:
         return manage(self.database, self.folder, *arguments, SITE_URL=self.url, **self.env)
@@ -149,17 +150,95 @@ class Site:
         rows = self.json(f"/api/v1/cases/{case}/leaderboard/?all=1&page_size=200")["results"]
         return next(row["submission"] for row in rows if row["name"] == name)
 
+    def page_kinds(self) -> dict[str, str]:
+        """One path of every kind of page a visitor reaches (the checkers and the browser tests walk them)."""
+        naive, fast = self.submission("lattice", "example-naive"), self.submission("lattice", "example-fast")
+        starter = self.submission("lattice", "starter")
+        return {
+            "list": "/", "list filtered": "/cases/?tag=simulation&difficulty=hard", "case": "/cases/lattice/",
+            "version": "/cases/range-sums/v1/", "leaderboard": "/cases/lattice/leaderboard/",
+            "all": "/cases/lattice/leaderboard/?all=1", "submission": f"/submissions/{naive}/",
+            "failed submission": f"/submissions/{starter}/", "compare": f"/submissions/{naive}/compare/{fast}/",
+            "standings": "/standings/", "about": "/about/", "api docs": "/api/v1/docs",
+            "not found": "/cases/no-such-case/", "bad request": "/cases/?page=x",
+        }
+
+    def staff_page_kinds(self) -> dict[str, str]:
+        """The pages staff see differently (the staff-only detail), and the admin pages the site
+        makes itself."""
+        starter = self.submission("lattice", "starter")
+        return {
+            "submission, as staff": f"/submissions/{starter}/", "leaderboard, as staff": "/cases/lattice/leaderboard/",
+            "admin index": "/admin/", "admin import": "/admin/catalog/caseversion/import/",
+            "admin versions": "/admin/catalog/caseversion/", "admin submissions": "/admin/scoring/submission/",
+        }
+
+    def staff_cookie(self) -> str:
+        """A `Cookie` header of a session signed in as STAFF (through the admin's login form)."""
+        import requests
+
+        session = requests.Session()
+        form = session.get(self.url + "/admin/login/", timeout=30).text
+        token = form.split('name="csrfmiddlewaretoken" value="', 1)[1].split('"', 1)[0]
+        answer = session.post(self.url + "/admin/login/?next=/admin/", timeout=30, allow_redirects=False,
+                              data={"csrfmiddlewaretoken": token, "username": STAFF[0], "password": STAFF[1]},
+                              headers={"Referer": self.url + "/admin/login/"})
+        assert answer.status_code == 302, "the staff account could not sign in"
+        return "; ".join(f"{name}={value}" for name, value in session.cookies.get_dict().items())
+
+    def _signal(self, number: int) -> None:
+        """The server's whole process group (serve.sh's nginx, gunicorn and workers), or gunicorn."""
+        try:
+            os.killpg(self.process.pid, number) if self.group else self.process.send_signal(number)
+        except ProcessLookupError:
+            pass
+
     def stop(self) -> None:
         for worker in self.workers:
             worker.kill()
             worker.wait()
-        self.process.terminate()
+        self._signal(15)
         try:
-            self.process.wait(timeout=20)
+            self.process.wait(timeout=30)
         except subprocess.TimeoutExpired:
-            self.process.kill()
+            self._signal(9)
+            self.process.wait(timeout=10)
         self.database.drop()
         shutil.rmtree(self.folder, ignore_errors=True)
+
+
+def serve_behind_nginx(template: Database, **settings: str) -> Site:
+    """`scripts/serve.sh` (nginx in front of gunicorn, as `make serve`) on a fresh copy of
+    `template`, with the per-client limits off (a test client is one address)."""
+    folder = Path(tempfile.mkdtemp(prefix="fronted-site-"))
+    folder.chmod(0o755)  # nginx's workers pass through it to the socket
+    (folder / "var").mkdir(mode=0o700)
+    database = template.copy(folder / "var")
+    port = _free_port()
+    url = f"http://127.0.0.1:{port}"
+    env = environment(database, folder, SITE_URL=url, HOST="127.0.0.1", PORT=str(port), WEB_CONCURRENCY="3",
+                      STATIC_ROOT=str(folder / "static"), FRONT_RATE="0", FRONT_CONNECTIONS="0", TASK_WORKERS="1",
+                      **settings)
+    process = subprocess.Popen([str(ROOT / "scripts" / "serve.sh")], cwd=ROOT, env=env, start_new_session=True,
+                               stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    site = Site(url, database, folder, process, dict(settings), group=True)
+    _wait_for(site)
+    return site
+
+
+def _wait_for(site: Site, seconds: float = 120) -> None:
+    deadline = time.monotonic() + seconds
+    while True:
+        if site.process.poll() is not None:
+            raise RuntimeError("the served site exited")
+        try:
+            with urllib.request.urlopen(site.url + "/health/", timeout=5):
+                return
+        except OSError:
+            if time.monotonic() > deadline:
+                site.stop()
+                raise RuntimeError("the served site did not answer") from None
+            time.sleep(0.2)
 
 
 def serve(template: Database, **settings: str) -> Site:
@@ -173,15 +252,5 @@ def serve(template: Database, **settings: str) -> Site:
     process = subprocess.Popen([str(ROOT / ".venv" / "bin" / "gunicorn"), "-c", "config/gunicorn.py"], cwd=ROOT,
                                env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     site = Site(url, database, folder, process, dict(settings))
-    deadline = time.monotonic() + 60
-    while True:
-        if process.poll() is not None:
-            raise RuntimeError("the served site's gunicorn exited")
-        try:
-            with urllib.request.urlopen(url + "/health/", timeout=5):
-                return site
-        except OSError:
-            if time.monotonic() > deadline:
-                site.stop()
-                raise RuntimeError("the served site did not answer") from None
-            time.sleep(0.2)
+    _wait_for(site, 60)
+    return site

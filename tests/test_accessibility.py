@@ -9,7 +9,6 @@ from pathlib import Path
 import pytest
 
 from tests.conftest import ROOT
-from tests.served import STAFF
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow, pytest.mark.xdist_group("served-site")]
 
@@ -17,22 +16,12 @@ AXE = ROOT / "node_modules" / "axe-core" / "axe.min.js"
 WCAG = ["wcag2a", "wcag2aa", "wcag21a", "wcag21aa"]
 
 
-def page_kinds(site) -> dict[str, str]:
-    naive, fast = site.submission("lattice", "example-naive"), site.submission("lattice", "example-fast")
-    return {
-        "list": "/", "case": "/cases/lattice/", "version": "/cases/range-sums/v1/",
-        "leaderboard": "/cases/lattice/leaderboard/", "all": "/cases/lattice/leaderboard/?all=1",
-        "submission": f"/submissions/{naive}/", "compare": f"/submissions/{naive}/compare/{fast}/",
-        "standings": "/standings/", "about": "/about/", "api docs": "/api/v1/docs", "not found": "/cases/no-such-case/",
-    }
-
-
 @pytest.mark.parametrize("width", [320, 375])
 def test_no_page_is_wider_than_a_phone(browser, site, shared_site, width):
     context = browser.new_context(viewport={"width": width, "height": 800}, is_mobile=True)
     phone = context.new_page()
     try:
-        for kind, url in page_kinds(shared_site).items():
+        for kind, url in shared_site.page_kinds().items():
             phone.goto(site + url)
             scroll_width = phone.evaluate("document.documentElement.scrollWidth")
             # What sticks out: elements, and text (a text node can overflow the box it is in).
@@ -54,6 +43,12 @@ def test_no_page_is_wider_than_a_phone(browser, site, shared_site, width):
         context.close()
 
 
+def session_cookies(site) -> list[dict]:
+    """The staff session's cookies, for a browser context."""
+    pairs = (part.split("=", 1) for part in site.staff_cookie().split("; "))
+    return [{"name": name, "value": value, "url": site.url} for name, value in pairs]
+
+
 def _violations(page) -> list[str]:
     page.add_script_tag(path=str(AXE))
     result = page.evaluate("(tags) => axe.run(document, {runOnly: {type: 'tag', values: tags}})", WCAG)
@@ -67,7 +62,7 @@ def test_axe_finds_no_wcag_violation_on_any_kind_of_page(browser, site, shared_s
     page = context.new_page()
     try:
         found = {}
-        for kind, url in page_kinds(shared_site).items():
+        for kind, url in shared_site.page_kinds().items():
             page.goto(site + url)
             found[kind] = _violations(page)
         for width in (375,):
@@ -76,12 +71,10 @@ def test_axe_finds_no_wcag_violation_on_any_kind_of_page(browser, site, shared_s
             phone.goto(site + "/cases/lattice/")
             found["case at 375 px"] = _violations(phone)
             phone.context.close()
-        page.goto(site + "/admin/login/")
-        page.fill("#id_username", STAFF[0])
-        page.fill("#id_password", STAFF[1])
-        page.click("input[type=submit]")
-        page.goto(site + "/admin/catalog/caseversion/import/")
-        found["admin import"] = _violations(page)
+        context.add_cookies(session_cookies(shared_site))
+        for kind, url in shared_site.staff_page_kinds().items():
+            page.goto(site + url)
+            found[kind] = _violations(page)
         assert {kind: problems for kind, problems in found.items() if problems} == {}
     finally:
         context.close()
@@ -91,7 +84,7 @@ def test_wide_tables_scroll_in_labelled_focusable_regions(browser, site, shared_
     context = browser.new_context(viewport={"width": 375, "height": 800}, is_mobile=True)
     phone = context.new_page()
     try:
-        for kind, url in page_kinds(shared_site).items():
+        for kind, url in shared_site.page_kinds().items():
             phone.goto(site + url)
             tables = phone.locator("main table")
             for index in range(tables.count()):
@@ -99,7 +92,7 @@ def test_wide_tables_scroll_in_labelled_focusable_regions(browser, site, shared_
                 assert region.count() == 1, f"a table on {kind} is not in a scroll region"
                 assert region.get_attribute("role") == "region" and region.get_attribute("tabindex") == "0"
                 assert region.get_attribute("aria-label"), kind
-        phone.goto(site + page_kinds(shared_site)["submission"])
+        phone.goto(site + shared_site.page_kinds()["submission"])
         phone.keyboard.press("Tab")
         for _ in range(40):  # the results table is reachable by keyboard
             if phone.evaluate("document.activeElement.getAttribute('aria-label')") == "Results per held-out input":

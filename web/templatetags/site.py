@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from datetime import datetime
+
 from django import template
 from django.utils.safestring import mark_safe
 
@@ -75,3 +77,26 @@ def plain(value) -> str:
     if value is None or value == "":
         return "—"
     return f"{float(value):g}"
+
+
+@register.filter
+def machine_time(value) -> str:
+    """A `<time datetime>` value: an aware datetime, or an RFC 3339 string, as HTML's global date
+    and time form, with at most three fraction digits (HTML allows no more); '' if it is none."""
+    if isinstance(value, str):
+        try:
+            value = datetime.fromisoformat(value.replace("Z", "+00:00"))
+        except ValueError:
+            return ""
+    if not isinstance(value, datetime):
+        return ""
+    return value.isoformat(timespec="milliseconds" if value.microsecond else "seconds")
+
+
+@register.filter
+def row_header(cell):
+    """An admin change list's cell: its row header (`<th …>`) gets `scope="row"`."""
+    text = str(cell)
+    if text.startswith("<th") and "scope=" not in text.split(">", 1)[0]:
+        return mark_safe('<th scope="row"' + text[3:])  # the admin built and escaped the cell
+    return cell

@@ -1,0 +1,95 @@
+"""Every kind of page, anonymous and as staff, through checkers nobody here wrote: the Nu HTML
+Checker (the W3C's validator, `vnu-jar`) and pa11y's HTML_CodeSniffer runner (WCAG 2 AA), both
+pinned in package-lock.json. Zero errors from either; and every id an attribute names exists."""
+
+from __future__ import annotations
+
+import json
+import re
+import subprocess
+import urllib.request
+from pathlib import Path
+
+import pytest
+
+from tests.conftest import ROOT
+
+pytestmark = [pytest.mark.browser, pytest.mark.slow, pytest.mark.xdist_group("served-site")]
+
+VNU = ROOT / "node_modules" / "vnu-jar" / "build" / "dist" / "vnu.jar"
+PA11Y = ROOT / "tests" / "oracles" / "pa11y.mjs"
+# Attributes whose value names other elements' ids.
+ID_REFERENCES = re.compile(r'\s(aria-describedby|aria-labelledby|aria-controls|aria-owns|for|headers|list)="([^"]*)"')
+
+
+def pages(site) -> dict[str, tuple[str, str]]:
+    """kind → (path, Cookie header): every page kind, anonymous, then as staff."""
+    cookie = site.staff_cookie()
+    return {**{kind: (path, "") for kind, path in site.page_kinds().items()},
+            **{kind: (path, cookie) for kind, path in site.staff_page_kinds().items()}}
+
+
+def fetch(url: str, cookie: str) -> str:
+    request = urllib.request.Request(url, headers={"Cookie": cookie} if cookie else {})
+    try:
+        with urllib.request.urlopen(request, timeout=60) as response:
+            return response.read().decode()
+    except urllib.error.HTTPError as refused:  # the 400 and 404 pages are page kinds too
+        return refused.read().decode()
+
+
+@pytest.fixture(scope="module")
+def saved_pages(shared_site, tmp_path_factory) -> dict[str, Path]:
+    folder = tmp_path_factory.mktemp("pages")
+    saved = {}
+    for index, (kind, (path, cookie)) in enumerate(pages(shared_site).items()):
+        saved[kind] = folder / f"{index:02d}.html"
+        saved[kind].write_text(fetch(shared_site.url + path, cookie))
+    return saved
+
+
+def test_the_nu_html_checker_finds_no_error_on_any_kind_of_page(saved_pages):
+    assert VNU.exists(), "the Nu HTML Checker is installed by `make test` (npm: vnu-jar)"
+    done = subprocess.run(["java", "-jar", str(VNU), "--format", "json", "--errors-only", *map(str, saved_pages.values())],
+                          capture_output=True, text=True, timeout=300)
+    messages = json.loads(done.stderr or done.stdout)["messages"]
+    kinds = {f"file:{path}": kind for kind, path in saved_pages.items()}
+    errors = [f"{kinds.get(message.get('url'), message.get('url'))}: line {message.get('lastLine')}: {message['message']}"
+              for message in messages if message["type"] in ("error", "non-document-error")]
+    assert errors == []
+    assert done.returncode == 0
+
+
+def test_the_checker_would_see_an_error(tmp_path):
+    """The run above can fail: a `<time>` with microseconds, as the pages once had, is an error to it."""
+    page = tmp_path / "bad.html"
+    page.write_text('<!DOCTYPE html><html lang="en"><head><title>t</title></head><body>'
+                    '<time datetime="2026-12-04T16:55:27.654761+00:00">then</time></body></html>')
+    done = subprocess.run(["java", "-jar", str(VNU), "--format", "json", "--errors-only", str(page)],
+                          capture_output=True, text=True, timeout=120)
+    assert "fraction of a second" in done.stderr
+
+
+def test_every_id_an_attribute_names_is_on_the_page(saved_pages):
+    missing = []
+    for kind, path in saved_pages.items():
+        html = path.read_text()
+        ids = set(re.findall(r'\sid="([^"]+)"', html))
+        for attribute, value in ID_REFERENCES.findall(html):
+            missing += [f"{kind}: {attribute}={name}" for name in value.split() if name not in ids]
+    assert missing == []
+
+
+def test_pa11y_finds_no_wcag2aa_error_on_any_kind_of_page(shared_site):
+    found = {}
+    for cookie, group in ((False, shared_site.page_kinds()), (True, shared_site.staff_page_kinds())):
+        request = {"urls": [shared_site.url + path for path in group.values()],
+                   "headers": {"Cookie": shared_site.staff_cookie()} if cookie else {}}
+        done = subprocess.run(["node", str(PA11Y)], input=json.dumps(request), capture_output=True, text=True,
+                              timeout=600, cwd=ROOT)
+        assert done.returncode == 0, done.stderr[-2000:]
+        issues = json.loads(done.stdout.strip().splitlines()[-1])
+        kinds = {shared_site.url + path: kind for kind, path in group.items()}
+        found.update({kinds[url]: [f"{issue['code']}: {issue['selector']}" for issue in errors]
+                      for url, errors in issues.items() if errors})
+    assert found == {}
