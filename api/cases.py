@@ -15,7 +15,7 @@ from catalog.manifest import DIFFICULTIES
 from catalog.models import CaseVersion
 from catalog.reading import counted_cases, shown_version, varied_at_will
 from catalog.runrecords import RUN_RECORD_SCHEMA
-from lib.api import PAGE_MAX, PAGE_SIZE, PAGE_SIZE_MAX, ApiProblem, Problem, document, page_links
+from lib.api import ONE_LINE, PAGE_MAX, PAGE_SIZE, PAGE_SIZE_MAX, Problem, bad_parameters, document, page_links
 from lib.siteurl import site_url
 from sitecache.models import BEST_FUEL, CATALOG
 from sitecache.pages import not_kept
@@ -105,16 +105,16 @@ def case_summary(request: HttpRequest, version: CaseVersion) -> dict:
 
 @router.get("/cases/", response={200: CaseList, 400: Problem, 404: Problem}, url_name="cases")
 def case_list(request: HttpRequest,
-              q: str | None = Query(None, max_length=100, description="part of the name"),
-              tag: str | None = Query(None, max_length=100),
+              q: str | None = Query(None, max_length=100, pattern=ONE_LINE, description="part of the name"),
+              tag: str | None = Query(None, max_length=100, pattern=ONE_LINE),
               difficulty: Difficulty | None = None,
               page: int = Query(1, ge=1, le=PAGE_MAX),
               page_size: int = Query(PAGE_SIZE, ge=1, le=PAGE_SIZE_MAX)):
     """The latest published version of every case, by name; filtered like the case list page."""
     form = CaseFilterForm({"q": q or "", "tag": tag or "", "difficulty": difficulty or ""})
     if not form.is_valid():
-        raise ApiProblem(400, "invalid filter", errors={name: [error["message"] for error in errors]
-                                                         for name, errors in form.errors.get_json_data().items()})
+        raise bad_parameters({name: [error["message"] for error in errors]
+                              for name, errors in form.errors.get_json_data().items()})
     query = {name: value or None for name, value in form.cleaned_data.items()}
 
     def render():
@@ -156,8 +156,9 @@ def case_detail(request: HttpRequest, slug: str,
     return cached_document(request, {"version": version or None}, [CATALOG], render)
 
 
-@router.get("/schemas/run-record.json", response={200: dict}, url_name="run-record-schema", tags=["schemas"],
-            openapi_extra={"responses": {200: {"content": {"application/schema+json": {"schema": {"type": "object"}}}}}})
+@router.get("/schemas/run-record.json", url_name="run-record-schema", tags=["schemas"],
+            openapi_extra={"responses": {200: {"description": "a JSON Schema (draft 2020-12)",
+                                               "content": {"application/schema+json": {"schema": {"type": "object"}}}}}})
 def run_record_schema(request: HttpRequest):
     """The JSON Schema of a run record: what `seed_run --record` writes and `score --run-record` reads."""
     response = JsonResponse(RUN_RECORD_SCHEMA, json_dumps_params={"indent": 2})

@@ -19,7 +19,7 @@ from api.cases import router as catalog_router
 from api.results import router as scoring_router
 from api.submissions import router as submissions_router
 from catalog.models import UnknownTarget
-from lib.api import PROBLEM_TYPE, ApiProblem, problem
+from lib.api import ONE_LINE, ONE_LINE_MESSAGE, PROBLEM_TYPE, ApiProblem, bad_parameters, problem
 from lib.openapi import describe
 from lib.siteurl import site_url
 from scoring.boards import BadModel
@@ -51,6 +51,10 @@ class Api(NinjaAPI):
         _what_a_submission_sends(schema)
         for item in schema["paths"].values():
             for operation in item.values():
+                # Any request line longer than the front takes (8 KiB under make serve).
+                operation.setdefault("responses", {})[414] = {
+                    "description": "URI Too Long: the request line is longer than the server reads",
+                    "content": {PROBLEM_TYPE: {"schema": {"$ref": "#/components/schemas/Problem"}}}}
                 for status, response in operation.get("responses", {}).items():
                     if str(status).startswith(("4", "5")) and "application/json" in response.get("content", {}):
                         response["content"] = {PROBLEM_TYPE: response["content"]["application/json"]}
@@ -59,13 +63,15 @@ class Api(NinjaAPI):
 
 def _what_a_submission_sends(schema: dict) -> None:
     """What Ninja cannot say of the submissions operation from its signature: exactly one of the
-    two files, and where a client finds the entry it made (links to poll it)."""
+    two files (in words), and where a client finds the entry it made (links to poll it)."""
     for item in schema["paths"].values():
         operation = item.get("post")
         if not operation or operation.get("operationId") != "submit":
             continue
         body = operation["requestBody"]["content"]["multipart/form-data"]["schema"]
-        body["oneOf"] = [{"required": ["source"]}, {"required": ["wasm"]}]
+        # Exactly one of the two files, in words (a 422 `one_source` otherwise): a top-level oneOf
+        # makes a generated client's body untyped, and `not` or if/then stop checkers.
+        body["description"] = "Send exactly one of the files `source` and `wasm` (a 422 `one_source` otherwise)."
         links = {"GetSubmission": {"operationId": "submission", "parameters": {"pk": "$response.body#/submission"}},
                  "GetSubmissionDetail": {"operationId": "submission_detail",
                                          "parameters": {"pk": "$response.body#/submission"}}}
@@ -98,18 +104,23 @@ def _location(error: dict) -> str:
     return ".".join(parts) or "request"
 
 
+def _message(error: dict) -> str:
+    if error.get("type") == "string_pattern_mismatch" and (error.get("ctx") or {}).get("pattern") == ONE_LINE:
+        return ONE_LINE_MESSAGE
+    return error.get("msg", "invalid")
+
+
 @api.exception_handler(ValidationError)
 def invalid_parameters(request: HttpRequest, exc: ValidationError):
     errors: dict[str, list[str]] = {}
     for error in exc.errors:
-        errors.setdefault(_location(error), []).append(error.get("msg", "invalid"))
-    names = ", ".join(sorted(errors))
-    return problem(400, f"invalid parameter: {names}", errors=errors, code="bad_field")
+        errors.setdefault(_location(error), []).append(_message(error))
+    return api_problem(request, bad_parameters(errors))
 
 
 @api.exception_handler(ApiProblem)
 def api_problem(request: HttpRequest, exc: ApiProblem):
-    return problem(exc.status, exc.detail, errors=exc.errors)
+    return problem(exc.status, exc.detail, errors=exc.errors, code=exc.code)
 
 
 @api.exception_handler(Http404)
@@ -127,12 +138,13 @@ def unknown_target(request: HttpRequest, exc: UnknownTarget):
 def bad_filter(request: HttpRequest, exc: BadFilter):
     if exc.code == "unknown_tag":  # well-formed, and names nothing: as an unknown variant is
         return problem(404, exc.message)
-    return problem(400, exc.message, errors={"tag": [exc.message]} if exc.message.startswith("tag") else None)
+    field = "tag" if exc.message.startswith("tag: ") else "difficulty"
+    return api_problem(request, bad_parameters({field: [exc.message.removeprefix("tag: ")]}))
 
 
 @api.exception_handler(BadModel)
 def bad_model(request: HttpRequest, exc: BadModel):
-    return problem(400, exc.message, errors={"model": [exc.message]})
+    return api_problem(request, bad_parameters({"model": [exc.message]}))
 
 
 @api.exception_handler(AuthenticationError)

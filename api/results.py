@@ -3,9 +3,7 @@ held-out data (input paths and counts only)."""
 
 from __future__ import annotations
 
-from typing import Literal
-
-from django.http import HttpRequest
+from django.http import HttpRequest, HttpResponse, HttpResponsePermanentRedirect
 from django.shortcuts import get_object_or_404
 from django.urls import reverse
 from ninja import Query, Router
@@ -14,7 +12,7 @@ from api.caching import cached_document
 from api.cases import Difficulty
 from api.schemas import ComparisonDocument, History, Leaderboard, StandingsDocument, SubmissionDocument
 from catalog.reading import shown_board, version_generations
-from lib.api import PAGE_MAX, PAGE_SIZE, PAGE_SIZE_MAX, Problem, document, page_links
+from lib.api import ONE_LINE, PAGE_MAX, PAGE_SIZE, PAGE_SIZE_MAX, Problem, document, page_links
 from lib.csvexport import csv_response
 from lib.siteurl import site_url
 from scoring.boards import MODEL_MAX, model_filter
@@ -34,8 +32,12 @@ from sitecache.pages import not_kept
 
 router = Router(tags=["results"])
 
-Format = Literal["json", "csv"]
-CSV_RESPONSE = {"responses": {200: {"content": {"text/csv": {"schema": {"type": "string"}}}}}}
+
+
+def csv_answer(description: str) -> dict:
+    """The schema of an operation that answers CSV (its own operation: one media type each)."""
+    return {"responses": {200: {"description": description,
+                                "content": {"text/csv": {"schema": {"type": "string"}}}}}}
 
 
 class StepsPage:
@@ -79,25 +81,40 @@ def history(request: HttpRequest, slug: str,
                            version_generations(slug, query["version"]), render)
 
 
+def _board_query(version, variant, all, model) -> dict:
+    return {"version": version or None, "variant": variant or None, "all": all, "model": model_filter(model)}
+
+
+def _legacy_csv(request: HttpRequest, url_name: str, **kwargs) -> HttpResponse | None:
+    """`?format=csv`, as these operations once answered CSV: sent on to the CSV operation (a
+    client generated from the schema reads every answer of an operation as JSON)."""
+    if request.GET.get("format") != "csv":
+        return None
+    query = request.GET.copy()
+    del query["format"]
+    target = reverse(f"api-v1:{url_name}", kwargs=kwargs) + (f"?{query.urlencode()}" if query else "")
+    return HttpResponsePermanentRedirect(site_url(target))
+
+
 @router.get("/cases/{slug}/leaderboard/", response={200: Leaderboard, 400: Problem, 404: Problem},
-            url_name="leaderboard", openapi_extra=CSV_RESPONSE)
+            url_name="leaderboard")
 def leaderboard(request: HttpRequest, slug: str,
                 version: str | None = Query(None, max_length=100, description="a version (default: the latest)"),
                 variant: str | None = Query(None, max_length=100, description="one variant (default: all)"),
                 all: bool = Query(False, description="every submission, not only each submitter's best"),
-                model: str | None = Query(None, max_length=MODEL_MAX, pattern=r"^[^\x00-\x1f]*$",
+                model: str | None = Query(None, max_length=MODEL_MAX, pattern=ONE_LINE,
                                           description="only the entries whose run record names this model"),
                 page: int = Query(1, ge=1, le=PAGE_MAX),
-                page_size: int = Query(PAGE_SIZE, ge=1, le=PAGE_SIZE_MAX),
-                format: Format = Query("json", description="csv: the whole board, every page")):
+                page_size: int = Query(PAGE_SIZE, ge=1, le=PAGE_SIZE_MAX)):
     """A version's leaderboard: each submitter's best entry, ranked by total fuel (fewer first; a tie goes to
-    the earlier submission), then the unranked entries."""
-    query = {"version": version or None, "variant": variant or None, "all": all, "model": model_filter(model)}
+    the earlier submission), then the unranked entries. The whole board as CSV: `leaderboard_csv`."""
+    moved = _legacy_csv(request, "leaderboard-csv", slug=slug)
+    if moved:
+        return moved
+    query = _board_query(version, variant, all, model)
 
     def render():
         case_version, chosen = shown_board(slug, query["version"], query["variant"])
-        if format == "csv":
-            return csv_response(*board_table(case_version, chosen, all, query["model"]))
         entries = Submission.objects.leaderboard(case_version, variant=chosen, include_all=all, model=query["model"])
         shown, links = page_links(request, entries, page=page, page_size=page_size, query=query)
         response = document(Leaderboard, {
@@ -109,8 +126,26 @@ def leaderboard(request: HttpRequest, slug: str,
         return not_kept(response) if query["model"] and not shown else response
 
     generations = version_generations(slug, query["version"])
-    return cached_document(request, {**query, "page": page, "page_size": page_size, "format": format}, generations,
-                           render)
+    return cached_document(request, {**query, "page": page, "page_size": page_size}, generations, render)
+
+
+@router.get("/cases/{slug}/leaderboard.csv", response={400: Problem, 404: Problem}, url_name="leaderboard-csv",
+            openapi_extra=csv_answer("the whole board, every page: the leaderboard's rows, then each stress input's "
+                                     "fuel and the provenance (README: CSV downloads)"))
+def leaderboard_csv(request: HttpRequest, slug: str,
+                    version: str | None = Query(None, max_length=100, description="a version (default: the latest)"),
+                    variant: str | None = Query(None, max_length=100, description="one variant (default: all)"),
+                    all: bool = Query(False, description="every submission, not only each submitter's best"),
+                    model: str | None = Query(None, max_length=MODEL_MAX, pattern=ONE_LINE,
+                                              description="only the entries whose run record names this model")):
+    """A version's whole leaderboard as CSV, in the leaderboard's order."""
+    query = _board_query(version, variant, all, model)
+
+    def render():
+        case_version, chosen = shown_board(slug, query["version"], query["variant"])
+        return csv_response(*board_table(case_version, chosen, all, query["model"]))
+
+    return cached_document(request, query, version_generations(slug, query["version"]), render)
 
 
 @router.get("/submissions/{pk}/", response={200: SubmissionDocument, 400: Problem, 404: Problem}, url_name="submission")
@@ -128,22 +163,22 @@ def submission_compare(request: HttpRequest, a: int, b: int):
     return document(ComparisonDocument, comparison_document(comparison))
 
 
-@router.get("/standings/", response={200: StandingsDocument, 400: Problem, 404: Problem}, url_name="standings",
-            openapi_extra=CSV_RESPONSE)
+@router.get("/standings/", response={200: StandingsDocument, 400: Problem, 404: Problem}, url_name="standings")
 def standings(request: HttpRequest,
               difficulty: Difficulty | None = None,
-              tag: str | None = Query(None, max_length=100),
+              tag: str | None = Query(None, max_length=100, pattern=ONE_LINE),
               page: int = Query(1, ge=1, le=PAGE_MAX),
-              page_size: int = Query(PAGE_SIZE, ge=1, le=PAGE_SIZE_MAX),
-              format: Format = Query("json", description="csv: every line")):
-    """The catalog-wide standings: per submitter name, the cases solved and the score."""
+              page_size: int = Query(PAGE_SIZE, ge=1, le=PAGE_SIZE_MAX)):
+    """The catalog-wide standings: per submitter name, the cases solved and the score. Every line as CSV:
+    `standings_csv`."""
+    moved = _legacy_csv(request, "standings-csv")
+    if moved:
+        return moved
     request_refresh()
     query = {"difficulty": difficulty, "tag": tag or None}
 
     def render():
         shown = Standings({name: value or "" for name, value in query.items()})
-        if format == "csv":
-            return csv_response(*standings_table(shown))
         lines, links = page_links(request, shown.lines, page=page, page_size=page_size, query=query)
         return document(StandingsDocument, {
             "difficulty": shown.difficulty, "tag": shown.tag, "cases": shown.cases, "as_of": shown.as_of,
@@ -151,5 +186,19 @@ def standings(request: HttpRequest,
             "results": [standings_line_document(line, shown.parts(line)) for line in lines],
         })
 
-    return cached_document(request, {**query, "page": page, "page_size": page_size, "format": format},
-                           standings_generations(), render)
+    return cached_document(request, {**query, "page": page, "page_size": page_size}, standings_generations(), render)
+
+
+@router.get("/standings.csv", response={400: Problem, 404: Problem}, url_name="standings-csv",
+            openapi_extra=csv_answer("every line of the standings, then a solved and a score column per difficulty"))
+def standings_csv(request: HttpRequest,
+                  difficulty: Difficulty | None = None,
+                  tag: str | None = Query(None, max_length=100, pattern=ONE_LINE)):
+    """The catalog-wide standings as CSV, every line."""
+    request_refresh()
+    query = {"difficulty": difficulty, "tag": tag or None}
+
+    def render():
+        return csv_response(*standings_table(Standings({name: value or "" for name, value in query.items()})))
+
+    return cached_document(request, query, standings_generations(), render)

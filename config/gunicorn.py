@@ -23,3 +23,6 @@ graceful_timeout = 30
 # Pages never score anything (scoring runs in `score` or in task workers), so requests are short.
 max_requests = 2000
 max_requests_jitter = 200
+# nginx in front holds a request line to 8 KiB (large_client_header_buffers) and answers a longer
+# one itself, with a problem document: gunicorn takes whatever nginx passes.
+limit_request_line = 8190

@@ -19,6 +19,10 @@ PROBLEM_TYPE = "application/problem+json"
 PAGE_SIZE = 50  # a list's default page
 PAGE_SIZE_MAX = 200  # the most `?page_size=` may ask for
 PAGE_MAX = 10**9  # the largest page number the API reads
+# A text parameter (a search, a tag, a model): one line, no control characters. In the schema
+# as each such parameter's `pattern`, so that a client knows the rule before it is refused.
+ONE_LINE = r"^[^\x00-\x1f\x7f]*$"
+ONE_LINE_MESSAGE = "must be one line of text, without control characters"
 
 
 class Problem(Schema):
@@ -35,11 +39,17 @@ class Problem(Schema):
 class ApiProblem(Exception):
     """Raise to answer with a problem document."""
 
-    def __init__(self, status: int, detail: str, errors: dict[str, list[str]] | None = None):
+    def __init__(self, status: int, detail: str, errors: dict[str, list[str]] | None = None, code: str | None = None):
         super().__init__(detail)
         self.status = status
         self.detail = detail
         self.errors = errors
+        self.code = code
+
+
+def bad_parameters(errors: dict[str, list[str]]) -> ApiProblem:
+    """The one refusal of parameters that break their rules, whichever check found it."""
+    return ApiProblem(400, "invalid parameter: " + ", ".join(sorted(errors)), errors=errors, code="bad_field")
 
 
 def problem(status: int, detail: str, *, errors: dict[str, list[str]] | None = None, code: str | None = None,

@@ -36,8 +36,13 @@ def test_the_case_list_filters_like_the_page(client, imported, settings):
     bad = client.get("/api/v1/cases/", {"difficulty": "x"})
     assert bad.status_code == 400 and bad["Content-Type"] == PROBLEM
     assert list(bad.json()["errors"]) == ["difficulty"]
-    nul = client.get("/api/v1/cases/", {"q": "a\x00b"})  # the form's rules hold too
-    assert nul.status_code == 400 and nul.json()["detail"] == "invalid filter" and "q" in nul.json()["errors"]
+    for parameter in ("q", "tag"):  # the schema's rule (a pattern), in the words of every other refusal
+        nul = client.get("/api/v1/cases/", {parameter: "a\x00b"})
+        assert nul.status_code == 400 and nul.json() == {
+            "type": "about:blank", "title": "Bad Request", "status": 400, "detail": f"invalid parameter: {parameter}",
+            "code": "bad_field", "errors": {parameter: ["must be one line of text, without control characters"]}}
+        assert client.get("/api/v1/standings/" if parameter == "tag" else "/api/v1/cases/",
+                          {parameter: "a\x7fb"}).json()["errors"] == nul.json()["errors"]
 
 
 def test_a_case(client, imported):
@@ -70,7 +75,7 @@ def test_every_error_is_a_problem_document(client, imported):
 @pytest.mark.parametrize("query, refused", [
     ({"page": "0"}, "page"), ({"page": "x"}, "page"), ({"page": "-1"}, "page"), ({"page_size": "0"}, "page_size"),
     ({"page_size": "201"}, "page_size"), ({"page_size": "many"}, "page_size"), ({"all": "perhaps"}, "all"),
-    ({"format": "xlsx"}, "format"),
+    ({"model": "a\nb"}, "model"),
 ])
 def test_a_bad_parameter_is_a_400_naming_it(client, imported, query, refused):
     response = client.get("/api/v1/cases/adder/leaderboard/", query)
@@ -179,14 +184,24 @@ def test_the_schema_is_generated_from_the_code(client, imported):
     assert set(paths) == {"/api/v1/", "/api/v1/cases/", "/api/v1/cases/{slug}/", "/api/v1/cases/{slug}/leaderboard/",
                           "/api/v1/submissions/{pk}/", "/api/v1/submissions/{a}/compare/{b}/", "/api/v1/standings/",
                           "/api/v1/cases/{slug}/history/", "/api/v1/schemas/run-record.json",
+                          "/api/v1/cases/{slug}/leaderboard.csv", "/api/v1/standings.csv",
                           "/api/v1/submissions/", "/api/v1/submissions/{pk}/detail", "/api/v1/operator/submissions/"}
     assert {path: set(item) for path, item in paths.items() if set(item) != {"get"}} == {"/api/v1/submissions/": {"post"}}
+    # A request line longer than the front reads is a 414 problem document on every operation.
+    assert all(set(operation["responses"]["414"]["content"]) == {PROBLEM}
+               for item in paths.values() for operation in item.values())
     operation = paths["/api/v1/cases/{slug}/leaderboard/"]["get"]
     page_size = next(parameter for parameter in operation["parameters"] if parameter["name"] == "page_size")
     assert (page_size["schema"]["minimum"], page_size["schema"]["maximum"]) == (1, 200)
     assert set(operation["responses"]["404"]["content"]) == {PROBLEM}
-    assert set(operation["responses"]["200"]["content"]) == {"application/json", "text/csv"}
+    # One media type per operation's answer (a generated client parses each as its schema says).
+    for path, item in paths.items():
+        for operation in item.values():
+            assert len(operation["responses"]["200"]["content"]) == 1, path
+    assert set(paths["/api/v1/cases/{slug}/leaderboard.csv"]["get"]["responses"]["200"]["content"]) == {"text/csv"}
+    assert set(paths["/api/v1/standings.csv"]["get"]["responses"]["200"]["content"]) == {"text/csv"}
     row = schema["components"]["schemas"]["LeaderboardRow"]["properties"]
+    operation = paths["/api/v1/cases/{slug}/leaderboard/"]["get"]
     assert {"variant", "status", "engine", "current_engine", "passed_inputs", "inputs"} <= set(row)
 
 

@@ -1,6 +1,6 @@
 """The API against a client nobody here wrote: Schemathesis reads the generated schema and sends
-every operation valid and invalid requests, over HTTP, to a live server with the bundled catalog
-and its scored examples. No response may be a server error or disagree with the schema (status,
+every operation valid and invalid requests, over HTTP, to the site as `make serve` serves it (nginx in
+front of gunicorn) with the bundled catalog and its scored examples. No response may be a server error or disagree with the schema (status,
 media type, headers, body), valid requests must be accepted, invalid ones refused, and methods
 the schema does not list must be 405s with `Allow`."""
 
@@ -19,9 +19,21 @@ pytestmark = [pytest.mark.slow, pytest.mark.xdist_group("served-site")]
 EXAMPLES_PER_OPERATION = int(os.environ.get("API_CONTRACT_EXAMPLES", "25"))
 
 
-def test_schemathesis_finds_nothing(own_site, tmp_path):
+@pytest.fixture
+def fronted_site(site_template):
+    """The site as `make serve` serves it: nginx in front (what it answers itself must hold to
+    the schema too), gunicorn, a task worker."""
+    from tests import served
+
+    site = served.serve_behind_nginx(site_template)
+    yield site
+    site.stop()
+
+
+def test_schemathesis_finds_nothing(fronted_site, tmp_path):
     """With an operator's token, so the write operations are tried too (on a site of the test's
-    own: the stateful phase submits entries)."""
+    own: the stateful phase submits entries), through nginx."""
+    own_site = fronted_site
     token = own_site.manage("api_token", "create", "schemathesis").splitlines()[-1]
     environment = {**os.environ, "SCHEMATHESIS_HOOKS": "", "NO_COLOR": "1"}
     run = subprocess.run(
@@ -33,4 +45,4 @@ def test_schemathesis_finds_nothing(own_site, tmp_path):
         capture_output=True, text=True, timeout=600, env=environment, cwd=tmp_path,
     )
     assert run.returncode == 0, run.stdout[-20000:] + run.stderr[-5000:]
-    assert re.search(r"Operations:\s+12 selected / 12 total", run.stdout), run.stdout  # every operation was tried
+    assert re.search(r"Operations:\s+14 selected / 14 total", run.stdout), run.stdout  # every operation was tried

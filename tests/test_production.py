@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import os
 import re
 import secrets
@@ -223,6 +224,38 @@ def _answer_head(connection: socket.socket) -> bytes:
     return connection.recv(1000)
 
 
+def _what_nginx_answers_itself_is_a_problem_document(port: int) -> None:
+    """TRACE (which nginx refuses before any location), a request line over 8 KiB and one nginx
+    cannot read are answered by nginx, in the API's form: a problem document, with `Allow`."""
+    def raw(request: bytes) -> tuple[bytes, bytes]:
+        connection = socket.create_connection(("127.0.0.1", port))
+        try:
+            connection.sendall(request)
+            connection.settimeout(10)
+            answer = b""
+            while chunk := connection.recv(65536):
+                answer += chunk
+                if b"\r\n\r\n" in answer and answer.endswith(b"}\n"):
+                    break
+        finally:
+            connection.close()
+        head, _, body = answer.partition(b"\r\n\r\n")
+        return head, body
+
+    host = f"Host: 127.0.0.1:{port}\r\nConnection: close\r\n\r\n".encode()
+    for request, status, allow in ((b"TRACE /api/v1/ HTTP/1.1\r\n" + host, 405, b"Allow: GET, HEAD, OPTIONS"),
+                                   (b"TRACE /api/v1/submissions/ HTTP/1.1\r\n" + host, 405, b"Allow: POST, OPTIONS"),
+                                   (b"GET /api/v1/cases/?q=" + b"a" * 9000 + b" HTTP/1.1\r\n" + host, 414, None),
+                                   (b"GARBAGE\r\n\r\n", 400, None)):
+        head, body = raw(request)
+        assert head.startswith(f"HTTP/1.1 {status}".encode()), head[:200]
+        assert b"Content-Type: application/problem+json" in head and json.loads(body)["status"] == status
+        assert allow is None or allow in head, head
+    # Under nginx's limit, a long request line reaches the site (gunicorn takes what nginx passes).
+    head, body = raw(b"GET /api/v1/cases/?q=" + b"a" * 6000 + b" HTTP/1.1\r\n" + host)
+    assert head.startswith(b"HTTP/1.1 400") and json.loads(body)["code"] == "bad_field", head[:200]
+
+
 def _large_uploads_need_a_permit_and_are_few_at_a_time(port: int, env: dict) -> None:
     """nginx buffers a large body to disk before the site can refuse it. So it asks the site
     first, from the headers alone: without a live token (or a staff session for the archive
@@ -351,6 +384,7 @@ def test_make_serve_serves_the_site_with_hashed_compressed_static_files_behind_n
             _nothing_runs_as_root_and_only_nginx_reaches_the_socket(state / "var", port)
         _a_flood_from_one_client_is_held_to_its_rate(port)
         _large_uploads_need_a_permit_and_are_few_at_a_time(port, env)
+        _what_nginx_answers_itself_is_a_problem_document(port)
         # Only the archive upload takes a large body; anywhere else nginx refuses it before a worker sees it.
         big = urllib.request.Request(f"http://127.0.0.1:{port}/standings/", data=b"x" * (2 << 20), method="POST")
         try:

@@ -9,6 +9,7 @@ import random
 from datetime import timedelta
 
 import pytest
+from django.conf import settings as django_settings
 from django.db import connection
 from django.test.utils import CaptureQueriesContext
 from django.utils import timezone
@@ -207,6 +208,9 @@ def test_bad_filters_are_a_400_with_the_reason(client, cases, query, message, re
     page = client.get("/standings/", query)
     assert page.status_code == 400 and message in page.content.decode()
     api = client.get("/api/v1/standings/", query)
+    if refused == "format":  # the API's JSON operation has no format parameter: standings.csv is its own
+        assert api.status_code == 200 and api["Content-Type"] == "application/json"
+        return
     assert api["Content-Type"] == "application/problem+json"
     if refused:  # the parameter's type refuses it: a 400 naming it, with the reason
         assert api.status_code == 400 and list(api.json()["errors"]) == [refused]
@@ -229,7 +233,11 @@ def test_the_csv_download_has_the_pages_columns_and_every_line(client, cases):
     assert len(rows) - 1 == document["count"] == 21
     assert rows[1][:4] == ["1", "'=HYPERLINK(1)", "1.0", "1"]  # never a formula in a spreadsheet
     assert [row[1] for row in rows[2:]] == [line["name"] for line in document["results"][1:]]
-    assert client.get("/api/v1/standings/", {"format": "csv"})["Content-Type"] == "text/csv; charset=utf-8"
+    api = client.get("/api/v1/standings.csv", {"difficulty": "easy"})
+    assert api["Content-Type"] == "text/csv; charset=utf-8"
+    assert list(csv.reader(io.StringIO(b"".join(api.streaming_content).decode()))) == rows
+    moved = client.get("/api/v1/standings/", {"format": "csv", "difficulty": "easy"})
+    assert moved.status_code == 301 and moved["Location"] == f"{django_settings.SITE_URL}/api/v1/standings.csv?difficulty=easy"
 
 
 def test_the_refresh_command_recomputes_now(cases, settings):

@@ -6,6 +6,7 @@ import csv
 import io
 
 import pytest
+from django.conf import settings as django_settings
 from django.utils import timezone
 
 from scoring.models import Submission
@@ -50,8 +51,11 @@ def test_the_leaderboard_csv_holds_every_entry_in_board_order(client, board):
 def test_every_submission_and_the_api_twin(client, board):
     every = rows_of(client.get("/cases/csv-00000/leaderboard/", {"format": "csv", "all": "1"}))
     assert len(every) - 1 == 75
-    api = client.get("/api/v1/cases/csv-00000/leaderboard/", {"format": "csv"})
+    api = client.get("/api/v1/cases/csv-00000/leaderboard.csv")
     assert api["Content-Type"] == "text/csv; charset=utf-8" and len(rows_of(api)) == 76
+    # ?format=csv, as the JSON operation once answered CSV, is sent on to the CSV operation.
+    moved = client.get("/api/v1/cases/csv-00000/leaderboard/", {"format": "csv", "all": "1"})
+    assert moved.status_code == 301 and moved["Location"] == f"{django_settings.SITE_URL}/api/v1/cases/csv-00000/leaderboard.csv?all=1"
 
 
 def test_names_never_become_formulas(client, board):
@@ -64,8 +68,8 @@ def test_names_never_become_formulas(client, board):
 
 def test_an_unknown_format_is_a_400(client, board):
     assert client.get("/cases/csv-00000/leaderboard/", {"format": "xlsx"}).status_code == 400
-    api = client.get("/api/v1/cases/csv-00000/leaderboard/", {"format": "xlsx"})
-    assert api.status_code == 400 and "csv" in api.json()["errors"]["format"][0]
+    # The API's JSON operations have no format parameter: CSV is an operation of its own.
+    assert client.get("/api/v1/cases/csv-00000/leaderboard/", {"format": "xlsx"})["Content-Type"] == "application/json"
 
 
 def test_the_page_links_to_its_download(client, board):
@@ -84,3 +88,22 @@ def test_every_cell_is_quoted_so_no_separator_can_start_a_formula(client, board)
     lines = text.splitlines()
     assert lines[1].startswith('"1","a;=1+2",') and all(line.startswith('"') for line in lines)
     assert rows_of(client.get("/cases/csv-00000/leaderboard/", {"format": "csv", "all": "1"}))[2][1] == "' \"=cmd"
+
+
+def test_pandas_reads_counts_and_fuel_as_integers(client, board):
+    """An entry that holds no rank leaves `rank` empty (and `total_fuel`, a stress input's fuel,
+    `carried_from` where there is no such number): read with nullable integer columns, as the
+    README says, every count and fuel is an integer and an empty cell is missing, not 0."""
+    import pandas
+
+    response = client.get("/api/v1/cases/csv-00000/leaderboard.csv", {"all": "1"})
+    table = pandas.read_csv(io.BytesIO(b"".join(response.streaming_content)), dtype_backend="numpy_nullable")
+    for column in ("rank", "submission", "total_fuel", "passed_inputs", "inputs", "fuel:cases/0.json"):
+        assert str(table[column].dtype) == "Int64", column
+    assert table["rank"].isna().any() and table["rank"].notna().any()  # failing entries hold no rank
+    assert table["rank"].dropna().is_monotonic_increasing
+    assert int(table["total_fuel"].dropna().iloc[0]) == Submission.objects.get(pk=int(table["submission"][0])).total_fuel
+    standings = client.get("/api/v1/standings.csv")
+    lines = pandas.read_csv(io.BytesIO(b"".join(standings.streaming_content)), dtype_backend="numpy_nullable")
+    for column in ("rank", "solved", "entered", "cases"):
+        assert str(lines[column].dtype) == "Int64", column
