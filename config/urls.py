@@ -55,6 +55,7 @@ urlpatterns = [
     path("cases/<slug:slug>/<version:version>/kit/<slug:variant>.zip", cases.kit, name="kit"),
     path("about/", about.about, name="about"),
     path("standings/", standings.standings, name="standings"),
+    path("submitters/<path:name>/", standings.submitter, name="submitter"),
     path("submissions/<int:pk>/", boards.submission_detail, name="submission-detail"),
     path("submissions/<int:a>/compare/<int:b>/", boards.submission_compare, name="submission-compare"),
     path("api/v1/docs", api_docs, name="api-docs"),

@@ -159,7 +159,8 @@ class Site:
             "version": "/cases/range-sums/v1/", "leaderboard": "/cases/lattice/leaderboard/",
             "all": "/cases/lattice/leaderboard/?all=1", "submission": f"/submissions/{naive}/",
             "failed submission": f"/submissions/{starter}/", "compare": f"/submissions/{naive}/compare/{fast}/",
-            "standings": "/standings/", "about": "/about/", "api docs": "/api/v1/docs",
+            "standings": "/standings/", "submitter": "/submitters/example-fast/", "about": "/about/",
+            "api docs": "/api/v1/docs",
             "not found": "/cases/no-such-case/", "bad request": "/cases/?page=x",
         }
 

@@ -54,6 +54,7 @@ def test_browse_filter_open_switch_versions_leaderboard_and_submission(page, sit
 
     page.click("text=Full leaderboard for v1")
     assert "/cases/range-sums/leaderboard/" in page.url
+    assert page.locator("details.filters-box").get_attribute("open") is not None  # v1 is a choice: shown
     page.select_option("#id_version", "v2")
     page.click("button:has-text('Show')")
     assert "version=v2" in page.url
@@ -63,20 +64,61 @@ def test_browse_filter_open_switch_versions_leaderboard_and_submission(page, sit
     assert "example-fast" in rows.nth(0).inner_text()
 
     page.goto(site + "/cases/lattice/leaderboard/")
-    assert page.locator("svg.bar-chart").count() == 1
+    assert page.locator("ol.bar-list li").count() == 2  # the ranked entries' totals, after the table
     assert "starter" in page.locator("table.board").inner_text()
+    assert not page.locator("#id_model").is_visible()  # the filters are folded away until asked for
+    page.click("details.filters-box > summary")
+    assert page.locator("#id_model").is_visible()
     shot(page, "leaderboard")
 
     page.click("table.board >> text=example-naive")
     assert "/submissions/" in page.url
     assert page.locator("h1").inner_text().startswith("Submission #")
-    assert page.locator(".results .status-passed").count() == 8
+    assert page.locator(".results .status-passed:visible").count() == 8
     shot(page, "submission")
 
     page.goto(site + "/cases/lattice/leaderboard/")
     page.click("table.board >> text=starter")
     assert page.locator(".results .status-wrong_answer").count() >= 1
-    assert page.locator(".results .status-skipped").count() == 2
+    assert page.locator(".results .status-skipped:visible").count() == 2
+
+
+@pytest.mark.parametrize("width, height", [(320, 568), (375, 667), (1440, 900)])
+def test_the_numbers_a_page_exists_for_are_in_the_first_screen(browser, site, shared_site, width, height):
+    """At a phone's width and a desktop's: on the leaderboard, the fuel column and the first row
+    are on the first screen with nothing to scroll sideways; on a submission, its total fuel and
+    the fuel of each input; chart labels are 12 px or more and a chart point a 24 px target."""
+    context = browser.new_context(java_script_enabled=False, viewport={"width": width, "height": height},
+                                  is_mobile=width < 800)
+    page = context.new_page()
+    page.goto(site + "/cases/lattice/leaderboard/")
+
+    def box(selector: str) -> dict:
+        found = page.locator(selector).first.bounding_box()
+        assert found is not None, f"{selector} is not shown at {width} px"
+        return found
+
+    fuel = box("table.board thead th:has-text('Total fuel')")
+    first_row = box("table.board tbody tr")
+    assert fuel["x"] >= 0 and fuel["x"] + fuel["width"] <= width, fuel
+    assert first_row["y"] + first_row["height"] <= height, first_row
+    scroller = page.evaluate("() => { const s = document.querySelector('.table-scroll'); return [s.scrollWidth, s.clientWidth]; }")
+    assert scroller[0] <= scroller[1], f"the board scrolls sideways at {width} px"
+    for label in page.locator(".step-chart text.chart-label").all():
+        assert label.bounding_box()["height"] >= 12, "a chart label is smaller than 12 px"
+    for target in page.locator(".step-chart .chart-hit").all():
+        assert target.bounding_box()["width"] >= 24, "a chart point is a target under 24 px"
+    if width == 375:
+        shot(page, "leaderboard-phone")
+    page.goto(site + f"/submissions/{shared_site.submission('lattice', 'example-naive')}/")
+    total = box(".summary dt:has-text('Total fuel') + dd")
+    assert total["y"] + total["height"] <= height and total["x"] + total["width"] <= width, total
+    column = box("table.results thead th:has-text('Fuel')")
+    assert column["x"] + column["width"] <= width, column
+    assert "Rank 2" in page.locator(".place").inner_text()
+    if width == 375:
+        shot(page, "submission-phone")
+    context.close()
 
 
 def test_pages_fit_a_phone(browser, site):
@@ -102,6 +144,7 @@ def test_standings_compare_and_carried_entries(page, own_site):
     assert rows.nth(0).locator("td").nth(3).inner_text() == "3/3"  # fast solved every published case
     assert "0.5 + 1.0 = 1.5" in page.locator(".method").inner_text()
     shot(page, "standings")
+    page.click("details.filters-box > summary")
     page.select_option("#id_difficulty", "hard")
     page.click("button:has-text('Filter')")
     assert "difficulty=hard" in page.url

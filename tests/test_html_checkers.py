@@ -70,6 +70,21 @@ def test_the_checker_would_see_an_error(tmp_path):
     assert "fraction of a second" in done.stderr
 
 
+def test_every_site_page_describes_itself_for_search_results(saved_pages):
+    """A `<meta name="description">` on every page of the site (the admin's are not for search),
+    saying what that page is: the pages of one kind share none with another."""
+    found = {}
+    for kind, path in saved_pages.items():
+        html = path.read_text()
+        if "/admin/" in kind or kind.startswith("admin"):
+            continue
+        description = re.search(r'<meta name="description" content="([^"]*)">', html)
+        assert description and len(description.group(1).strip()) >= 20, kind
+        found[kind] = description.group(1)
+    assert found["leaderboard"] != found["case"] != found["submission"] != found["standings"]
+    assert "Lattice" in found["leaderboard"] and "example-fast" in found["submitter"]
+
+
 def test_every_id_an_attribute_names_is_on_the_page(saved_pages):
     missing = []
     for kind, path in saved_pages.items():

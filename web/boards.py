@@ -16,6 +16,7 @@ from engine.sandbox import WASMTIME_VERSION
 from lib.csvexport import csv_response
 from lib.paging import BadPage, page_of
 from scoring.boards import CURRENT_ENGINE, BadModel, Entry, model_filter
+from scoring.boards.reading import place_of
 from scoring.compare import CHART_HALF_WIDTH as COMPARE_HALF_WIDTH
 from scoring.compare import CHART_LABEL_WIDTH as COMPARE_LABEL_WIDTH
 from scoring.compare import CHART_ROW_HEIGHT as COMPARE_ROW_HEIGHT
@@ -31,6 +32,7 @@ ENTRIES_PER_PAGE = 50
 CHART_ENTRIES = 20
 CHART_BAR_WIDTH = 380  # SVG units of the longest bar
 CHART_ROW_HEIGHT = 22
+FAILED_SHOWN_FIRST = 3  # inputs named in a failed entry's reason, at the top of its page
 # The query parameters a leaderboard reads (and so its cache key holds).
 LEADERBOARD_PARAMETERS = (text("version"), text("variant"), flag("all"), text("model"), page(), choice("format"))
 
@@ -108,7 +110,8 @@ def leaderboard(request: HttpRequest, slug: str) -> HttpResponse:
         "history": history_chart(version, variant),
         "stress_inputs": [path for _, path in stress_inputs],
         "bars": bars,
-        "chart_height": len(bars) * CHART_ROW_HEIGHT,
+        "bar_width": CHART_BAR_WIDTH,
+        "filtered": bool(variant or model or include_all or version.version != (versions[0] if versions else None)),
         "mixed_engines": sorted(entries.engines() - {CURRENT_ENGINE}),
         "current_engine": CURRENT_ENGINE,
         "wasmtime_version": WASMTIME_VERSION,
@@ -136,6 +139,7 @@ def submission_detail(request: HttpRequest, pk: int) -> HttpResponse:
             "limit": result.fuel_limit * 100 / scale,
         })
     leader = leader_of(submission.version_id)
+    failed = [row for row in rows if row["result"].status not in ("passed", "skipped")] if submission.status == "scored" else []
     public = Submission.objects.public().select_related("version").defer("source")
     context = {
         "submission": submission,
@@ -151,6 +155,10 @@ def submission_detail(request: HttpRequest, pk: int) -> HttpResponse:
         "run": submission.run or {},
         "run_extra": sorted((key, value) for key, value in (submission.run or {}).items() if key not in RUN_FIELDS),
         "stress_total": sum(1 for result in results if result.kind == "stress"),
+        "place": place_of(submission) if not submission.hidden else None,
+        # The reason first: the inputs that failed (a failed build or module says so in `message`).
+        "failed_inputs": failed[:FAILED_SHOWN_FIRST],
+        "failed_more": max(len(failed) - FAILED_SHOWN_FIRST, 0),
     }
     return render(request, "scoring/submission_detail.html", context)
 

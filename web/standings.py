@@ -57,3 +57,25 @@ def standings(request: HttpRequest) -> HttpResponse:
         "refresh_seconds": settings.STANDINGS_REFRESH_SECONDS,
     }
     return render(request, "scoring/standings.html", context)
+
+
+def submitter(request: HttpRequest, name: str) -> HttpResponse:
+    """One submitter's line of the standings, opened: their best entry on the latest public
+    version of every case they entered, with its place. 404 for a name with no entry there."""
+    from django.http import Http404
+
+    from scoring.boards import RANKED
+    from scoring.boards.places import ALL_VARIANTS
+    from scoring.boards.reading import place_of
+    from scoring.models import Standing
+
+    rows = list(Standing.objects.filter(name=name, version__latest_public=True, variant_key=ALL_VARIANTS,
+                                        submission__isnull=False)
+                .select_related("version", "version__case", "submission").order_by("version__case__slug"))
+    if not rows:
+        raise Http404("no entry under this name on the latest version of any case")
+    entries = [{"version": row.version, "submission": row.submission, "ranked": row.board_group == RANKED,
+                "place": place_of(row.submission)} for row in rows]
+    context = {"name": name, "entries": entries, "nav": "standings",
+               "solved": sum(1 for entry in entries if entry["ranked"])}
+    return render(request, "scoring/submitter.html", context)

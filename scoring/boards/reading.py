@@ -194,3 +194,33 @@ class Leaderboard:
                            f"({', '.join(['%s'] * len(wanted))})", [*parameters, *wanted])
             ranks = dict(cursor.fetchall())
         return [replace(entry, rank=ranks[entry.submission]) if entry.rank is not None else entry for entry in entries]
+
+
+@dataclass(frozen=True)
+class Place:
+    """Where a submission stands on its version's board over every variant."""
+
+    rank: int | None  # None: on the board, unranked (or excluded)
+    ranked: int  # how many entries the board ranks
+
+
+def place_of(submission) -> Place | None:
+    """The submission's place on its version's board (every variant); None when the board does
+    not show it (not the submitter's best, or hidden). Two indexed counts."""
+    from django.db.models import Q
+
+    from scoring.boards.places import ALL_VARIANTS
+    from scoring.models import Standing
+
+    board = Standing.objects.board(submission.version_id, ALL_VARIANTS)
+    ranked = board.filter(board_group=RANKED)
+    row = board.filter(submission_id=submission.pk).first()
+    if row is None:
+        return None
+    total = ranked.count()
+    if row.board_group != RANKED:
+        return Place(None, total)
+    ahead = ranked.filter(Q(board_key__lt=row.board_key)
+                          | Q(board_key=row.board_key, submitted_at__lt=row.submitted_at)
+                          | Q(board_key=row.board_key, submitted_at=row.submitted_at, submission_id__lt=submission.pk))
+    return Place(ahead.count() + 1, total)

@@ -101,6 +101,30 @@ def test_the_worked_example_of_the_page(client, cases):
     assert "<td class=\"num\"><strong>1.500</strong></td>" in page and "2/6" in page
 
 
+def test_each_line_opens_the_submitters_best_entry_per_case(client, cases):
+    easy, hard = cases[0], cases[2]
+    entry(easy, "ana", 3_000)
+    best = entry(easy, "ana", 2_000)
+    failed = entry(hard, "ana", None)
+    entry(easy, "bo", 1_000)
+    entry(hard, "secret", 10, hidden=True)
+    page = client.get("/standings/").content.decode()
+    assert '<a href="/submitters/ana/">ana</a>' in page
+    # The two numbers of a difficulty cell say what they are, and the mean over how many cases.
+    assert '<span class="visually-hidden">easy: solved </span>1' in page and "over 1 case<" in page
+    mine = client.get("/submitters/ana/")
+    assert mine.status_code == 200
+    html = mine.content.decode()
+    assert f'href="/submissions/{best.pk}/"' in html and f'href="/submissions/{failed.pk}/"' in html
+    assert "1 of 2 solved" in html and "2 <span class=\"muted small\">of 2</span>" in html  # ana is second of two on easy
+    assert client.get("/submitters/nobody/").status_code == 404
+    assert client.get("/submitters/secret/").status_code == 404  # a hidden entry is on no board
+    from django.urls import reverse
+
+    entry(easy, "team a/b ü", 5_000)  # any name a submitter may have is a URL of its own
+    assert client.get(reverse("submitter", args=["team a/b ü"])).status_code == 200
+
+
 def test_every_scope_matches_the_formula_on_random_entries(client, cases):
     chooser = random.Random(7)
     names = ["ana", "bob", "cy", "dee", "eve"]

@@ -100,15 +100,17 @@ def test_the_leaderboard_page_ranks_and_links_every_entry(client, board):
     response = client.get("/cases/adder/leaderboard/", {"version": "v1"})
     assert response.status_code == 200
     html = response.content.decode()
-    table = html[html.index('<table class="board">'):]  # the record chart above links past records too
+    table = html[html.index('<table class="board">'):html.index('</table>')]  # the record chart links past records too
     for key in ("alice-2", "bob", "carol"):
         assert f'href="/submissions/{board[key].pk}/"' in table
     assert f'href="/submissions/{board["alice-1"].pk}/"' not in table  # alice's best only
     assert html.index("alice") < html.index("bob") < html.index("carol")
     # Columns: total fuel, share of the limit, fuel per stress input, submitted time.
-    assert "cases/small.json" in html and "cases/large.json" in html and "Share of limit" in html
+    assert "cases/small.json" in html and "cases/large.json" in html and "Share of the fuel limit" in html
     assert f"{board['alice-2'].total_fuel:,}" in html
-    assert '<svg role="img" aria-labelledby="chart-title"' in html
+    # The top entries' totals as a list of bars, after the table (the table is what a reader came for).
+    assert '<ol class="bar-list" aria-labelledby="bars-title">' in html
+    assert html.index('<table class="board">') < html.index('class="bar-list"') < html.index('class="step-chart"')
     assert "2/3 inputs passed" in html  # carol: the smoke and one stress input
 
 
@@ -163,7 +165,31 @@ def test_the_submission_page_shows_badges_bars_and_messages(client, board):
     assert 'class="status status-wrong_answer"' in html
     assert 'answer differs from the expected answer at JSON pointer &quot;/sum&quot;' in html
     assert html.count('class="fuel-bar"') == 3
-    assert "limit 1 M · ceiling 1.15 M" in html
+    assert "passes within 1 M · may run to 1.15 M" in html
+
+
+def test_the_submission_page_says_its_place_and_a_failure_first(client, board):
+    bob = client.get(f"/submissions/{board['bob'].pk}/").content.decode()
+    assert "<strong>Rank 2</strong> of 2 ranked" in bob and "Compare with the leader" in bob
+    carol = client.get(f"/submissions/{board['carol'].pk}/").content.decode()
+    assert "unranked: only an entry that passes every input holds a rank" in carol
+    # The reason it failed is the first thing under the title, and there is nothing to compare.
+    reason = carol.index("Why it did not pass:")
+    assert carol.index("<h1>") < reason < carol.index('class="facts summary"') and "wrong answer" in carol[reason:reason + 400]
+    assert "Compare with the leader" not in carol
+    earlier = client.get(f"/submissions/{board['alice-1'].pk}/").content.decode()
+    assert "Not on the leaderboard: the board shows each submitter's best entry" in earlier
+
+
+def test_the_place_is_the_rank_the_board_shows(client, board):
+    from scoring.boards.reading import place_of
+
+    shown = client.get("/api/v1/cases/adder/leaderboard/", {"version": "v1"}).json()["results"]
+    assert [(row["submission"], row["rank"]) for row in shown] == [
+        (row["submission"], place_of(Submission.objects.get(pk=row["submission"])).rank) for row in shown]
+    assert place_of(board["alice-2"]).rank == 1 and place_of(board["bob"]).rank == 2
+    assert place_of(board["carol"]).rank is None and place_of(board["carol"]).ranked == 2
+    assert place_of(board["alice-1"]) is None  # not alice's best
 
 
 def test_the_build_log_is_for_staff_only(client, admin_client, adder_v1, tmp_path):

@@ -204,7 +204,7 @@ def test_the_model_column_and_filter_keep_ranks_and_reach_csv_and_api(client, im
         made[name] = run_score(submit(adder_v1, adder_v1.default_variant(), name, wasm_file=path,
                                       run={"model": model} if model else {}))
     html = client.get("/cases/adder/leaderboard/", {"version": "v1"}).content.decode()
-    assert '<th scope="col">Model</th>' in html and "?version=v1&amp;model=m-fast" in html
+    assert '<th scope="col" class="wide-only">Model</th>' in html and "?version=v1&amp;model=m-fast" in html
     document = client.get("/api/v1/cases/adder/leaderboard/", {"version": "v1", "model": "m-fast"}).json()
     # a and d used the same fuel (a first: earlier), then b, then c: the filtered rows keep ranks 1 and 4.
     assert [(row["name"], row["rank"], row["model"]) for row in document["results"]] == [
@@ -214,7 +214,7 @@ def test_the_model_column_and_filter_keep_ranks_and_reach_csv_and_api(client, im
                                                             {"version": "v1"}).json()["results"]}
     assert [row["rank"] for row in document["results"]] == [ranks["a"], ranks["c"]]
     page = client.get("/cases/adder/leaderboard/", {"version": "v1", "model": "m-slow"}).content.decode()
-    table = page[page.index('<table class="board">'):]
+    table = page[page.index('<table class="board">'):page.index('</table>')]
     assert f"/submissions/{made['b'].pk}/" in table and f"/submissions/{made['a'].pk}/" not in table
     assert "No entry on this board came from the model" in client.get(
         "/cases/adder/leaderboard/", {"version": "v1", "model": "nobody"}).content.decode()
