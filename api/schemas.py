@@ -76,7 +76,9 @@ class SubmissionDocument(Schema):
     created_at: datetime = Field(..., description="the same as submitted_at (kept for the clients of API v1)")
     scored_at: datetime | None
     carried_from: int | None
-    run: dict[str, str] = Field(..., description="provenance: the run record's `run` fields (or score --meta)")
+    run: dict[str, str | int | float] = Field(..., description="provenance: the run record's `run` fields (or score "
+                                                                 "--meta); `cost_usd`, `input_tokens`, `output_tokens` "
+                                                                 "and `wall_seconds` are numbers, the rest text")
     annotation: str = Field(..., description="staff's public note")
     excluded: bool = Field(..., description="excluded from ranking by staff (listed below the ranked entries)")
     results: list[Result]

@@ -29,7 +29,18 @@ from lib.text import LINE_REFUSED, TEXT_REFUSED
 RECORD_FORMAT = "run-record/1"
 MAX_RECORD_BYTES = 64 * 1024
 MAX_EXTRA = 16
-RUN_FIELDS = ("model", "harness", "started_at", "finished_at", "url", "notes")
+# What a run cost, as numbers (finite, never negative, bounded; integers where they count).
+NUMERIC_RUN_FIELDS = {
+    "cost_usd": {"type": "number", "minimum": 0, "maximum": 1_000_000,
+                 "description": "what the run cost, in US dollars"},
+    "input_tokens": {"type": "integer", "minimum": 0, "maximum": 10 ** 12,
+                     "description": "tokens the model read over the run"},
+    "output_tokens": {"type": "integer", "minimum": 0, "maximum": 10 ** 12,
+                      "description": "tokens the model wrote over the run"},
+    "wall_seconds": {"type": "number", "minimum": 0, "maximum": 10_000_000,
+                     "description": "how long the run took, in seconds"},
+}
+RUN_FIELDS = ("model", "harness", "started_at", "finished_at", "url", "notes", *NUMERIC_RUN_FIELDS)
 # An extra field's name: lowercase, short, and none of the named fields (whose own rules apply).
 EXTRA_KEY = rf"^(?!({'|'.join(RUN_FIELDS)})$)[a-z][a-z0-9_]{{0,31}}$(?!\n)"
 # Patterns end in `$(?!\n)`: Python's `$` (what the validator uses) also matches before a final
@@ -58,6 +69,7 @@ RUN_SCHEMA = {
         "url": {"type": "string", "maxLength": 2000, "pattern": rf"^https?://[^\s{LINE_REFUSED}<>\"]+{_END}",
                 "description": "the run's transcript or log (http or https only)"},
         "notes": {"type": "string", "maxLength": 2000, "pattern": _TEXT},
+        **NUMERIC_RUN_FIELDS,
     },
     "patternProperties": {EXTRA_KEY: _line(200, "a short extra field")},
     "additionalProperties": False,
@@ -200,6 +212,24 @@ def read_record(path: Path) -> RunRecord:
     return parse_record(document, f"run record {path}")
 
 
+_DECIMAL = re.compile(r"[0-9]{1,15}(\.[0-9]{1,9})?")
+_COUNT = re.compile(r"[0-9]{1,15}")
+
+
+def typed_value(key: str, value, where: str = "--meta"):
+    """A run field's value as stored: a numeric field's text (`--meta cost_usd=0.42`, or a string
+    in score_many's `meta`) read as its number, in plain decimal digits only (no exponent, no
+    `nan` or `inf`); anything else as given (the schema judges it)."""
+    schema = NUMERIC_RUN_FIELDS.get(key)
+    if schema is None or not isinstance(value, str):
+        return value
+    pattern = _COUNT if schema["type"] == "integer" else _DECIMAL
+    if not pattern.fullmatch(value):
+        kind = "a whole number" if schema["type"] == "integer" else "a number (digits, and a decimal point)"
+        raise RunRecordError("invalid", f"{where} {key} must be {kind}, not {value[:40]!r}")
+    return int(value) if schema["type"] == "integer" else float(value)
+
+
 def parse_meta(pairs: list[str]) -> dict:
     """`--meta KEY=VALUE` options as a run object (validated when merged)."""
     run: dict = {}
@@ -209,7 +239,7 @@ def parse_meta(pairs: list[str]) -> dict:
             raise RunRecordError("invalid", f"--meta {pair!r} is not KEY=VALUE")
         if key in run:
             raise RunRecordError("invalid", f"--meta {key} is given twice")
-        run[key] = value
+        run[key] = typed_value(key, value)
     return run
 
 

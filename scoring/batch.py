@@ -18,7 +18,7 @@ from pathlib import Path
 from django.db import close_old_connections, connection, transaction
 
 from catalog.models import UnknownTarget
-from catalog.runrecords import RunRecordError, target_and_run
+from catalog.runrecords import NUMERIC_RUN_FIELDS, RunRecordError, target_and_run, typed_value
 from lib.errors import DomainError
 from lib.files import open_regular
 from lib.strictjson import JSONDocumentError, loads_strict
@@ -142,13 +142,17 @@ def check_line(number: int, raw: bytes, base: Path, sources: Sources | None = No
         if key in item and not isinstance(item[key], str):
             raise BadLine("bad_field", f"{key} must be a string")
     meta = item.get("meta", {})
-    if not isinstance(meta, dict) or not all(isinstance(value, str) for value in meta.values()):
-        raise BadLine("bad_field", "meta must be an object of strings")
+    if not isinstance(meta, dict) or not all(
+            isinstance(value, str) or (key in NUMERIC_RUN_FIELDS and isinstance(value, (int, float))
+                                       and not isinstance(value, bool)) for key, value in meta.items()):
+        raise BadLine("bad_field", "meta must be an object of strings (numbers for "
+                                   f"{', '.join(NUMERIC_RUN_FIELDS)})")
     if "name" not in item:
         raise BadLine("bad_name", "name is missing")
     if ("submission" in item) == ("wasm" in item):
         raise BadLine("bad_source", "give exactly one of submission (a folder) or wasm (a module)")
     try:
+        meta = {key: typed_value(key, value, "meta") for key, value in meta.items()}
         name = check_name(item["name"])
         version, variant, run = target_and_run(
             item.get("slug"), item.get("version"), item.get("variant"),

@@ -15,6 +15,7 @@ from typing import Iterable, Iterator
 from django.urls import reverse
 from django.utils import timezone
 
+from catalog.runrecords import NUMERIC_RUN_FIELDS
 from catalog.models import CaseVersion, HeldOutInput, Variant
 from engine.kinds import Kind
 from lib.siteurl import site_url
@@ -139,7 +140,7 @@ def board_table(version: CaseVersion, variant: Variant | None, include_all: bool
     line = pass_line(version, len(stress))
     header = [*BOARD_CSV_FIELDS, "share_of_limit_percent", *BOARD_CSV_AFTER,
               *[f"fuel:{path}" for _, path in stress], "submitted_at", "engine", "carried_from", "model",
-              "harness", "run_url", "annotation"]
+              "harness", "run_url", *NUMERIC_RUN_FIELDS, "annotation"]
 
     def rows():
         for chunk in entries.batches(CSV_CHUNK):
@@ -154,7 +155,8 @@ def board_table(version: CaseVersion, variant: Variant | None, include_all: bool
                        *[row[field] for field in BOARD_CSV_AFTER],
                        *[per_input.get(position, (None, ""))[0] for position, _ in stress],
                        row["submitted_at"], row["engine"], row["carried_from"], row["model"],
-                       run.get("harness", ""), run.get("url", ""), row["annotation"]]
+                       run.get("harness", ""), run.get("url", ""), *[run.get(key) for key in NUMERIC_RUN_FIELDS],
+                       row["annotation"]]
 
     name = download_name(version.case.slug, version.version, variant.slug if variant else "",
                          "all" if include_all else "", "leaderboard")

@@ -27,7 +27,7 @@ from django.utils import timezone
 
 from catalog.models import CaseVersion, UnknownTarget, Variant
 from catalog.reading import shown_board
-from catalog.runrecords import RunRecordError, check_target, merged_run, parse_record
+from catalog.runrecords import RunRecordError, check_target, merged_run, parse_record, typed_value
 from engine.builds import SourceTooLarge, pack_folder
 from lib.errors import DomainError
 from lib.strictjson import JSONDocumentError, loads_strict
@@ -146,6 +146,7 @@ def _run_fields(request: Request, record) -> dict:
                 raise RunRecordError("invalid", f"meta is not strict JSON: {error}") from None
             if not isinstance(meta, dict):
                 raise RunRecordError("invalid", "meta must be a JSON object of run fields")
+            meta = {key: typed_value(key, value, "meta") for key, value in meta.items()}
         return merged_run(record, meta)
     except RunRecordError as refused:
         raise _refused_record(refused) from None

@@ -131,6 +131,12 @@ def test_a_record_whose_digests_no_longer_match_is_refused(imported, correct_was
     ({"harness": "evil\u202etxt.exe"}, "/run/harness"),  # a bidirectional override
     ({"model": "c1\u0085"}, "/run/model"),
     ({"abc\n": "x"}, "/run: has an unknown field"),
+    ({"cost_usd": -0.01}, "/run/cost_usd: -0.01 is less than the minimum of 0"),
+    ({"cost_usd": 2_000_000}, "/run/cost_usd"),
+    ({"cost_usd": "0.42"}, "/run/cost_usd: '0.42' is not of type 'number'"),  # a record says numbers as numbers
+    ({"input_tokens": 1.5}, "/run/input_tokens: 1.5 is not of type 'integer'"),
+    ({"output_tokens": True}, "/run/output_tokens: True is not of type 'integer'"),
+    ({"wall_seconds": 1e300}, "/run/wall_seconds"),
 ])
 def test_bad_run_fields_are_refused_with_where_and_why(imported, correct_wasm, tmp_path, run, message):
     record = edit(seed(tmp_path), **run)
@@ -138,6 +144,41 @@ def test_bad_run_fields_are_refused_with_where_and_why(imported, correct_wasm, t
         score("--run-record", str(record), "--wasm", str(correct_wasm), "--name", "x")
     assert message in str(raised.value)
     assert not Submission.objects.exists()
+
+
+def test_what_a_run_cost_is_kept_as_numbers_from_a_record_meta_and_score_many(client, imported, correct_wasm,
+                                                                             tmp_path):
+    record = edit(seed(tmp_path), model="m", cost_usd=0.0042, input_tokens=12_000, output_tokens=3_400)
+    document = score("--run-record", str(record), "--wasm", str(correct_wasm), "--name", "x",
+                     "--meta", "wall_seconds=532.4", "--meta", "cost_usd=1.25")
+    run = Submission.objects.get(pk=document["submission"]).run
+    assert run == {"model": "m", "cost_usd": 1.25, "input_tokens": 12_000, "output_tokens": 3_400, "wall_seconds": 532.4}
+    page = client.get(f"/submissions/{document['submission']}/").content.decode()
+    assert "$1.25" in page and "12,000 read · 3,400 written" in page and "8 min 52 s" in page
+    assert client.get(f"/api/v1/submissions/{document['submission']}/").json()["run"]["input_tokens"] == 12_000
+    rows = list(csv.DictReader(io.StringIO(b"".join(
+        client.get("/api/v1/cases/adder/leaderboard.csv", {"version": "v1"}).streaming_content).decode())))
+    assert (rows[0]["cost_usd"], rows[0]["input_tokens"], rows[0]["wall_seconds"]) == ("1.25", "12000", "532.4")
+    for meta, message in (("cost_usd=1e3", "--meta cost_usd must be a number"), ("cost_usd=nan", "must be a number"),
+                          ("input_tokens=1.5", "--meta input_tokens must be a whole number"),
+                          ("wall_seconds=-1", "must be a number")):
+        with pytest.raises(CommandError, match=message):
+            score("adder", "--wasm", str(correct_wasm), "--name", "y", "--meta", meta)
+    assert not Submission.objects.filter(name="y").exists()
+    published = client.get("/api/v1/schemas/run-record.json").json()
+    assert published["properties"]["run"]["properties"]["input_tokens"] == {
+        **RUN_RECORD_SCHEMA["properties"]["run"]["properties"]["input_tokens"], "type": "integer"}
+
+
+def test_score_many_reads_cost_fields_as_numbers_or_as_their_text(imported, correct_wasm, tmp_path):
+    lines = tmp_path / "runs.jsonl"
+    lines.write_text("\n".join(json.dumps(line) for line in (
+        {"slug": "adder", "version": "v1", "name": "a", "wasm": str(correct_wasm), "meta": {"cost_usd": 0.5}},
+        {"slug": "adder", "version": "v1", "name": "b", "wasm": str(correct_wasm), "meta": {"input_tokens": "700"}},
+    )) + "\n")
+    call_command("score_many", str(lines), "--jobs", "1", stdout=io.StringIO(), stderr=io.StringIO())
+    assert Submission.objects.get(name="a").run == {"cost_usd": 0.5}
+    assert Submission.objects.get(name="b").run == {"input_tokens": 700}
 
 
 def test_sixteen_extra_fields_are_kept(imported, correct_wasm, tmp_path):

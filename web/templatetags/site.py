@@ -21,6 +21,30 @@ def fuel(value) -> str:
 
 
 @register.filter
+def usd(value) -> str:
+    """0.4213 → $0.42; under a cent → $0.0042 (two significant digits); None → —"""
+    if value is None or value == "":
+        return "—"
+    value = float(value)
+    if value and value < 0.01:
+        return f"${value:.2g}"
+    return f"${value:,.2f}"
+
+
+@register.filter
+def duration(value) -> str:
+    """532.4 → 8 min 52 s; 42.5 → 42.5 s; None → —"""
+    if value is None or value == "":
+        return "—"
+    seconds = float(value)
+    if seconds < 60:
+        return f"{seconds:.3g} s"
+    minutes, rest = divmod(int(round(seconds)), 60)
+    hours, minutes = divmod(minutes, 60)
+    return (f"{hours} h {minutes} min" if hours else f"{minutes} min {rest} s")
+
+
+@register.filter
 def compact(value) -> str:
     """12345678 → 12.3 M (for charts and tight columns)."""
     if value is None:
