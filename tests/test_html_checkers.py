@@ -108,3 +108,16 @@ def test_pa11y_finds_no_wcag2aa_error_on_any_kind_of_page(shared_site):
         found.update({kinds[url]: [f"{issue['code']}: {issue['selector']}" for issue in errors]
                       for url, errors in issues.items() if errors})
     assert found == {}
+
+
+def test_pa11y_would_see_an_error(tmp_path):
+    """The run above can fail: an image with no text alternative is an error to HTML_CodeSniffer."""
+    page = tmp_path / "bad.html"
+    page.write_text('<!DOCTYPE html><html lang="en"><head><title>t</title></head><body><main>'
+                    '<img src="x.png"></main></body></html>')
+    done = subprocess.run(["node", str(PA11Y)], input=json.dumps({"urls": [page.as_uri()]}), capture_output=True,
+                          text=True, timeout=300, cwd=ROOT)
+    assert done.returncode == 0, done.stderr[-2000:]
+    issues = json.loads(done.stdout.strip().splitlines()[-1])[page.as_uri()]
+    assert any(issue["code"].endswith("H37") for issue in issues), issues
+
