@@ -224,6 +224,20 @@ def _answer_head(connection: socket.socket) -> bytes:
     return connection.recv(1000)
 
 
+def _hang_up(connection: socket.socket) -> None:
+    """Close a connection whose upload was refused at its headers, and wait until nginx has let
+    it go: until then it still counts against the address's one upload at a time."""
+    try:
+        connection.shutdown(socket.SHUT_WR)
+        connection.settimeout(10)
+        while connection.recv(65536):
+            pass
+    except OSError:
+        pass
+    finally:
+        connection.close()
+
+
 def _what_nginx_answers_itself_is_a_problem_document(port: int) -> None:
     """TRACE (which nginx refuses before any location), a request line over 8 KiB and one nginx
     cannot read are answered by nginx, in the API's form: a problem document, with `Allow`."""
@@ -276,13 +290,13 @@ def _large_uploads_need_a_permit_and_are_few_at_a_time(port: int, env: dict) -> 
             if refusal == b"401":
                 assert b"WWW-Authenticate: Bearer" in answer and b"application/problem+json" in answer
         finally:
-            anonymous.close()
+            _hang_up(anonymous)
     bad = socket.create_connection(("127.0.0.1", port))
     try:
         bad.sendall(_upload_head(port, "/api/v1/submissions/", "fbt_000000000000_" + "x" * 43))
         assert _answer_head(bad).startswith(b"HTTP/1.1 401")
     finally:
-        bad.close()
+        _hang_up(bad)
     held = []
     try:
         for index in range(4):  # four under way, each from its own address
@@ -293,7 +307,9 @@ def _large_uploads_need_a_permit_and_are_few_at_a_time(port: int, env: dict) -> 
         same = socket.create_connection(("127.0.0.1", port), source_address=("127.0.0.2", 0))
         held.append(same)
         same.sendall(_upload_head(port, "/api/v1/submissions/", token) + b"x" * 1024)
-        assert _answer_head(same).startswith(b"HTTP/1.1 429"), "a second upload from one address was let in"
+        answer = _answer_head(same)
+        assert answer.startswith(b"HTTP/1.1 429"), "a second upload from one address was let in"
+        assert b"application/problem+json" in answer  # the API's form, as every answer under /api/
         fifth = socket.create_connection(("127.0.0.1", port), source_address=("127.0.0.9", 0))
         held.append(fifth)
         fifth.sendall(_upload_head(port, "/api/v1/submissions/", token) + b"x" * 1024)
