@@ -29,8 +29,9 @@ def _page_cache_off_unless_asked(settings):
 
 @pytest.fixture(autouse=True)
 def _standings_looked_at_afresh(monkeypatch):
-    """Each test starts as a new process would: it has not yet looked whether the standings are behind."""
-    monkeypatch.setattr("scoring.standings.computing._last_check", float("-inf"))
+    """Each test starts as a new process would: it has not yet looked whether the standings (or the
+    agents matrix) are behind."""
+    monkeypatch.setattr("scoring.snapshots._last_check", {})
 
 
 @pytest.fixture(autouse=True, scope="session")
@@ -60,6 +61,7 @@ def _each_source_built_once():
             built[key] = result
         return built[key]
 
+    build_source.real = real  # for a test that must build again for real (a re-measurement)
     with pytest.MonkeyPatch.context() as patch:
         patch.setattr(service, "build_source", build_source)
         yield

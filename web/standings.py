@@ -20,23 +20,27 @@ STANDINGS_PER_PAGE = 50
 STANDINGS_PARAMETERS = (text("difficulty"), text("tag"), page(), choice("format"))
 
 
-def refreshing_standings(view):
-    """Ask for a refresh when the standings are behind the scores (before any cached page is served)."""
+def refreshing(request_refresh):
+    """Ask for a refresh when a table computed in the background is behind the scores (before any
+    cached page is served): the standings, or the agents matrix."""
 
-    def wrapper(request, *args, **kwargs):
-        request_refresh()
-        return view(request, *args, **kwargs)
+    def decorate(view):
+        def wrapper(request, *args, **kwargs):
+            request_refresh()
+            return view(request, *args, **kwargs)
 
-    wrapper.__name__ = wrapper.__qualname__ = view.__name__
-    wrapper.__doc__ = view.__doc__
-    return wrapper
+        wrapper.__name__ = wrapper.__qualname__ = view.__name__
+        wrapper.__doc__ = view.__doc__
+        return wrapper
+
+    return decorate
 
 
 def standings_scope(request: HttpRequest) -> list[str]:
     return standings_generations()
 
 
-@refreshing_standings
+@refreshing(request_refresh)
 @cached_page(*STANDINGS_PARAMETERS, scope=standings_scope)
 def standings(request: HttpRequest) -> HttpResponse:
     try:

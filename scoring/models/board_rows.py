@@ -111,8 +111,9 @@ class StandingsRow(models.Model):
 
 
 class StandingsSnapshot(models.Model):
-    """When the catalog-wide standings were computed, from what, and whether a refresh is under way
-    (one row)."""
+    """When a table computed in the background was computed, from what, and whether a refresh is
+    under way: one row per table, its key naming it (scoring/snapshots.py: 1 the catalog-wide
+    standings, 2 the agents matrix)."""
 
     source = models.CharField(max_length=100, blank=True)  # the generations they were computed from
     computed_at = models.DateTimeField(null=True)

@@ -8,15 +8,11 @@ they solved, says how far off the best they typically are (1.0: the best everywh
 ordered by score, then cases solved, then name. Only non-experimental cases count, whatever
 CATALOG_SHOW_EXPERIMENTAL says: the standings are the benchmark's published cases.
 
-The standings are a snapshot, refreshed in the background and at most every
-STANDINGS_REFRESH_SECONDS: a page view that finds the standings older than the scores (the
-`catalog` and `standings` generations moved since) and the snapshot older than that interval
-queues one refresh job (`request_refresh`); the refresh reads every entry once, in a few
-grouped queries, and replaces the rows in one transaction. So a page costs one indexed slice of
-`StandingsRow` however many cases and submitters there are, and lags the scores by at most the
-interval plus one refresh (plus the queue's wait, with workers, and at most CHECK_SECONDS more). Every case (""), each difficulty
-and each tag are precomputed scopes; a difficulty and a tag together are computed on request
-from the entries of just the cases that have both.
+The standings are a snapshot, refreshed in the background (scoring/snapshots.py: when a page
+finds them behind the scores, at most every STANDINGS_REFRESH_SECONDS); the refresh reads every
+entry once, in a few grouped queries, and replaces the rows in one transaction. Every case (""),
+each difficulty and each tag are precomputed scopes; a difficulty and a tag together are computed
+on request from the entries of just the cases that have both.
 """
 
 from __future__ import annotations
@@ -25,25 +21,15 @@ import logging
 import math
 import time
 from dataclasses import dataclass, field
-from datetime import timedelta
 
-from django.conf import settings
 from django.db import transaction
 from django.db.models import Count, F, FloatField, Q, Sum
 from django.db.models.functions import Cast, Greatest, Ln
-from django.utils import timezone
 
+from scoring import snapshots
 from scoring.boards.places import ALL_VARIANTS, RANKED
 
 logger = logging.getLogger(__name__)
-
-SNAPSHOT_PK = 1
-# A refresh that was asked for and has not finished after this long is asked for again.
-CLAIM_SECONDS = 15 * 60
-# A process looks at whether the standings are behind at most this often (never more often than
-# the refresh interval allows a refresh anyway), so a page served from the cache costs no more.
-CHECK_SECONDS = 1.0
-_last_check = -math.inf
 
 
 def scope_name(difficulty: str | None = None, tag: str | None = None) -> str:
@@ -164,19 +150,22 @@ def compute_all() -> dict[str, tuple[list[Line], int]]:
         _add(scopes.setdefault(scope_name(difficulty=row["version__difficulty"]), {}), row)
     for row in _figures(_entries(version__tags__isnull=False).values("version__tags__name", "version__difficulty", "name")):
         _add(scopes.setdefault(scope_name(tag=row["version__tags__name"]), {}), row)
-    version_scopes = _version_scopes(CaseVersion)
+    scopes_of_version = version_scopes()
     for row in _notes():
-        for scope in version_scopes.get(row["version_id"], []):
+        for scope in scopes_of_version.get(row["version_id"], []):
             _note(scopes.get(scope, {}), row)
     cases = {"": 0}
-    for names in version_scopes.values():
+    for names in scopes_of_version.values():
         for scope in names:
             cases[scope] = cases.get(scope, 0) + 1
     return {scope: (_ordered(scopes.get(scope, {})), count) for scope, count in cases.items()}
 
 
-def _version_scopes(CaseVersion) -> dict[int, list[str]]:
-    """Each counted version's precomputed scopes: every case, its difficulty, and each of its tags."""
+def version_scopes() -> dict[int, list[str]]:
+    """Each counted version's precomputed scopes: every case, its difficulty, and each of its tags
+    (the standings' and the agents matrix's)."""
+    from catalog.models import CaseVersion
+
     tags: dict[int, list[str]] = {}
     for version_id, tag in CaseVersion.tags.through.objects.filter(caseversion__latest_public=True).values_list(
             "caseversion_id", "tag__name"):
@@ -185,26 +174,17 @@ def _version_scopes(CaseVersion) -> dict[int, list[str]]:
             for pk, difficulty in CaseVersion.objects.filter(latest_public=True).values_list("pk", "difficulty")}
 
 
-def current_source() -> str:
-    """What the standings are computed from: the generations every change to them bumps."""
-    from sitecache.models import CATALOG, STANDINGS, Generation
-
-    return ".".join(str(value) for value in Generation.current([CATALOG, STANDINGS]))
-
-
 def snapshot():
-    from scoring.models import StandingsSnapshot
-
-    return StandingsSnapshot.objects.filter(pk=SNAPSHOT_PK).first()
+    return snapshots.snapshot(snapshots.STANDINGS)
 
 
 def refresh() -> float:
     """Recompute every precomputed scope and replace the rows in one transaction. Returns seconds."""
-    from scoring.models import StandingsRow, StandingsSnapshot
-    from sitecache.models import STANDINGS_SNAPSHOT, Generation
+    from scoring.models import StandingsRow
+    from sitecache.models import STANDINGS_SNAPSHOT
 
     started = time.perf_counter()
-    source = current_source()  # before reading: a score landing meanwhile makes the next check refresh again
+    source = snapshots.current_source()  # before reading: a score landing meanwhile makes the next check refresh again
     scopes = compute_all()
     with transaction.atomic():
         StandingsRow.objects.all().delete()
@@ -215,43 +195,12 @@ def refresh() -> float:
              for scope, (lines, _) in scopes.items() for line in lines),
             batch_size=2000,
         )
-        seconds = time.perf_counter() - started
-        StandingsSnapshot.objects.update_or_create(pk=SNAPSHOT_PK, defaults={
-            "source": source, "computed_at": timezone.now(), "duration_ms": seconds * 1000, "claimed_at": None,
-            "scopes": {scope: {"cases": cases, "rows": len(lines)} for scope, (lines, cases) in scopes.items()},
-        })
-        Generation.bump(STANDINGS_SNAPSHOT)
-    return seconds
+        return snapshots.store(snapshots.STANDINGS, source, started, {
+            scope: {"cases": cases, "rows": len(lines)} for scope, (lines, cases) in scopes.items()}, STANDINGS_SNAPSHOT)
 
 
 def request_refresh() -> bool:
-    """Queue a refresh if the standings are behind the scores and old enough; True if one was queued.
-
-    At most one refresh is asked for at a time (a compare-and-set on the snapshot row); with the
-    immediate task backend it runs right here, before the page is read.
-    """
-    from scoring.models import StandingsSnapshot
-
-    global _last_check
-    if settings.STANDINGS_REFRESH_SECONDS:
-        if time.monotonic() - _last_check < min(CHECK_SECONDS, settings.STANDINGS_REFRESH_SECONDS):
-            return False
-        _last_check = time.monotonic()
-    current = snapshot()
-    now = timezone.now()
-    if current is not None:
-        if current.source == current_source():
-            return False
-        if current.computed_at and now - current.computed_at < timedelta(seconds=settings.STANDINGS_REFRESH_SECONDS):
-            return False
-        if current.claimed_at and now - current.claimed_at < timedelta(seconds=CLAIM_SECONDS):
-            return False
-        claimed = StandingsSnapshot.objects.filter(pk=SNAPSHOT_PK, claimed_at=current.claimed_at).update(claimed_at=now)
-    else:
-        _, claimed = StandingsSnapshot.objects.get_or_create(pk=SNAPSHOT_PK, defaults={"claimed_at": now})
-    if not claimed:
-        return False  # another request claimed it first
+    """Queue a refresh of the standings if they are behind the scores and old enough (snapshots)."""
     from scoring.jobs import refresh_standings_job
 
-    refresh_standings_job.enqueue()  # the claim and the job commit together (or both roll back)
-    return True
+    return snapshots.request_refresh(snapshots.STANDINGS, refresh_standings_job.enqueue)

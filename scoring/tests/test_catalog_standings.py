@@ -18,7 +18,7 @@ from catalog.models import CaseVersion
 from scoring import boards
 from scoring.models import StandingsSnapshot, Submission
 from engine.sandbox import ENGINE_DIGEST, WASMTIME_VERSION
-from scoring.standings import computing as catalog_standings
+from scoring import snapshots
 from scoring.standings import refresh, request_refresh
 from tests.factories import make_cases
 
@@ -28,7 +28,7 @@ pytestmark = pytest.mark.django_db
 @pytest.fixture(autouse=True)
 def _refresh_on_every_change(settings, monkeypatch):
     settings.STANDINGS_REFRESH_SECONDS = 0
-    monkeypatch.setattr(catalog_standings, "CHECK_SECONDS", 0)
+    monkeypatch.setattr(snapshots, "CHECK_SECONDS", 0)
 
 
 def entry(version: CaseVersion, name: str, fuel: int | None, *, hidden: bool = False) -> Submission:
@@ -279,8 +279,8 @@ def test_the_refresh_command_recomputes_now(cases, settings):
 
 def test_a_process_looks_at_most_once_a_second(cases, settings, monkeypatch):
     settings.STANDINGS_REFRESH_SECONDS = 60
-    monkeypatch.setattr(catalog_standings, "CHECK_SECONDS", 1.0)
-    monkeypatch.setattr(catalog_standings, "_last_check", float("-inf"))
+    monkeypatch.setattr(snapshots, "CHECK_SECONDS", 1.0)
+    monkeypatch.setattr(snapshots, "_last_check", {})
     entry(cases[0], "ana", 1_000)
     with CaptureQueriesContext(connection) as first:
         assert request_refresh() is True  # no snapshot yet: computed now (the immediate backend)
