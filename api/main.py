@@ -15,6 +15,7 @@ from django.urls import reverse
 from ninja import NinjaAPI, Schema
 from ninja.errors import AuthenticationError, ValidationError
 
+from api.agents import router as agents_router
 from api.cases import router as catalog_router
 from api.results import router as scoring_router
 from api.submissions import router as submissions_router
@@ -95,6 +96,7 @@ api = Api(
 )
 api.add_router("", catalog_router)
 api.add_router("", scoring_router)
+api.add_router("", agents_router)
 api.add_router("", submissions_router)
 
 
@@ -138,8 +140,8 @@ def unknown_target(request: HttpRequest, exc: UnknownTarget):
 def bad_filter(request: HttpRequest, exc: BadFilter):
     if exc.code == "unknown_tag":  # well-formed, and names nothing: as an unknown variant is
         return problem(404, exc.message)
-    field = "tag" if exc.message.startswith("tag: ") else "difficulty"
-    return api_problem(request, bad_parameters({field: [exc.message.removeprefix("tag: ")]}))
+    field = next((name for name in ("tag", "harness", "sort") if exc.message.startswith(f"{name}: ")), "difficulty")
+    return api_problem(request, bad_parameters({field: [exc.message.removeprefix(f"{field}: ")]}))
 
 
 @api.exception_handler(BadModel)
@@ -167,6 +169,7 @@ def not_comparable(request: HttpRequest, exc: NotComparable):
 class Index(Schema):
     cases: str
     standings: str
+    agents: str
     openapi: str
     docs: str
 
@@ -175,7 +178,8 @@ class Index(Schema):
 def index(request: HttpRequest):
     """Where everything is."""
     return {name: site_url(reverse(f"api-v1:{target}"))
-            for name, target in (("cases", "cases"), ("standings", "standings"), ("openapi", "openapi-json"))} | {
+            for name, target in (("cases", "cases"), ("standings", "standings"), ("agents", "agents"),
+                                 ("openapi", "openapi-json"))} | {
         "docs": site_url(reverse("api-docs"))}
 
 

@@ -8,6 +8,7 @@ from datetime import datetime
 from typing import Literal
 
 from ninja import Field, Schema
+from pydantic import BaseModel
 
 
 class LeaderboardRow(Schema):
@@ -28,6 +29,9 @@ class LeaderboardRow(Schema):
     carried_from: int | None = Field(..., description="the submission on an earlier version it was rescored from")
     model: str = Field(..., description="the model its run record names (empty when not recorded)")
     annotation: str = Field(..., description="staff's public note; an excluded entry's reason")
+    verification: Literal["identical", "different", "failed"] | None = Field(
+        ..., description="its latest re-measurement: identical (reproduced to the unit), different, failed "
+                         "(could not be measured again); null if never measured again")
     url: str
     api_url: str
 
@@ -56,6 +60,14 @@ class Result(Schema):
     message: str
 
 
+class Verification(Schema):
+    outcome: Literal["pending", "identical", "different", "failed"] = Field(
+        ..., description="identical: every input's status, fuel and answer as stored; different: not reproduced; "
+                         "failed: it could not be measured again")
+    at: datetime | None = Field(..., description="when it was measured again")
+    message: str = Field(..., description="what it found, in words (\"not reproduced: fuel differs on 2 inputs\")")
+
+
 class SubmissionDocument(Schema):
     submission: int
     case: str
@@ -81,6 +93,7 @@ class SubmissionDocument(Schema):
                                                                  "and `wall_seconds` are numbers, the rest text")
     annotation: str = Field(..., description="staff's public note")
     excluded: bool = Field(..., description="excluded from ranking by staff (listed below the ranked entries)")
+    verification: Verification | None = Field(..., description="its latest re-measurement, null if never measured again")
     results: list[Result]
     url: str
 
@@ -190,3 +203,64 @@ class History(Schema):
     next: str | None
     previous: str | None
     results: list[RecordStepRow]
+
+
+# A plain model, not a Schema: a document holds up to 20,000 cells, and a Schema's reading of
+# ORM objects, which a cell never is, costs more than the rest of the document together.
+class AgentCell(BaseModel):
+    case: str
+    version: str
+    trials: int = Field(..., description="the agent's scored entries on the case's latest published version")
+    solved: int = Field(..., description="trials that passed")
+    best_fuel: int | None = Field(..., description="the fewest fuel of a trial that passed")
+    share: float | None = Field(..., description="best_fuel ÷ the case's best (1.0: the agent holds the case's best)")
+    best_submission: int | None
+    verified: bool = Field(..., description="the best entry was re-measured with the same result on every input")
+    url: str = Field(..., description="the case's leaderboard, every entry of this model")
+
+
+class AgentLine(Schema):
+    rank: int = Field(..., description="the place in the order asked for (over every harness)")
+    model: str
+    harness: str = Field(..., description="empty when the run records name none")
+    score: float = Field(..., description="as the standings: the sum over cases of the case's best fuel ÷ the agent's "
+                                          "best (0 if unsolved)")
+    cases_solved: int
+    cases_entered: int
+    trials: int
+    solved_trials: int
+    pass_rate: float = Field(..., description="solved_trials ÷ trials")
+    pass_rate_low: float = Field(..., description="the 95% Wilson interval of the pass rate, from")
+    pass_rate_high: float = Field(..., description="… to")
+    cost_trials: int = Field(..., description="trials that recorded their cost")
+    total_cost_usd: float | None
+    mean_cost_usd: float | None = Field(..., description="total_cost_usd ÷ cost_trials")
+    input_tokens_per_trial: float | None
+    output_tokens_per_trial: float | None
+    verified_cases: int = Field(..., description="cases whose best entry was re-measured identically")
+    url: str = Field(..., description="the agent's page: its trials")
+    cells: list[AgentCell] = Field(..., description="its cells on this document's columns, where it has trials")
+
+
+class AgentsColumn(Schema):
+    case: str
+    version: str
+    name: str
+    difficulty: str
+
+
+class AgentsDocument(Schema):
+    difficulty: str | None
+    tag: str | None
+    harness: str | None
+    sort: Literal["score", "pass_rate", "cost"]
+    cases: int = Field(..., description="the filter's cases in all (the columns are a page of them)")
+    columns: list[AgentsColumn] = Field(..., description="a page of the filter's cases, by name: `cases_page`")
+    columns_next: str | None
+    columns_previous: str | None
+    as_of: datetime | None
+    computing: bool = Field(..., description="the first matrix is still being computed")
+    count: int
+    next: str | None
+    previous: str | None
+    results: list[AgentLine]

@@ -77,6 +77,25 @@ def catalog_standings_rows(result: dict) -> list[tuple]:
     return rows
 
 
+AGENT_PAGES = {"page": "/agents/", "api": "its API", "by_cost": "?sort=cost", "one_harness": "?harness="}
+
+
+def agents_rows(result: dict) -> list[tuple]:
+    label = "SQLite" if result["database"] == "sqlite" else "PostgreSQL"
+    pages, small, large = result["pages"], result["small"], result["large"]
+    worst = max(page["ratio"] for page in pages.values())
+    refresh = result["refreshes"][str(large)]
+    return [
+        (f"Agents matrix, {small:,} → {large:,} agents × {result['cases']:,} cases, page cache off ({label})",
+         f"{small:,}: " + ", ".join(f"{AGENT_PAGES[name]} {pages[name]['small_ms']:.1f} ms" for name in AGENT_PAGES),
+         f"{large:,}: " + ", ".join(f"{pages[name]['large_ms']:.1f} ms" for name in AGENT_PAGES),
+         ", ".join(f"{pages[name]['ratio']:.2f}" for name in AGENT_PAGES), "each ≤ 2", verdict(worst <= 2)),
+        (f"Agents matrix refresh, {large:,} agents × {result['cases']:,} cases ({label})",
+         f"{large * result['cases']:,} trials", f"recomputed in {refresh['refresh_s']:.1f} s", "—",
+         "(a background job)", "—"),
+    ]
+
+
 def slow_client_rows(result: dict) -> list[tuple]:
     front, slow, alone = result["nginx"], result["nginx_200_slow"], result["gunicorn_10_slow"]
     return [
@@ -118,7 +137,8 @@ def upload_rows(result: dict) -> list[tuple]:
 
 
 def table(scoring: dict, imports: dict, pages: dict, boards: list[dict], catalogs: list[dict], slow: dict,
-          handlebars: dict, seconds: float, batch: dict | None = None, uploads: dict | None = None) -> str:
+          handlebars: dict, seconds: float, batch: dict | None = None, uploads: dict | None = None,
+          agents: list[dict] = ()) -> str:
     execution, tiny = scoring["overhead_execution"], scoring["overhead_tiny"]
     parallel, cache, hostile = scoring["parallel"], scoring["compile_cache"], scoring["hostile_answer"]
     cached, uncached = pages["cached"], pages["uncached"]
@@ -161,6 +181,8 @@ def table(scoring: dict, imports: dict, pages: dict, boards: list[dict], catalog
         rows += standings_rows(board)
     for catalog in catalogs:
         rows += catalog_standings_rows(catalog)
+    for matrix in agents:
+        rows += agents_rows(matrix)
     rows += slow_client_rows(slow)
     if batch:
         rows += batch_rows(batch)
@@ -197,13 +219,16 @@ def main() -> None:
     # Refreshed every 5 s (several refreshes during the measurement), and at the default interval.
     catalogs = [run("catalog_standings.py"), run_on_postgres("catalog_standings.py"),
                 run_on_postgres("catalog_standings.py", "--refresh-seconds", "60")]
+    print("agents matrix (SQLite, then PostgreSQL)…", flush=True)
+    agents = [run("agents.py"), run_on_postgres("agents.py")]
     print("slow clients…", flush=True)
     slow = run("slow_clients.py")
     print("batch scoring…", flush=True)
     batch = run("score_many.py")
     print("entries over HTTP…", flush=True)
     uploads = run("uploads.py")
-    text = table(scoring, imports, pages, boards, catalogs, slow, handlebars, time.monotonic() - started, batch, uploads)
+    text = table(scoring, imports, pages, boards, catalogs, slow, handlebars, time.monotonic() - started, batch, uploads,
+                 agents)
     print(text)
     if args.update_readme:
         readme = ROOT / "README.md"

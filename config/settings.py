@@ -223,9 +223,14 @@ CATALOG_MAX_ARCHIVE_ENTRIES = envint("CATALOG_MAX_ARCHIVE_ENTRIES", 10_000, mini
 # against it: this many of them (0: off). See scoring/carry.py.
 CARRY_FORWARD_TOP = envint("CARRY_FORWARD_TOP", 20, minimum=0)
 
-# The catalog-wide standings (/standings/) are a snapshot recomputed in the background once the
-# scores moved, at most this often: a page lags the scores by at most this plus one refresh.
+# The catalog-wide standings (/standings/) and the agents matrix (/agents/) are snapshots
+# recomputed in the background once the scores moved, at most this often: a page lags the
+# scores by at most this plus one refresh.
 STANDINGS_REFRESH_SECONDS = envint("STANDINGS_REFRESH_SECONDS", 60, minimum=0)
+
+# Queue a re-measurement (scoring/verification.py) of every new record as it is set: each one
+# costs a build and a scoring run more, on the task queue's workers.
+VERIFY_NEW_RECORDS = envbool("VERIFY_NEW_RECORDS", False)
 
 # --- scoring jobs (the Django Tasks API; the django-tasks backport on Django 5.2) ----------------
 # "immediate": jobs run in the process that enqueues them (the zero-set-up default).

@@ -8,7 +8,8 @@ from api.main import api
 from api.main import docs as api_docs
 from catalog.manifest import VERSION_PATTERN
 from config import permits
-from web import about, boards, cases, feeds, standings
+from lib.urlparts import NameConverter
+from web import about, agents, boards, cases, feeds, standings
 
 
 class VersionConverter:
@@ -24,6 +25,8 @@ class VersionConverter:
 
 
 register_converter(VersionConverter, "version")
+# A model's name, slashes and all (lib/urlparts.py: every name round-trips).
+register_converter(NameConverter, "name")
 
 
 def health(request):
@@ -55,6 +58,8 @@ urlpatterns = [
     path("cases/<slug:slug>/<version:version>/kit/<slug:variant>.zip", cases.kit, name="kit"),
     path("about/", about.about, name="about"),
     path("standings/", standings.standings, name="standings"),
+    path("agents/", agents.agents, name="agents"),
+    path("agents/<name:model>/", agents.agent, name="agent"),
     path("submitters/<path:name>/", standings.submitter, name="submitter"),
     path("submissions/<int:pk>/", boards.submission_detail, name="submission-detail"),
     path("submissions/<int:a>/compare/<int:b>/", boards.submission_compare, name="submission-compare"),

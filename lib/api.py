@@ -70,24 +70,26 @@ def is_problem(response: HttpResponse) -> bool:
     return response.get("Content-Type", "").startswith(PROBLEM_TYPE)
 
 
-def page_links(request: HttpRequest, items, *, page: int, page_size: int, query: dict[str, Any]) -> tuple[list, dict]:
+def page_links(request: HttpRequest, items, *, page: int, page_size: int, query: dict[str, Any],
+               names: tuple[str, str] = ("page", "page_size"), default_size: int = PAGE_SIZE) -> tuple[list, dict]:
     """One page of `items` (anything a Paginator takes) and {count, next, previous}.
 
     The links are absolute and built from the validated parameters in `query` (never from the
     raw query string: a cached document is served to every request that reads the same way).
-    A page past the last is a 404 (page 1 of an empty list is an empty page).
+    A page past the last is a 404 (page 1 of an empty list is an empty page). `names` are the
+    page's and the page size's parameters (a document paged two ways names the second pair).
     """
     paginator = Paginator(items, page_size)
     try:
         shown = paginator.page(page)
     except EmptyPage:
-        raise ApiProblem(404, f"there is no page {page}: the last is {paginator.num_pages}") from None
+        raise ApiProblem(404, f"there is no {names[0]} {page}: the last is {paginator.num_pages}") from None
     kept = {name: value for name, value in query.items() if value not in (None, "", False)}
-    if page_size != PAGE_SIZE:
-        kept["page_size"] = page_size
+    if page_size != default_size:
+        kept[names[1]] = page_size
 
     def link(number: int) -> str:
-        parameters = {**kept, **({"page": number} if number != 1 else {})}
+        parameters = {**kept, **({names[0]: number} if number != 1 else {})}
         parameters = {name: ("1" if value is True else value) for name, value in parameters.items()}
         return site_url(request.path + ("?" + urlencode(sorted(parameters.items())) if parameters else ""))
 

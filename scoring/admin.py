@@ -12,7 +12,7 @@ from lib.text import refused_character
 from scoring import boards
 from scoring.carry import CarryRefused, carry_forward, describe, score_carried
 from scoring.jobs import new_attempt
-from scoring.models import AnnotationChange, ApiToken, Result, Submission, SubmitterName
+from scoring.models import AnnotationChange, ApiToken, Result, Submission, SubmitterName, Verification
 
 
 class AnnotationChangeInline(ReadOnlyInline):
@@ -72,18 +72,38 @@ class SubmissionForm(forms.ModelForm):
         return annotation
 
 
+class ReMeasuredFilter(admin.SimpleListFilter):
+    """The latest re-measurement (a named choice for "never": the admin's own filter leaves the
+    empty value a link with no text)."""
+
+    title = "re-measured"
+    parameter_name = "remeasured"
+    CHOICES = (("never", "never"), ("identical", "identically"), ("different", "not reproduced"),
+               ("failed", "could not be measured again"))
+
+    def lookups(self, request, model_admin):
+        return self.CHOICES
+
+    def queryset(self, request, queryset):
+        value = self.value()
+        if value is None:
+            return queryset
+        return queryset.filter(verification="" if value == "never" else value)
+
+
 @admin.register(Submission)
 class SubmissionAdmin(admin.ModelAdmin):
     form = SubmissionForm
     list_display = ("id", "name", "version", "variant", "model", "status", "job_state", "passed", "total_fuel", "hidden",
-                    "excluded", "submitted_at")
-    list_filter = ("status", "passed", "hidden", "excluded", "version__case", "wasmtime_version")
+                    "excluded", "verification", "submitted_at")
+    list_filter = ("status", "passed", "hidden", "excluded", ReMeasuredFilter, "version__case", "wasmtime_version")
     search_fields = ("name", "version__case__slug", "module_digest", "model", "annotation")
     list_select_related = ("version__case", "variant")
     inlines = [AnnotationChangeInline, ResultInline]
-    actions = ["hide_from_leaderboards", "show_on_leaderboards", "rescore"]
+    actions = ["hide_from_leaderboards", "show_on_leaderboards", "rescore", "remeasure"]
     fields = (
-        "hidden", "annotation", "excluded", "name", "model", "run", "version", "variant", "status", "message", "detail", "passed", "total_fuel", "overshoot",
+        "hidden", "annotation", "excluded", "name", "model", "harness", "run", "version", "variant", "status", "message",
+        "detail", "passed", "total_fuel", "overshoot", "verification", "verified_at", "verification_message",
         "passed_count", "input_count", "source_kind", "source_label", "source_size", "source_digest",
         "module_digest", "module_size", "wasmtime_version", "engine_digest", "submitted_at", "scored_at", "attempt", "job_id",
         "heartbeat_at", "build_log",
@@ -129,6 +149,36 @@ class SubmissionAdmin(admin.ModelAdmin):
             new_attempt(submission, message="queued again by staff")
             count += 1
         self.message_user(request, f"{count} submission(s) queued for scoring.", messages.SUCCESS)
+
+
+    @admin.action(description="Measure again (queue a re-measurement; results stay as they are)")
+    def remeasure(self, request, queryset):
+        from scoring.verification import request as request_verifications
+
+        made = request_verifications(list(queryset.values_list("pk", flat=True)), enqueue=True)
+        self.message_user(request, f"{len(made)} re-measurement(s) queued: see Verifications.", messages.SUCCESS)
+
+
+@admin.register(Verification)
+class VerificationAdmin(admin.ModelAdmin):
+    """Every re-measurement, newest first; "different" and "failed" ones are entries not
+    reproduced, which staff look into (they are not excluded by themselves)."""
+
+    list_display = ("id", "submission", "outcome", "message", "module_identical", "host", "wasmtime_version",
+                    "finished_at")
+    list_filter = ("outcome", "module_identical", "wasmtime_version")
+    search_fields = ("submission__name", "submission__model", "host")
+    list_select_related = ("submission__version__case",)
+    fields = ("submission", "outcome", "message", "detail", "requested_at", "finished_at", "host", "wasmtime_version",
+              "engine_digest", "module_digest", "module_identical", "inputs", "status_differs", "fuel_differs",
+              "answer_differs", "answers_unrecorded", "job_id")
+    readonly_fields = fields
+
+    def has_add_permission(self, request) -> bool:
+        return False  # re-measurements come from `manage.py verify` or the submissions' action
+
+    def has_change_permission(self, request, obj=None) -> bool:
+        return False
 
 
 def record_annotation(submission: Submission, user) -> None:

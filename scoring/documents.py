@@ -85,8 +85,17 @@ def submission_document(submission: Submission) -> dict:
         "submitted_at": submission.submitted_at, "created_at": submission.submitted_at,
         "scored_at": submission.scored_at, "carried_from": submission.carried_from_id,
         "run": submission.run or {}, "annotation": submission.annotation, "excluded": submission.excluded,
+        "verification": verification_json(submission),
         "url": site_url(reverse("submission-detail", args=[submission.pk])),
     }
+
+
+def verification_json(submission: Submission) -> dict | None:
+    """Its latest re-measurement (scoring/verification.py), or None if it was never measured again."""
+    if not submission.verification:
+        return None
+    return {"outcome": submission.verification, "at": submission.verified_at,
+            "message": submission.verification_message}
 
 
 def submission_detail_document(submission: Submission) -> dict:
@@ -115,7 +124,7 @@ def entry_document(entry: Entry) -> dict:
         "group": entry.group, "variant": entry.variant, "status": entry.status,
         "passed_inputs": entry.passed_count, "inputs": entry.input_count,
         "engine": entry.engine, "current_engine": entry.engine == CURRENT_ENGINE, "carried_from": entry.carried_from,
-        "model": entry.model, "annotation": entry.annotation,
+        "model": entry.model, "annotation": entry.annotation, "verification": entry.verification or None,
         "url": site_url(reverse("submission-detail", args=[entry.submission])),
         "api_url": site_url(reverse("api-v1:submission", args=[entry.submission])),
     }
@@ -140,7 +149,7 @@ def board_table(version: CaseVersion, variant: Variant | None, include_all: bool
     line = pass_line(version, len(stress))
     header = [*BOARD_CSV_FIELDS, "share_of_limit_percent", *BOARD_CSV_AFTER,
               *[f"fuel:{path}" for _, path in stress], "submitted_at", "engine", "carried_from", "model",
-              "harness", "run_url", *NUMERIC_RUN_FIELDS, "annotation"]
+              "harness", "run_url", *NUMERIC_RUN_FIELDS, "annotation", "verification"]
 
     def rows():
         for chunk in entries.batches(CSV_CHUNK):
@@ -156,7 +165,7 @@ def board_table(version: CaseVersion, variant: Variant | None, include_all: bool
                        *[per_input.get(position, (None, ""))[0] for position, _ in stress],
                        row["submitted_at"], row["engine"], row["carried_from"], row["model"],
                        run.get("harness", ""), run.get("url", ""), *[run.get(key) for key in NUMERIC_RUN_FIELDS],
-                       row["annotation"]]
+                       row["annotation"], entry.verification]
 
     name = download_name(version.case.slug, version.version, variant.slug if variant else "",
                          "all" if include_all else "", "leaderboard")
@@ -218,3 +227,95 @@ def standings_table(standings) -> tuple[str, list[str], Iterator[list]]:
                        "; ".join(row["models"]), " | ".join(f"{note['case']}: {note['text']}" for note in row["annotations"])]
 
     return download_name("standings", standings.difficulty or "", standings.tag or ""), header, rows()
+
+
+# --- the agents matrix ----------------------------------------------------------------------------
+
+
+def agent_url(model: str, harness: str = "") -> str:
+    """An agent's page (the harness as its filter)."""
+    from urllib.parse import urlencode
+
+    return site_url(reverse("agent", args=[model]) + (f"?{urlencode({'harness': harness})}" if harness else ""))
+
+
+def agent_cell_document(cell, version: CaseVersion, board_url: str, model: str) -> dict:
+    """An agent on one case: its trials, how many solved, its best fuel ÷ the case's best, and
+    whether that best entry was re-measured identically. `board_url`: the case's leaderboard,
+    every entry, with the model's name to follow (`column_board_url`)."""
+    share = cell.share
+    return {
+        "case": version.case.slug, "version": version.version, "trials": cell.trials, "solved": cell.solved,
+        "best_fuel": cell.best_fuel, "share": round(share, 6) if share is not None else None,
+        "best_submission": cell.best_submission_id, "verified": cell.verified == "identical",
+        "url": board_url + model,
+    }
+
+
+def column_board_url(version: CaseVersion) -> str:
+    """A case's leaderboard, every entry, ending `model=` for a model's name (URL-encoded) to follow."""
+    from urllib.parse import urlencode
+
+    query = urlencode({"version": version.version, "all": 1})
+    return site_url(f"{reverse('leaderboard', args=[version.case.slug])}?{query}&model=")
+
+
+def agent_line_document(line, sort: str, cells: list[dict]) -> dict:
+    """An agent's line of the matrix: its place in the order shown, its figures, its cells."""
+    def rounded(value, digits=6):
+        return round(value, digits) if value is not None else None
+
+    return {
+        "rank": getattr(line, f"by_{sort}"), "model": line.model, "harness": line.harness,
+        "score": rounded(line.score), "cases_solved": line.cases_solved, "cases_entered": line.cases_entered,
+        "trials": line.trials, "solved_trials": line.solved_trials, "pass_rate": rounded(line.pass_rate),
+        "pass_rate_low": rounded(line.pass_low), "pass_rate_high": rounded(line.pass_high),
+        "cost_trials": line.cost_trials, "total_cost_usd": rounded(line.total_cost_usd),
+        "mean_cost_usd": rounded(line.mean_cost_usd), "input_tokens_per_trial": rounded(line.input_tokens_per_trial, 1),
+        "output_tokens_per_trial": rounded(line.output_tokens_per_trial, 1), "verified_cases": line.verified_cases,
+        "url": agent_url(line.model, line.harness), "cells": cells,
+    }
+
+
+AGENT_CSV_FIELDS = ("rank", "model", "harness", "score", "cases_solved", "cases_entered", "trials", "solved_trials",
+                    "pass_rate", "pass_rate_low", "pass_rate_high", "cost_trials", "total_cost_usd", "mean_cost_usd",
+                    "input_tokens_per_trial", "output_tokens_per_trial", "verified_cases")
+
+
+def agent_lines(matrix, lines, versions: list[CaseVersion]) -> list[dict]:
+    """The documents of these lines, with their cells on these cases (one query)."""
+    from urllib.parse import quote
+
+    cells = matrix.cells(lines, versions)
+    columns = [(version, column_board_url(version)) for version in versions]
+    documents = []
+    for line in lines:
+        model = quote(line.model, safe="")
+        documents.append(agent_line_document(line, matrix.sort, [
+            agent_cell_document(cells[(line.agent_id, version.pk)], version, board_url, model)
+            for version, board_url in columns if (line.agent_id, version.pk) in cells]))
+    return documents
+
+
+def agents_table(matrix) -> tuple[str, list[str], Iterator[list]]:
+    """Every line of an agents filter as (file name, header, rows): the figures, then for each case
+    its solved trials, trials and best fuel ÷ the case's best (empty: not solved)."""
+    versions = list(matrix.columns())
+    header = [*AGENT_CSV_FIELDS[:3], "cases", *AGENT_CSV_FIELDS[3:],
+              *[f"{column}:{version.case.slug}" for version in versions for column in ("solved", "trials", "share")]]
+
+    def rows():
+        for batch in matrix.lines.batches(200):
+            for document in agent_lines(matrix, batch, versions):
+                by_case = {cell["case"]: cell for cell in document["cells"]}
+                yield [*[document[field] for field in AGENT_CSV_FIELDS[:3]], len(versions),
+                       *[document[field] for field in AGENT_CSV_FIELDS[3:]],
+                       *[value for version in versions for value in _cell_columns(by_case.get(version.case.slug))]]
+
+    return download_name("agents", matrix.difficulty or "", matrix.tag or "", matrix.harness or ""), header, rows()
+
+
+def _cell_columns(cell: dict | None) -> tuple:
+    if cell is None:
+        return 0, 0, None
+    return cell["solved"], cell["trials"], cell["share"]

@@ -49,6 +49,23 @@ def refresh_standings_job() -> float:
     return refresh()
 
 
+@task()
+def refresh_agents_job() -> float:
+    """Recompute the agents matrix (scoring/agents/). Returns seconds."""
+    from scoring.agents import refresh
+
+    return refresh()
+
+
+@task()
+def verify_submission_job(verification_id: int) -> str:
+    """Measure a stored entry again, on whichever worker takes this (scoring/verification.py).
+    Returns the outcome."""
+    from scoring.verification import run_verification
+
+    return run_verification(verification_id).outcome
+
+
 def enqueue_scoring(submission: Submission) -> None:
     """Queue the submission's current attempt when the current transaction commits."""
     submission_id, attempt = submission.pk, submission.attempt

@@ -7,6 +7,7 @@ import logging
 import os
 import threading
 from contextlib import contextmanager
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Iterator
 
@@ -129,9 +130,16 @@ def record_submission(version: CaseVersion, variant: Variant, name: str, kind: s
         version=version, variant=variant, name=name, source_kind=kind, source_label=label,
         source=source, source_size=len(source), source_digest=source_digest(source),
         wasmtime_version=WASMTIME_VERSION, engine_digest=ENGINE_DIGEST,
-        input_count=version.smoke_count + version.stress_count, run=run or {}, model=(run or {}).get("model", ""),
+        input_count=version.smoke_count + version.stress_count, run=run or {}, **run_columns(run or {}),
         carried_from=carried_from, annotation=annotation, operator=operator,
     )
+
+
+def run_columns(run: dict) -> dict:
+    """The columns copied out of a validated run, which the boards filter by and the agents matrix
+    groups and sums by: the model, the harness, the cost and the tokens (None: not recorded)."""
+    return {"model": run.get("model", ""), "harness": run.get("harness", ""), "cost_usd": run.get("cost_usd"),
+            "input_tokens": run.get("input_tokens"), "output_tokens": run.get("output_tokens")}
 
 
 def _held_out(version: CaseVersion) -> list[EvaluationInput]:
@@ -170,11 +178,6 @@ def build_source(source: bytes, version: CaseVersion) -> BuildResult:
         limits=build_limits(version), log_limit=settings.SCORING_BUILD_LOG_BYTES, path=settings.SCORING_BUILD_PATH,
         allow_unsandboxed=settings.SCORING_ALLOW_UNSANDBOXED_BUILDS, accounts=build_accounts(),
     )
-
-
-def _build(submission: Submission, progress: ScoringProgress) -> BuildResult:
-    progress.building(submission.version.build_command)
-    return build_source(bytes(submission.source), submission.version)
 
 
 def _finish(submission: Submission, status: str, *, results: list[Result] = (), **fields) -> Submission:
@@ -261,29 +264,40 @@ def score(submission: Submission, *, progress: ScoringProgress | None = None) ->
         raise
 
 
-def _score(submission: Submission, progress: ScoringProgress) -> Submission:
-    version = submission.version
+@dataclass
+class Measurement:
+    """What building (when it is a source) and running a submission's bytes gave, stored nowhere
+    yet: the one pipeline of a score and of a re-measurement (scoring/verification.py)."""
 
-    if submission.source_kind == Submission.SourceKind.SUBMISSION:
-        built = _build(submission, progress)
-        submission.build_log = built.log
+    state: str  # Submission.State: SCORED, BUILD_FAILED or INVALID_MODULE
+    build_log: str = ""
+    message: str = ""
+    detail: str = ""
+    module_digest: str = ""  # of the module run (or refused); "" when the build failed
+    module_size: int | None = None
+    evaluation: Evaluation | None = None  # when SCORED
+
+
+def measure(version: CaseVersion, source_kind: str, source: bytes, progress: ScoringProgress) -> Measurement:
+    """Build `source` (a packed folder) or take it as the module, check the module against the
+    ABI, and run every held-out input of `version`."""
+    build_log = ""
+    if source_kind == Submission.SourceKind.SUBMISSION:
+        progress.building(version.build_command)
+        built = build_source(source, version)
         if not built.ok:
-            return _finish(submission, Submission.State.BUILD_FAILED, message=built.message, detail=built.detail)
-        wasm = built.module
+            return Measurement(Submission.State.BUILD_FAILED, built.log, built.message, built.detail)
+        build_log, wasm = built.log, built.module
     else:
-        wasm = bytes(submission.source)
-    submission.module_digest = module_digest(wasm)
-    submission.module_size = len(wasm)
-
+        wasm = source
+    digest = module_digest(wasm)
     try:
         solution = load_solution(
             wasm, entry=version.contract_entry, max_memory_bytes=version.max_memory_bytes,
-            cache=module_cache(), max_module_bytes=settings.SCORING_MAX_MODULE_BYTES,
-            digest=submission.module_digest,
+            cache=module_cache(), max_module_bytes=settings.SCORING_MAX_MODULE_BYTES, digest=digest,
         )
     except InvalidModule as invalid:
-        return _finish(submission, Submission.State.INVALID_MODULE, message=invalid.message, detail=invalid.detail)
-
+        return Measurement(Submission.State.INVALID_MODULE, build_log, invalid.message, invalid.detail, digest, len(wasm))
     held_out = _held_out(version)
     judge = Judge(version.file_bytes(version.contract_output), memory_bytes=settings.SCORING_JUDGE_MEMORY_BYTES)
     progress.running(len(held_out))
@@ -292,6 +306,18 @@ def _score(submission: Submission, progress: ScoringProgress) -> Submission:
         wall_seconds=settings.SCORING_WALL_SECONDS, threads=_threads(),
         progress=progress.scored,
     )
+    return Measurement(Submission.State.SCORED, build_log, module_digest=digest, module_size=len(wasm),
+                       evaluation=evaluation)
+
+
+def _score(submission: Submission, progress: ScoringProgress) -> Submission:
+    measured = measure(submission.version, submission.source_kind, bytes(submission.source), progress)
+    submission.build_log = measured.build_log
+    if measured.module_digest:
+        submission.module_digest, submission.module_size = measured.module_digest, measured.module_size
+    if measured.evaluation is None:
+        return _finish(submission, measured.state, message=measured.message, detail=measured.detail)
+    evaluation = measured.evaluation
     return _finish(
         submission, Submission.State.SCORED, results=_result_rows(submission, evaluation), message="", detail="",
         passed=evaluation.passed, total_fuel=evaluation.total_fuel, overshoot=evaluation.overshoot,
@@ -306,6 +332,7 @@ def _result_rows(submission: Submission, evaluation: Evaluation) -> list[Result]
             status=outcome.status.value, fuel=outcome.fuel, fuel_limit=outcome.fuel_limit,
             ceiling=outcome.ceiling, overshoot=outcome.overshoot, message=outcome.message,
             detail=outcome.detail, wall_ms=outcome.wall_ms, output_size=outcome.output_size,
+            answer_digest=outcome.answer_digest,
         )
         for position, (item, outcome) in enumerate(zip(evaluation.held_out, evaluation.outcomes))
     ]

@@ -9,7 +9,8 @@ bumps only what it changed:
 - `version:<slug>:<version>`: that version's results (its leaderboards, its case page), and
   `version:<slug>:latest` too when the version is a case's latest;
 - `standings`: the board of a case's latest public version changed (what the catalog-wide
-  standings are computed from), and `standings-snapshot`: they were computed again (their pages).
+  standings are computed from), and `standings-snapshot`: they were computed again (their pages);
+- `agents-snapshot`: the agents matrix was computed again (its pages), from the same sources.
 """
 
 from __future__ import annotations
@@ -20,6 +21,7 @@ CATALOG = "catalog"
 BEST_FUEL = "best-fuel"
 STANDINGS = "standings"
 STANDINGS_SNAPSHOT = "standings-snapshot"
+AGENTS_SNAPSHOT = "agents-snapshot"
 
 
 def version_generation(slug: str, version: str | None) -> str:

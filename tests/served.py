@@ -27,6 +27,11 @@ from urllib.parse import urlsplit, urlunsplit
 ROOT = Path(__file__).resolve().parent.parent
 STAFF = ("staff", "correct horse battery")
 STARTER = "test-cases/performance/hard/lattice/v1/workspaces/base"
+AGENT_RUNS = (
+    ("run-17", "fast", {"model": "openai/gpt-5.1", "harness": "mini-swe", "cost_usd": "0.42", "input_tokens": "51234",
+                        "output_tokens": "4021"}),
+    ("run-18", "naive", {"model": "claude-x@2026-10", "harness": "mini-swe", "cost_usd": "1.10"}),
+)
 
 
 def _free_port() -> int:
@@ -108,6 +113,14 @@ def prepare(folder: Path) -> Database:
     manage(database, folder, "score_examples", str(ROOT / "examples" / "submissions"))
     manage(database, folder, "score", "lattice", "--version", "v1", "--variant", "long-belts",
            "--submission", str(ROOT / STARTER), "--name", "starter")
+    # Two runs of a harness on rising, each naming its model (agents on /agents/); the first is
+    # measured again from its source (its mark on the pages that show it).
+    made = []
+    for name, example, meta in AGENT_RUNS:
+        done = manage(database, folder, "score", "rising", "--submission", str(ROOT / "examples/submissions/rising" / example),
+                      "--name", name, "--json", *[part for pair in meta.items() for part in ("--meta", f"{pair[0]}={pair[1]}")])
+        made.append(json.loads(done)["submission"])
+    manage(database, folder, "verify", "--submission", str(made[0]))
     manage(database, folder, "createsuperuser", "--noinput", "--username", STAFF[0], "--email", "staff@example.com",
            DJANGO_SUPERUSER_PASSWORD=STAFF[1])
     if database.path is not None:  # one file to copy: the write-ahead log folded in
@@ -160,6 +173,7 @@ class Site:
             "all": "/cases/lattice/leaderboard/?all=1", "submission": f"/submissions/{naive}/",
             "failed submission": f"/submissions/{starter}/", "compare": f"/submissions/{naive}/compare/{fast}/",
             "standings": "/standings/", "submitter": "/submitters/example-fast/", "about": "/about/",
+            "agents": "/agents/", "agent": "/agents/openai/gpt-5.1/",
             "api docs": "/api/v1/docs",
             "not found": "/cases/no-such-case/", "bad request": "/cases/?page=x",
         }

@@ -185,7 +185,8 @@ def test_the_schema_is_generated_from_the_code(client, imported):
                           "/api/v1/submissions/{pk}/", "/api/v1/submissions/{a}/compare/{b}/", "/api/v1/standings/",
                           "/api/v1/cases/{slug}/history/", "/api/v1/schemas/run-record.json",
                           "/api/v1/cases/{slug}/leaderboard.csv", "/api/v1/standings.csv",
-                          "/api/v1/submissions/", "/api/v1/submissions/{pk}/detail", "/api/v1/operator/submissions/"}
+                          "/api/v1/submissions/", "/api/v1/submissions/{pk}/detail", "/api/v1/operator/submissions/",
+                          "/api/v1/agents/", "/api/v1/agents.csv"}
     assert {path: set(item) for path, item in paths.items() if set(item) != {"get"}} == {"/api/v1/submissions/": {"post"}}
     # A request line longer than the front reads is a 414 problem document on every operation.
     assert all(set(operation["responses"]["414"]["content"]) == {PROBLEM}

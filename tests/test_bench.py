@@ -62,6 +62,33 @@ def test_the_catalog_standings_benchmark_runs_and_reports_a_ratio():
         assert result["under_writes"]["ratio"] > 0 and result["under_writes"]["age_s"] is not None
 
 
+@pytest.mark.slow
+def test_the_agents_benchmark_runs_and_reports_each_pages_ratio():
+    done = subprocess.run([sys.executable, "bench/agents.py", "--cases", "6", "--small", "2", "--large", "5",
+                           "--repeat", "2", "--json"], cwd=ROOT, capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stderr
+    result = json.loads(done.stdout.strip().splitlines()[-1])
+    assert set(result["pages"]) == {"page", "api", "by_cost", "one_harness"}
+    assert all(page["ratio"] > 0 for page in result["pages"].values()) and result["refreshes"]["5"]["refresh_s"] > 0
+
+
+@pytest.mark.django_db
+def test_the_many_trials_factory_writes_what_the_matrix_counts():
+    """bench/agents.py builds its million trials with it: one per agent and case, each a trial."""
+    from scoring.agents import refresh
+    from scoring.models import AgentCell, AgentLine
+    from tests.factories import make_cases, make_many_trials
+
+    versions = make_cases(4)
+    make_many_trials(versions, 0, 3)
+    make_many_trials(versions, 3, 2)
+    refresh()
+    assert AgentCell.objects.count() == 20 and set(AgentCell.objects.values_list("trials", flat=True)) == {1}
+    assert AgentLine.objects.filter(scope="").count() == 5
+    assert sum(AgentLine.objects.filter(scope="").values_list("solved_trials", flat=True)) == sum(
+        AgentCell.objects.values_list("solved", flat=True)) > 0
+
+
 @pytest.mark.parametrize("script", sorted(path.name for path in (ROOT / "bench").glob("*.py") if not path.name.startswith("_")))
 def test_every_benchmark_script_imports_what_it_uses(script):
     """`--help` runs every import at the top of a script: a renamed name fails here, not in `make bench`."""

@@ -139,7 +139,7 @@ def test_standings_compare_and_carried_entries(page, own_site):
     page.click("nav >> text=Standings")
     assert page.url.endswith("/standings/")
     rows = page.locator("table.standings tbody tr")
-    assert rows.count() == 3
+    assert rows.count() == 5  # the two examples, the starter, and the two harness runs (tests/served.py)
     assert rows.nth(0).locator("td").nth(1).inner_text() == "example-fast"
     assert rows.nth(0).locator("td").nth(3).inner_text() == "3/3"  # fast solved every published case
     assert "0.5 + 1.0 = 1.5" in page.locator(".method").inner_text()
@@ -170,6 +170,44 @@ def test_standings_compare_and_carried_entries(page, own_site):
     assert page.locator("h1").inner_text().startswith("Submission #")
     assert "range-sums v1" in page.locator(".crumbs").inner_text().lower() or "v1" in page.locator(".crumbs").inner_text()
     assert page.locator("text=Carried to").is_visible()
+
+
+def test_agents_matrix_cells_chart_and_an_agents_trials(browser, page, site):
+    page.goto(site + "/")
+    page.click("nav >> text=Agents")
+    assert page.url.endswith("/agents/")
+    rows = page.locator("table.matrix tbody tr")
+    assert rows.count() == 2
+    assert rows.nth(0).locator("th").inner_text().startswith("1. openai/gpt-5.1")  # fast: the better score
+    assert rows.nth(0).locator(".verified").count() == 1  # its best entry on rising, re-measured
+    assert page.locator("svg.scatter-chart .chart-point.front").count() >= 1
+    shot(page, "agents")
+    page.click("table.matrix tbody tr >> nth=0 >> td.matrix-cell a >> nth=0")
+    assert "model=openai%2Fgpt-5.1" in page.url and "all=1" in page.url
+    assert page.locator("table.board tbody tr").count() == 1
+    page.goto(site + "/agents/")
+    page.click("table.matrix >> text=claude-x@2026-10")
+    assert page.url.endswith("/agents/claude-x@2026-10/?harness=mini-swe")
+    assert page.locator("h1").inner_text().startswith("claude-x@2026-10")
+    assert page.locator("table.board >> text=run-18").count() == 1
+
+    # On the narrowest phone the matrix scrolls in its own region, the agent column staying in view.
+    context = browser.new_context(java_script_enabled=False, viewport={"width": 320, "height": 640}, is_mobile=True)
+    phone = context.new_page()
+    phone.goto(site + "/agents/")
+    region = phone.locator(".matrix-scroll")
+    assert region.get_attribute("role") == "region" and region.get_attribute("tabindex") == "0"
+    assert phone.evaluate("document.documentElement.scrollWidth") <= 320
+    before = phone.locator("table.matrix tbody th.agent-col").first.bounding_box()
+    region.evaluate("element => element.scrollLeft = element.scrollWidth")
+    after = phone.locator("table.matrix tbody th.agent-col").first.bounding_box()
+    assert after["x"] == before["x"] and after["x"] >= 0  # kept in view while the cells scroll past
+    context.close()
+    context = browser.new_context(java_script_enabled=False, viewport={"width": 375, "height": 800}, is_mobile=True)
+    phone = context.new_page()
+    phone.goto(site + "/agents/")
+    shot(phone, "agents-phone")
+    context.close()
 
 
 def test_take_part_kit_and_the_method(page, site):

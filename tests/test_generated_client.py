@@ -44,7 +44,7 @@ def test_a_generated_client_calls_every_operation(own_site, tmp_path):
     operations = {f"{group}.{module}" for group in ("catalog", "index", "results", "schemas", "submissions")
                   for module in [path.stem for path in (Path(api.__file__).parent / group).glob("*.py")
                                  if path.stem != "__init__"]}
-    assert len(operations) == 14, operations  # as many as the schema has
+    assert len(operations) == 16, operations  # as many as the schema has
     models = importlib.import_module("client.models")
     types = importlib.import_module("client.types")
     token = own_site.manage("api_token", "create", "generated").splitlines()[-1]
@@ -74,6 +74,10 @@ def test_a_generated_client_calls_every_operation(own_site, tmp_path):
     assert ok(call("results.history", "lattice"), models.History)
     assert ok(call("results.standings"), models.StandingsDocument).results
     assert ok(call("results.standings_csv"), str).startswith('"rank","name"')
+    agents = ok(call("results.agents", sort=models.AgentsSort.COST), models.AgentsDocument)
+    assert {line.model for line in agents.results} == {"openai/gpt-5.1", "claude-x@2026-10"}
+    assert agents.results[0].cells[0].case == "rising"
+    assert ok(call("results.agents_csv"), str).startswith('"rank","model","harness"')
     assert ok(call("results.submission", naive), models.SubmissionDocument).submission == naive
     assert ok(call("results.submission_compare", naive, fast), models.ComparisonDocument)
     schema = ok(call("schemas.run_record_schema"), models.RunRecordSchemaResponse200)

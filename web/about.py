@@ -8,6 +8,7 @@ from django.shortcuts import render
 
 from engine.sandbox import ENGINE_DIGEST, WASMTIME_VERSION
 from engine.sandbox.engine import ENGINE_SETTINGS, MAX_WASM_STACK, TABLE_ELEMENTS_LIMIT
+from lib.stats import wilson_interval
 
 
 def about(request: HttpRequest) -> HttpResponse:
@@ -26,9 +27,10 @@ def about(request: HttpRequest) -> HttpResponse:
             "SCORING_MAX_MODULE_BYTES", "SCORING_MAX_SOURCE_BYTES", "SCORING_COMPILE_SECONDS",
             "SCORING_ANSWER_MIN_BYTES", "SCORING_ANSWER_SIZE_FACTOR", "SCORING_JUDGE_MEMORY_BYTES",
             "CARRY_FORWARD_TOP", "STANDINGS_REFRESH_SECONDS", "API_SUBMISSIONS_IN_FLIGHT", "API_SUBMISSIONS_PER_HOUR",
-            "API_UPLOAD_MAX_BYTES",
+            "API_UPLOAD_MAX_BYTES", "VERIFY_NEW_RECORDS",
         )},
         "statuses": STATUS_MEANINGS,
+        "wilson_examples": [(solved, trials, *wilson_interval(solved, trials)) for solved, trials in ((3, 4), (30, 40))],
         "nav": "about",
     }
     return render(request, "scoring/about.html", context)

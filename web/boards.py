@@ -159,6 +159,9 @@ def submission_detail(request: HttpRequest, pk: int) -> HttpResponse:
         # The reason first: the inputs that failed (a failed build or module says so in `message`).
         "failed_inputs": failed[:FAILED_SHOWN_FIRST],
         "failed_more": max(len(failed) - FAILED_SHOWN_FIRST, 0),
+        # Its latest re-measurement, when it had one (the mark itself is on the submission).
+        "verification": (submission.verifications.exclude(outcome="pending").order_by("-finished_at", "-pk").first()
+                         if submission.verification else None),
     }
     return render(request, "scoring/submission_detail.html", context)
 

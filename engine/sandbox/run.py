@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import hashlib
 import time
 from dataclasses import dataclass
 from enum import StrEnum
@@ -43,6 +44,9 @@ class Outcome:
     wall_ms: float = 0.0
     output_size: int | None = None
     detail: str = ""  # the full text behind the message, for staff ("" when the message says it all)
+    # SHA-256 of the answer the module returned, when it returned one that was read: a
+    # re-measurement shows the same answer without the answer being kept.
+    answer_digest: str = ""
 
     @classmethod
     def skipped(cls, fuel_limit: int, ceiling: int) -> "Outcome":
@@ -90,11 +94,12 @@ class Solution:
         started = time.perf_counter()
 
         def finish(status: Status, *, fuel: int | None, message: str = "", output_size: int | None = None,
-                   detail: str = "") -> Outcome:
+                   detail: str = "", answer: bytes | None = None) -> Outcome:
             overshoot = fuel - fuel_limit if status is Status.OVER_LIMIT and fuel is not None else 0
             wall_ms = round((time.perf_counter() - started) * 1000, 3)
             return Outcome(status, fuel, fuel_limit, ceiling, overshoot, message, wall_ms, output_size,
-                           detail if detail != message else "")
+                           detail if detail != message else "",
+                           hashlib.sha256(answer).hexdigest() if answer is not None else "")
 
         def used() -> int:
             return ceiling - store.get_fuel()
@@ -162,12 +167,15 @@ class Solution:
         verdict = judge(output, deadline)
         size = len(output)
         if verdict.status == INVALID_OUTPUT:
-            return finish(Status.INVALID_OUTPUT, fuel=fuel_used, message=verdict.message, detail=verdict.detail, output_size=size)
+            return finish(Status.INVALID_OUTPUT, fuel=fuel_used, message=verdict.message, detail=verdict.detail,
+                          output_size=size, answer=output)
         if verdict.status == WRONG_ANSWER:
-            return finish(Status.WRONG_ANSWER, fuel=fuel_used, message=verdict.message, detail=verdict.detail, output_size=size)
+            return finish(Status.WRONG_ANSWER, fuel=fuel_used, message=verdict.message, detail=verdict.detail,
+                          output_size=size, answer=output)
         if fuel_used > fuel_limit:
-            return finish(Status.OVER_LIMIT, fuel=fuel_used, message=f"correct, {fuel_used - fuel_limit:,} fuel over the limit", output_size=size)
-        return finish(Status.PASSED, fuel=fuel_used, output_size=size)
+            return finish(Status.OVER_LIMIT, fuel=fuel_used, message=f"correct, {fuel_used - fuel_limit:,} fuel over the limit",
+                          output_size=size, answer=output)
+        return finish(Status.PASSED, fuel=fuel_used, output_size=size, answer=output)
 
 
 def load_solution(wasm: bytes, *, entry: str, max_memory_bytes: int, cache: ModuleCache,

@@ -44,6 +44,7 @@ class Entry:
     carried_from: int | None = None  # the submission on an earlier version it was carried from
     model: str = ""  # the run's model (provenance), "" when not recorded
     annotation: str = ""  # staff's public note (an excluded entry's reason)
+    verification: str = ""  # its latest re-measurement: "", identical, different or failed
 
     @property
     def engine(self) -> str:
@@ -59,7 +60,7 @@ class Entry:
 
 SUBMISSION_FIELDS = ("pk", "name", "variant__slug", "status", "passed", "total_fuel", "overshoot", "passed_count",
                      "input_count", "submitted_at", "wasmtime_version", "engine_digest", "board_group", "carried_from",
-                     "model", "annotation")
+                     "model", "annotation", "verification")
 
 
 def _entry(row: dict, position: int) -> Entry:
@@ -70,7 +71,7 @@ def _entry(row: dict, position: int) -> Entry:
         total_fuel=row["total_fuel"], overshoot=row["overshoot"], passed_count=row["passed_count"],
         input_count=row["input_count"], submitted_at=row["submitted_at"], wasmtime_version=row["wasmtime_version"],
         engine_digest=row["engine_digest"], carried_from=row["carried_from"], model=row["model"],
-        annotation=row["annotation"],
+        annotation=row["annotation"], verification=row["verification"],
     )
 
 

@@ -55,13 +55,27 @@ class Changes:
         # Two new steps on one board in one go: each was checked against the stored steps only.
         per_board = Counter((version_id, variant_key) for version_id, variant_key, _ in self.appends)
         self.rebuild.update(version_id for (version_id, _), count in per_board.items() if count > 1)
+        appended = [(version_id, variant_key, row) for version_id, variant_key, row in self.appends
+                    if version_id not in self.rebuild]
         RecordStep.objects.bulk_create([
             RecordStep(version_id=version_id, variant_key=variant_key, submission_id=row["pk"],
                        scored_at=_when(row), total_fuel=row["total_fuel"])
-            for version_id, variant_key, row in self.appends if version_id not in self.rebuild
+            for version_id, variant_key, row in appended
         ])
         if self.rebuild:
             rebuild(self.rebuild)
+        _verify_new_records([row["pk"] for _, variant_key, row in appended if variant_key == ALL_VARIANTS])
+
+
+def _verify_new_records(submission_ids: list[int]) -> None:
+    """With VERIFY_NEW_RECORDS, a re-measurement of each new record of a board (over every
+    variant), queued when the transaction that set it commits."""
+    from django.conf import settings
+
+    if submission_ids and settings.VERIFY_NEW_RECORDS:
+        from scoring.verification import request
+
+        request(submission_ids, enqueue=True)
 
 
 def version_filter(version_ids: Iterable[int] | None) -> tuple[str, list]:

@@ -1,9 +1,13 @@
-"""The results app's models: submissions (`submissions`), what the boards keep (`board_rows`) and the
-operators who submit over the API (`operators`)."""
+"""The results app's models: submissions (`submissions`), what the boards keep (`board_rows`), the
+operators who submit over the API (`operators`), re-measurements (`verifications`) and the agents
+matrix (`agents`)."""
 
+from scoring.models.agents import Agent, AgentCell, AgentLine
 from scoring.models.board_rows import BoardSummary, RecordStep, Standing, StandingQuerySet, StandingsRow, StandingsSnapshot
 from scoring.models.operators import ApiToken, IdempotentRequest, SubmitterName
 from scoring.models.submissions import AnnotationChange, Result, Submission, SubmissionQuerySet
+from scoring.models.verifications import Verification
 
-__all__ = ["AnnotationChange", "ApiToken", "BoardSummary", "IdempotentRequest", "SubmitterName", "RecordStep", "Result", "Standing", "StandingQuerySet", "StandingsRow",
-           "StandingsSnapshot", "Submission", "SubmissionQuerySet"]
+__all__ = ["Agent", "AgentCell", "AgentLine", "AnnotationChange", "ApiToken", "BoardSummary", "IdempotentRequest",
+           "SubmitterName", "RecordStep", "Result", "Standing", "StandingQuerySet", "StandingsRow",
+           "StandingsSnapshot", "Submission", "SubmissionQuerySet", "Verification"]

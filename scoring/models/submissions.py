@@ -131,6 +131,17 @@ class Submission(models.Model):
     # object or `score --meta` gave it, validated and bounded; `model` copied out to filter by.
     run = models.JSONField(default=dict, blank=True, editable=False)
     model = models.CharField(max_length=100, blank=True, editable=False)
+    # The rest of what the agents matrix groups and sums by (scoring/agents/), copied out of `run`
+    # the same way: the harness, and what the run cost (NULL: not recorded).
+    harness = models.CharField(max_length=100, blank=True, editable=False)
+    cost_usd = models.FloatField(null=True, blank=True, editable=False)
+    input_tokens = models.BigIntegerField(null=True, blank=True, editable=False)
+    output_tokens = models.BigIntegerField(null=True, blank=True, editable=False)
+    # Its latest re-measurement (scoring/verification.py), copied here so a board row shows it
+    # with no query of its own: "" never re-measured, else Verification.Outcome.
+    verification = models.CharField(max_length=20, blank=True, editable=False)
+    verified_at = models.DateTimeField(null=True, blank=True, editable=False)
+    verification_message = models.CharField(max_length=500, blank=True, editable=False)  # public
     # A staff annotation, public: shown wherever the entry is. Excluded entries stay visible on
     # the boards, below the ranked ones (scoring/boards/places.py EXCLUDED).
     annotation = models.CharField(max_length=500, blank=True,
@@ -211,6 +222,7 @@ class Result(models.Model):
     detail = models.TextField(blank=True)  # the full message (a whole JSON pointer…): staff only
     wall_ms = models.FloatField(default=0)
     output_size = models.PositiveBigIntegerField(null=True, blank=True)
+    answer_digest = models.CharField(max_length=64, blank=True)  # SHA-256 of the answer returned, if one was read
 
     class Meta:
         ordering = ["submission", "position"]

@@ -23,3 +23,12 @@ def test_the_about_page_says_who_may_submit_and_the_quotas(client, settings, db)
     page = client.get("/about/").content.decode()
     assert "API token" in page and "POST /api/v1/submissions/" in page
     assert "at most 3 entries being scored at once" in page and "at most 17 an hour" in page
+
+
+def test_the_about_page_explains_trials_the_interval_and_measuring_again(client, settings, db):
+    page = client.get("/about/").content.decode()
+    assert 'id="agents"' in page and 'id="verification"' in page
+    assert "with 3 of 4 trials passing it is 30%–95%" in page  # the Wilson interval, computed
+    assert "Staff choose which entries are measured again" in page
+    settings.VERIFY_NEW_RECORDS = True
+    assert "Every new record is measured again as it is set" in client.get("/about/").content.decode()

@@ -77,6 +77,14 @@ def percent(value) -> str:
 
 
 @register.filter
+def rate(value) -> str:
+    """A share of one as a percentage: 0.625 → 62.5%, 0.04 → 4.0%; None → —"""
+    if value is None or value == "":
+        return "—"
+    return percent(float(value) * 100)
+
+
+@register.filter
 def markdown(text: str) -> str:
     return mark_safe(render_markdown(text or ""))  # sanitised by render_markdown
 

@@ -1,0 +1,46 @@
+"""A free-text name (a model: `openai/gpt-5.1`, `claude-x@2026-10`, `my model`) as a part of a URL
+path that gives the same name back, whatever the name.
+
+Most names go as they are, slashes included, and Django's `reverse()` percent-encodes what a path
+may not hold. A name that a browser, nginx or the path itself would change is escaped whole
+instead: an empty segment (`a//b`, a leading or trailing `/`: merged or lost), a dot segment
+(`.`, `..`: resolved away by every browser), or a leading `~` (the escape's mark). Escaped, it is
+`~` and the name percent-encoded with nothing kept (so one segment, no dots alone); `reverse()`
+encodes the `%` once more and the server decodes it once, so `to_name()` sees the `~` form.
+"""
+
+from __future__ import annotations
+
+from urllib.parse import quote, unquote
+
+ESCAPE = "~"
+DOT_SEGMENTS = ("", ".", "..")
+
+
+def _goes_as_it_is(name: str) -> bool:
+    return not name.startswith(ESCAPE) and all(segment not in DOT_SEGMENTS for segment in name.split("/"))
+
+
+def to_part(name: str) -> str:
+    """The path part of `name` (before `reverse()` encodes it)."""
+    return name if _goes_as_it_is(name) else ESCAPE + quote(name, safe="")
+
+
+def to_name(part: str) -> str:
+    """The name a (decoded) path part stands for."""
+    return unquote(part[len(ESCAPE):], errors="strict") if part.startswith(ESCAPE) else part
+
+
+class NameConverter:
+    """A URL converter (`<name:model>`) that round-trips every name through `to_part` / `to_name`."""
+
+    regex = ".+"
+
+    def to_python(self, value: str) -> str:
+        try:
+            return to_name(value)
+        except UnicodeDecodeError:
+            raise ValueError("not a name") from None
+
+    def to_url(self, value: str) -> str:
+        return to_part(value)

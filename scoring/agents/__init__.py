@@ -1,0 +1,8 @@
+"""The agents matrix (`/agents/`): agents (a model and its harness) × the latest published version
+of every case, with every scored entry a trial. `computing` recomputes it into AgentCell and
+AgentLine rows (a background job); `reading` serves a filter of them a slice at a time."""
+
+from scoring.agents.computing import SORTS, refresh, request_refresh, snapshot, trials
+from scoring.agents.reading import CostChart, Matrix
+
+__all__ = ["SORTS", "CostChart", "Matrix", "refresh", "request_refresh", "snapshot", "trials"]

@@ -1,0 +1,257 @@
+"""Reading the agents matrix for a page or the API: the filter, its lines a slice at a time, the
+case columns a slice at a time, the cells where the two cross, and the cost × score chart."""
+
+from __future__ import annotations
+
+import hashlib
+import math
+from dataclasses import dataclass
+
+from django import forms
+from django.core.cache import cache
+
+from catalog.manifest import DIFFICULTIES
+from catalog.models import CaseVersion, Tag
+from scoring.agents.computing import SORTS, front_of, lines_of, snapshot, stored_cells
+from scoring.standings.computing import scope_name
+from scoring.standings.reading import BadFilter
+from sitecache.models import AGENTS_SNAPSHOT, CATALOG, Generation
+
+CHART_POINTS = 60  # the most points the chart draws: the whole front, then the best by score
+CHART_WIDTH, CHART_HEIGHT = 640, 300
+CHART_LEFT, CHART_RIGHT, CHART_TOP, CHART_BOTTOM = 64, 20, 14, 40
+
+
+class AgentsFilterForm(forms.Form):
+    # Form fields refuse NUL characters and overlong values before any query sees them.
+    difficulty = forms.ChoiceField(required=False, choices=[("", "any")] + [(d, d) for d in DIFFICULTIES])
+    tag = forms.CharField(required=False, max_length=100)
+    harness = forms.CharField(required=False, max_length=100, strip=False)
+    sort = forms.ChoiceField(required=False, choices=[(sort, sort) for sort in SORTS])
+
+
+class LineSlice:
+    """A scope's stored lines in one order (optionally one harness's), sliced like a list for a
+    Paginator: one indexed range of places per slice."""
+
+    def __init__(self, scope: str, sort: str, harness: str | None, count: int | None):
+        self.scope, self.sort, self.harness = scope, sort, harness
+        self._count = count
+        # The places this slice pages through: over every line, or among one harness's.
+        self.place = f"by_{sort}" if harness is None else f"harness_by_{sort}"
+
+    def _rows(self):
+        from scoring.models import AgentLine
+
+        rows = AgentLine.objects.filter(scope=self.scope)
+        return rows if self.harness is None else rows.filter(harness=self.harness)
+
+    def count(self) -> int:
+        if self._count is None:
+            self._count = self._rows().count()
+        return self._count
+
+    def __len__(self) -> int:
+        return self.count()
+
+    def __getitem__(self, index: slice):
+        return list(self._rows().filter(**{f"{self.place}__gt": index.start or 0, f"{self.place}__lte": index.stop})
+                    .select_related("agent").order_by(self.place))
+
+    def batches(self, size: int):
+        for start in range(0, self.count(), size):
+            yield self[start:min(start + size, self.count())]
+
+    def chart_rows(self) -> tuple[list[tuple], int]:
+        """The lines the chart draws, (agent id, model, harness, mean cost, score, index in this
+        order, on the front), and how many lines recorded a cost: the front and the best by score,
+        read through their stored flags and places, never every line."""
+        from django.db.models import Q
+
+        front, by_score = ("on_front", "by_score") if self.harness is None else ("on_harness_front", "harness_by_score")
+        costed = self._rows().filter(cost_trials__gt=0, total_cost_usd__isnull=False)
+        rows = costed.filter(Q(**{front: True}) | Q(**{f"{by_score}__lte": CHART_POINTS})).values_list(
+            "agent_id", "agent__model", "harness", "total_cost_usd", "cost_trials", "score", self.place, front)
+        return ([(agent_id, model, harness, total / trials, score, place - 1, on_front)
+                 for agent_id, model, harness, total, trials, score, place, on_front in rows], costed.count())
+
+
+class ListedLines(list):
+    """Lines summed on request (a difficulty and a tag together), read like a LineSlice."""
+
+    def batches(self, size: int):
+        for start in range(0, len(self), size):
+            yield self[start:start + size]
+
+    def chart_rows(self) -> tuple[list[tuple], int]:
+        costed = [(index, line) for index, line in enumerate(self) if line.mean_cost_usd is not None]
+        front = set(id(line) for line in front_of([line for _, line in costed]))
+        return ([(line.agent_id, line.model, line.harness, line.mean_cost_usd, line.score, index, id(line) in front)
+                 for index, line in costed], len(costed))
+
+
+class Matrix:
+    """What one request for the agents matrix shows: the filter, the lines, the case columns."""
+
+    def __init__(self, parameters):
+        form = AgentsFilterForm(parameters)
+        if not form.is_valid():
+            field = next(iter(form.errors))
+            raise BadFilter("bad_filter", f"{field}: " + " ".join(form.errors[field]))
+        self.difficulty = form.cleaned_data["difficulty"] or None
+        self.tag = form.cleaned_data["tag"] or None
+        self.harness = form.cleaned_data["harness"] or None  # empty: every harness
+        if self.harness is not None and any(ord(character) < 32 for character in self.harness):
+            raise BadFilter("bad_filter", "harness: must be one line of text")
+        self.sort = form.cleaned_data["sort"] or "score"
+        if self.tag and not Tag.objects.filter(name=self.tag, latest_public_count__gt=0).exists():
+            raise BadFilter("unknown_tag", "no published case carries that tag")
+        self.scope = scope_name(self.difficulty, self.tag)
+        self.snapshot = snapshot()
+        self.as_of = self.snapshot.computed_at if self.snapshot else None
+        self.versions = CaseVersion.objects.filter(latest_public=True)
+        if self.difficulty:
+            self.versions = self.versions.filter(difficulty=self.difficulty)
+        if self.tag:
+            self.versions = self.versions.filter(tags__name=self.tag)
+        if self.difficulty and self.tag:  # not precomputed: summed from the stored cells, once per snapshot
+            lines = [line for line in combined(self.versions, self.scope)[self.sort]
+                     if self.harness is None or line.harness == self.harness]
+            self.lines = ListedLines(lines)
+        else:
+            known = (self.snapshot.scopes if self.snapshot else {}).get(self.scope, {"rows": 0})
+            self.lines = LineSlice(self.scope, self.sort, self.harness, None if self.harness is not None else known["rows"])
+
+    @property
+    def computing(self) -> bool:
+        """The matrix was never computed yet (the first refresh is queued)."""
+        return self.snapshot is None or self.snapshot.computed_at is None
+
+    @property
+    def filtered(self) -> bool:
+        return bool(self.difficulty or self.tag or self.harness)
+
+    def columns(self):
+        """The filter's cases, in the order of their names (a QuerySet: page it)."""
+        return self.versions.select_related("case").order_by("name", "pk")
+
+    def case_count(self) -> int:
+        return self.versions.count()
+
+    def cells(self, lines, versions) -> dict[tuple[int, int], "ShownCell"]:
+        """(agent id, version id) → the stored cell, for these lines and these columns: one query
+        (read as plain values: a page holds up to a thousand cells)."""
+        from scoring.models import AgentCell
+
+        agents, version_ids = [line.agent_id for line in lines], [version.pk for version in versions]
+        if not agents or not version_ids:
+            return {}
+        rows = AgentCell.objects.filter(agent_id__in=agents, version_id__in=version_ids).values_list(*ShownCell.FIELDS)
+        return {(row[0], row[1]): ShownCell(*row) for row in rows}
+
+    def chart(self, per_page: int) -> "CostChart | None":
+        """The cost × score chart of the lines that recorded a cost, None when none did."""
+        return cost_chart(*self.lines.chart_rows(), per_page)
+
+
+@dataclass(frozen=True, slots=True)
+class ShownCell:
+    """What a page or a document shows of an AgentCell."""
+
+    FIELDS = ("agent_id", "version_id", "trials", "solved", "best_fuel", "case_best_fuel", "best_submission_id",
+              "verified")
+    agent_id: int
+    version_id: int
+    trials: int
+    solved: int
+    best_fuel: int | None
+    case_best_fuel: int | None
+    best_submission_id: int | None
+    verified: str
+
+    @property
+    def share(self) -> float | None:
+        """The agent's best fuel ÷ the case's best (as AgentCell.share)."""
+        if self.best_fuel is None or not self.case_best_fuel:
+            return None
+        return max(self.best_fuel, 1) / max(self.case_best_fuel, 1)
+
+
+def combined(versions, scope: str) -> dict[str, list]:
+    """A difficulty and a tag together, summed from the stored cells once per snapshot (and per
+    catalog change) and remembered: each order of the lines."""
+    values = ".".join(str(value) for value in Generation.current([CATALOG, AGENTS_SNAPSHOT]))
+    key = "agents-combined:" + hashlib.sha256(f"{values}\0{scope}".encode()).hexdigest()
+    found = cache.get(key)
+    if found is None:
+        ids = list(versions.values_list("pk", flat=True))
+        lines = lines_of(stored_cells(ids), lambda version_id: [scope]).get(scope, [])
+        found = {sort: sorted(lines, key=lambda line: getattr(line, f"by_{sort}")) for sort in SORTS}
+        cache.set(key, found, 3600)
+    return found
+
+
+@dataclass(frozen=True)
+class ChartPoint:
+    agent_id: int
+    model: str
+    harness: str
+    cost: float  # mean per trial, US dollars
+    score: float
+    x: float
+    y: float
+    on_front: bool
+    page: int  # the page of the matrix (in its current order and filter) that holds the agent's row
+
+
+@dataclass(frozen=True)
+class CostChart:
+    points: list[ChartPoint]
+    front: str  # the front's line, SVG points
+    width: int
+    height: int
+    left: int
+    bottom: int
+    x_labels: list[tuple[float, float, str]]  # (x, cost, text-anchor)
+    y_labels: list[tuple[float, float]]  # (y, score)
+    log_scale: bool
+    drawn: int
+    total: int  # agents that recorded a cost
+
+
+def cost_chart(rows: list[tuple], total: int, per_page: int) -> CostChart | None:
+    """Mean cost per trial (x, log scale when the costs span ten times or more) against score
+    (y): the Pareto front (no other agent costs no more and scores no less) drawn as a line, and
+    at most CHART_POINTS points: the whole front, then the best by score. `rows` are (agent id,
+    model, harness, mean cost, score, index in the page's order, on the front)."""
+    if not rows:
+        return None
+    front = sum(1 for row in rows if row[6])
+    shown = sorted(rows, key=lambda row: (not row[6], -row[4], row[1], row[2]))[:max(CHART_POINTS, front)]
+    costs = [row[3] for row in shown]
+    low, high = min(costs), max(costs)
+    log_scale = low > 0 and high / low >= 10
+    plot_width = CHART_WIDTH - CHART_LEFT - CHART_RIGHT
+    plot_height = CHART_HEIGHT - CHART_TOP - CHART_BOTTOM
+    top_score = max(max(row[4] for row in shown), 1.0)
+
+    def x_of(cost: float) -> float:
+        if log_scale:
+            share = (math.log10(cost) - math.log10(low)) / (math.log10(high) - math.log10(low))
+        else:
+            share = cost / high if high > 0 else 0.5
+        return round(CHART_LEFT + plot_width * share, 1)
+
+    def y_of(score: float) -> float:
+        return round(CHART_TOP + plot_height * (1 - score / top_score), 1)
+
+    points = [ChartPoint(agent_id, model, harness, cost, score, x_of(cost), y_of(score), on_front,
+                         index // per_page + 1)
+              for agent_id, model, harness, cost, score, index, on_front in shown]
+    on_front = sorted((point for point in points if point.on_front), key=lambda point: (point.cost, -point.score))
+    bottom = CHART_HEIGHT - CHART_BOTTOM
+    x_labels = [(x_of(low if log_scale else 0.0) if log_scale else float(CHART_LEFT), low if log_scale else 0.0, "start"),
+                (float(CHART_LEFT + plot_width), high, "end")]
+    return CostChart(points, " ".join(f"{point.x},{point.y}" for point in on_front), CHART_WIDTH, CHART_HEIGHT,
+                     CHART_LEFT, bottom, x_labels, [(y_of(0.0), 0.0), (y_of(top_score), top_score)], log_scale,
+                     len(points), total)

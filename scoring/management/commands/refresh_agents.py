@@ -1,0 +1,17 @@
+from __future__ import annotations
+
+from django.core.management.base import BaseCommand
+
+from scoring.agents import refresh, snapshot
+
+
+class Command(BaseCommand):
+    help = ("Recompute the agents matrix (/agents/) now. Pages ask for this themselves once scores arrive "
+            "(at most every STANDINGS_REFRESH_SECONDS); run it after bulk changes, or from cron.")
+
+    def handle(self, *args, **options):
+        seconds = refresh()
+        scopes = snapshot().scopes
+        overall = scopes.get("", {"cases": 0, "rows": 0})
+        self.stdout.write(f"agents: {overall['rows']} agent(s) over {overall['cases']} case(s), "
+                          f"{len(scopes)} scope(s), in {seconds:.2f} s")

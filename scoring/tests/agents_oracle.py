@@ -1,0 +1,102 @@
+"""The agents matrix written the plain way, over a list of trials in Python: the oracle the
+stored cells, lines, orders and Pareto front are checked against (scoring/agents/ does not use
+it, nor lib/stats.py: the interval is the quadratic's roots, the front a comparison of every pair)."""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+Z = 1.959963984540054
+
+
+@dataclass(frozen=True)
+class Trial:
+    """One entry as a test made it."""
+
+    model: str  # "" for an entry whose run names no model
+    harness: str
+    case: int  # the version's id
+    passed: bool
+    fuel: int | None  # total fuel (None when it failed)
+    hidden: bool = False
+    excluded: bool = False
+    scored: bool = True  # False: still pending (no trial)
+    cost: float | None = None
+    input_tokens: int | None = None
+    output_tokens: int | None = None
+
+    @property
+    def on_board(self) -> bool:
+        return self.scored and not self.hidden
+
+    @property
+    def ranked(self) -> bool:
+        return self.on_board and not self.excluded and self.passed
+
+
+def wilson(successes: int, trials: int) -> tuple[float, float]:
+    """The p where n (p̂ − p)² = z² p (1 − p): the roots of (n + z²) p² − (2 n p̂ + z²) p + n p̂² = 0."""
+    if not trials:
+        return 0.0, 1.0
+    rate = successes / trials
+    a, b, c = trials + Z * Z, -(2 * trials * rate + Z * Z), trials * rate * rate
+    root = math.sqrt(max(b * b - 4 * a * c, 0.0))
+    return max(0.0, (-b - root) / (2 * a)), min(1.0, (-b + root) / (2 * a))
+
+
+def matrix(trials: list[Trial], cases: set[int]) -> dict:
+    """{"cells": {(model, harness, case): {...}}, "lines": {(model, harness): {...}}} over `cases`."""
+    case_best = {}
+    for case in cases:
+        fuels = [trial.fuel for trial in trials if trial.case == case and trial.ranked]
+        case_best[case] = min(fuels) if fuels else None
+    cells = {}
+    for trial in trials:
+        if not trial.model or not trial.on_board or trial.case not in cases:
+            continue
+        cell = cells.setdefault((trial.model, trial.harness, trial.case), {
+            "trials": 0, "solved": 0, "best": None, "costs": [], "inputs": [], "outputs": []})
+        cell["trials"] += 1
+        if trial.ranked:
+            cell["solved"] += 1
+            cell["best"] = trial.fuel if cell["best"] is None else min(cell["best"], trial.fuel)
+        for name, value in (("costs", trial.cost), ("inputs", trial.input_tokens), ("outputs", trial.output_tokens)):
+            if value is not None:
+                cell[name].append(value)
+    lines = {}
+    for (model, harness, case), cell in cells.items():
+        line = lines.setdefault((model, harness), {"entered": 0, "solved": 0, "trials": 0, "solved_trials": 0,
+                                                   "score": 0.0, "costs": [], "inputs": [], "outputs": []})
+        line["entered"] += 1
+        line["trials"] += cell["trials"]
+        line["solved_trials"] += cell["solved"]
+        if cell["best"] is not None:
+            line["solved"] += 1
+            line["score"] += max(case_best[case], 1) / max(cell["best"], 1)
+        for name in ("costs", "inputs", "outputs"):
+            line[name] += cell[name]
+    for line in lines.values():
+        line["pass_rate"] = line["solved_trials"] / line["trials"]
+        line["interval"] = wilson(line["solved_trials"], line["trials"])
+        line["mean_cost"] = sum(line["costs"]) / len(line["costs"]) if line["costs"] else None
+    for (model, harness, case), cell in cells.items():
+        cell["share"] = cell["best"] / case_best[case] if cell["best"] is not None and case_best[case] else None
+    return {"cells": cells, "lines": lines}
+
+
+def by_score(lines: dict) -> list[tuple[str, str]]:
+    """The agents in the page's default order: score, then cases solved, then pass rate, then the names."""
+    return sorted(lines, key=lambda agent: (-round(lines[agent]["score"], 9), -lines[agent]["solved"],
+                                            -lines[agent]["pass_rate"], agent))
+
+
+def front(lines: dict) -> set[tuple[str, str]]:
+    """The agents with a cost that no other agent beats on both cost and score."""
+    costed = {agent: line for agent, line in lines.items() if line["mean_cost"] is not None}
+
+    def beats(a, b) -> bool:
+        return (costed[a]["mean_cost"] <= costed[b]["mean_cost"] and costed[a]["score"] >= costed[b]["score"]
+                and (costed[a]["mean_cost"] < costed[b]["mean_cost"] or costed[a]["score"] > costed[b]["score"]))
+
+    return {agent for agent in costed if not any(beats(other, agent) for other in costed if other != agent)}

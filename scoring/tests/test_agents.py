@@ -1,0 +1,264 @@
+"""The agents matrix (/agents/): agents × cases, every scored entry a trial, checked figure by
+figure against a plain recomputation (scoring/tests/agents_oracle.py) over random sets of trials."""
+
+from __future__ import annotations
+
+import csv
+import io
+from datetime import timedelta
+from urllib.parse import quote, unquote
+
+import pytest
+from django.core.cache import cache
+from django.db import connection, transaction
+from django.test.utils import CaptureQueriesContext
+from django.urls import resolve, reverse
+from django.utils import timezone
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from catalog.models import CaseVersion
+from engine.sandbox import ENGINE_DIGEST, WASMTIME_VERSION
+from lib.stats import pareto_front, wilson_interval
+from scoring import boards
+from scoring.agents import Matrix, refresh
+from scoring.models import AgentCell, AgentLine, Submission
+from scoring.tests import agents_oracle
+from scoring.tests.agents_oracle import Trial
+from tests.factories import make_cases, make_trials
+
+pytestmark = pytest.mark.django_db
+
+MODELS = ("openai/gpt-5.1", "claude-x@2026-10", "my model")
+HARNESSES = ("mini-swe", "")
+
+
+@pytest.fixture
+def cases(db) -> list[CaseVersion]:
+    """Three cases: easy and medium tagged `alpha`, easy tagged `beta`."""
+    return make_cases(2, prefix="alpha", tags=("alpha",)) + make_cases(1, prefix="beta", tags=("beta",))
+
+
+def store(trials: list[Trial]) -> None:
+    """The trials as scored submissions (each under a name of its own), their boards rebuilt."""
+    versions = {version.pk: version for version in CaseVersion.objects.filter(pk__in={trial.case for trial in trials})}
+    now = timezone.now()
+    rows = []
+    for index, trial in enumerate(trials):
+        version = versions[trial.case]
+        run = {key: value for key, value in (("model", trial.model), ("harness", trial.harness), ("cost_usd", trial.cost),
+                                             ("input_tokens", trial.input_tokens),
+                                             ("output_tokens", trial.output_tokens)) if value not in ("", None)}
+        rows.append(Submission(
+            version=version, variant=version.variants.first(), name=f"entry-{index}", source_kind="wasm", source=b"",
+            wasmtime_version=WASMTIME_VERSION, engine_digest=ENGINE_DIGEST,
+            status=Submission.State.SCORED if trial.scored else Submission.State.PENDING, passed=trial.passed,
+            total_fuel=trial.fuel, passed_count=2 if trial.passed else 0, input_count=2, hidden=trial.hidden,
+            excluded=trial.excluded, submitted_at=now - timedelta(seconds=index), run=run, model=trial.model,
+            harness=trial.harness, cost_usd=trial.cost, input_tokens=trial.input_tokens,
+            output_tokens=trial.output_tokens))
+    Submission.objects.bulk_create(rows)
+    boards.rebuild(list(versions))
+
+
+def trial_strategy(case_ids: list[int]):
+    outcome = st.sampled_from(["passed", "passed", "over", "failed"])
+    return st.builds(
+        lambda agent, case, result, fuel, hidden, excluded, scored, cost, tokens: Trial(
+            model=MODELS[agent // 2] if agent < 6 else "", harness=HARNESSES[agent % 2] if agent < 6 else "",
+            case=case, passed=result == "passed", fuel=None if result == "failed" else fuel, hidden=hidden,
+            excluded=excluded, scored=scored, cost=cost, input_tokens=tokens[0] if tokens else None,
+            output_tokens=tokens[1] if tokens else None),
+        agent=st.integers(0, 6), case=st.sampled_from(case_ids), result=outcome,
+        fuel=st.integers(1, 5) .map(lambda n: n * 1000),  # few values: ties happen
+        hidden=st.sampled_from([False] * 9 + [True]), excluded=st.sampled_from([False] * 9 + [True]),
+        scored=st.sampled_from([True] * 9 + [False]),
+        cost=st.one_of(st.none(), st.sampled_from([0.0, 0.25, 0.5, 1.5, 4.0])),
+        tokens=st.one_of(st.none(), st.tuples(st.integers(0, 10**6), st.integers(0, 10**5))),
+    )
+
+
+def check_scope(stored_lines, expected: dict, cells_expected: dict | None = None) -> None:
+    """Stored (or summed) lines against the oracle's, figure by figure, in the oracle's order."""
+    assert [(line.model, line.harness) for line in stored_lines] == agents_oracle.by_score(expected)
+    for line in stored_lines:
+        want = expected[(line.model, line.harness)]
+        assert (line.cases_entered, line.cases_solved, line.trials, line.solved_trials) == (
+            want["entered"], want["solved"], want["trials"], want["solved_trials"])
+        assert line.score == pytest.approx(want["score"], rel=1e-9)
+        assert line.pass_rate == pytest.approx(want["pass_rate"])
+        assert (line.pass_low, line.pass_high) == pytest.approx(want["interval"], abs=1e-9)
+        assert line.cost_trials == len(want["costs"])
+        assert line.mean_cost_usd == (pytest.approx(want["mean_cost"]) if want["mean_cost"] is not None else None)
+        assert line.input_token_trials == len(want["inputs"]) and (line.input_tokens or 0) == sum(want["inputs"])
+        assert line.output_token_trials == len(want["outputs"]) and (line.output_tokens or 0) == sum(want["outputs"])
+
+
+@settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture,
+                                                                  HealthCheck.too_slow])
+@given(data=st.data())
+def test_every_figure_of_the_matrix_is_what_the_trials_say(cases, data):
+    """Cells, lines in every scope (every case, a difficulty, a tag, both together), the order,
+    the interval and the Pareto front, against the plain recomputation."""
+    ids = [version.pk for version in cases]
+    trials = data.draw(st.lists(trial_strategy(ids), min_size=0, max_size=40))
+    with transaction.atomic():
+        cache.clear()  # the rolled-back generations of an earlier example must not meet its cached sums
+        store(trials)
+        refresh()
+        everything = agents_oracle.matrix(trials, set(ids))
+        stored_cells = {(cell.agent.model, cell.agent.harness, cell.version_id): cell
+                        for cell in AgentCell.objects.select_related("agent")}
+        assert set(stored_cells) == set(everything["cells"])
+        for key, cell in stored_cells.items():
+            want = everything["cells"][key]
+            assert (cell.trials, cell.solved, cell.best_fuel) == (want["trials"], want["solved"], want["best"])
+            assert cell.share == (pytest.approx(want["share"]) if want["share"] is not None else None)
+        check_scope(list(AgentLine.objects.filter(scope="").select_related("agent").order_by("by_score")),
+                    everything["lines"])
+        easy = {pk for pk in ids if CaseVersion.objects.get(pk=pk).difficulty == "easy"}
+        alpha = set(CaseVersion.objects.filter(pk__in=ids, tags__name="alpha").values_list("pk", flat=True))
+        check_scope(list(AgentLine.objects.filter(scope="difficulty:easy").select_related("agent").order_by("by_score")),
+                    agents_oracle.matrix(trials, easy)["lines"])
+        check_scope(list(AgentLine.objects.filter(scope="tag:alpha").select_related("agent").order_by("by_score")),
+                    agents_oracle.matrix(trials, alpha)["lines"])
+        both = Matrix({"difficulty": "easy", "tag": "alpha"})
+        check_scope(list(both.lines), agents_oracle.matrix(trials, easy & alpha)["lines"])
+        chart = Matrix({}).chart(per_page=50)
+        fronted = {(point.model, point.harness) for point in chart.points if point.on_front} if chart else set()
+        assert fronted == agents_oracle.front(everything["lines"])
+        transaction.set_rollback(True)
+
+
+@given(successes=st.integers(0, 500), extra=st.integers(0, 500))
+def test_the_interval_is_wilsons(successes, extra):
+    """The 95% Wilson interval: the quadratic's roots, within [0, 1], around the observed rate."""
+    trials = successes + extra
+    low, high = wilson_interval(successes, trials)
+    assert (low, high) == pytest.approx(agents_oracle.wilson(successes, trials), abs=1e-12)
+    if trials:
+        assert 0 <= low <= successes / trials <= high <= 1
+
+
+@given(points=st.lists(st.tuples(st.sampled_from([0.0, 0.1, 0.5, 1.0, 2.0]), st.integers(0, 4)), max_size=12))
+def test_the_front_is_every_point_no_other_beats_on_both(points):
+    lines = {(str(index), ""): {"mean_cost": cost, "score": float(score)} for index, (cost, score) in enumerate(points)}
+    found = pareto_front((key, line["mean_cost"], line["score"]) for key, line in lines.items())
+    assert set(found) == agents_oracle.front(lines)
+    assert [lines[key]["mean_cost"] for key in found] == sorted(lines[key]["mean_cost"] for key in found)
+
+
+@pytest.fixture
+def seeded(cases):
+    """3 models × 2 harnesses × 3 cases, 3 trials each, with costs and tokens, and a submitter with no model."""
+    agents = [(model, harness) for model in MODELS for harness in HARNESSES]
+    made = make_trials(cases, agents, trials=3, seed=11)
+    make_trials(cases[:1], [("", "")], trials=1, seed=12)  # an entry that names no model
+    refresh()
+    return made
+
+
+def test_the_page_shows_each_agents_figures_and_cells(client, seeded, cases):
+    trials = [Trial(row.model, row.harness, row.version_id, row.passed, row.total_fuel, cost=row.cost_usd,
+                    input_tokens=row.input_tokens, output_tokens=row.output_tokens)
+              for row in Submission.objects.all()]
+    expected = agents_oracle.matrix(trials, {version.pk for version in cases})
+    page = client.get("/agents/")
+    assert page.status_code == 200
+    html = page.content.decode()
+    order = agents_oracle.by_score(expected["lines"])
+    positions = [html.index(f'id="agent-{AgentLine.objects.get(scope="", agent__model=model, agent__harness=harness).agent_id}"')
+                 for model, harness in order]
+    assert positions == sorted(positions)  # the rows in the oracle's order
+    first = expected["lines"][order[0]]
+    assert f"{first['score']:.3f}" in html and f"{first['solved']}/3" in html
+    assert "Entries whose run record names no model are no agent's" in html
+    document = client.get("/api/v1/agents/").json()
+    assert document["count"] == 6 and document["cases"] == 3
+    for row in document["results"]:
+        want = expected["lines"][(row["model"], row["harness"])]
+        assert row["trials"] == want["trials"] and row["score"] == pytest.approx(want["score"], abs=1e-6)
+        assert row["mean_cost_usd"] == pytest.approx(want["mean_cost"], abs=1e-6)
+        for cell in row["cells"]:
+            version = next(version for version in cases if version.case.slug == cell["case"])
+            assert cell["trials"] == expected["cells"][(row["model"], row["harness"], version.pk)]["trials"]
+    download = client.get("/agents/", {"format": "csv"})
+    rows = list(csv.reader(io.StringIO(b"".join(download.streaming_content).decode())))
+    assert rows[0][:4] == ["rank", "model", "harness", "cases"] and len(rows) == 7
+    assert [(row[1], row[2]) for row in rows[1:]] == order
+
+
+def test_cells_link_to_the_models_entries_and_filters_narrow_the_matrix(client, seeded, cases):
+    html = client.get("/agents/", {"harness": "mini-swe", "sort": "cost"}).content.decode()
+    assert "/cases/alpha-00000/leaderboard/?version=v1&amp;all=1&amp;model=openai%2Fgpt-5.1" in html
+    assert html.count('<tr id="agent-') == 3  # the three models under that harness
+    tagged = client.get("/api/v1/agents/", {"tag": "beta", "difficulty": "easy"}).json()
+    assert tagged["cases"] == 1 and all(len(row["cells"]) == 1 for row in tagged["results"])
+    assert client.get("/agents/", {"sort": "cheapest"}).status_code == 400
+    assert client.get("/api/v1/agents/", {"tag": "no-such-tag"}).status_code == 404
+
+
+def test_the_page_is_a_slice_of_stored_rows_whatever_the_number_of_agents(client, cases, monkeypatch):
+    """The same queries for 3 agents as for 40: whether the matrix is behind (the snapshot and the
+    generations), a slice of lines, a slice of columns and its count, the cells where they cross,
+    the chart's points (the front and the best, by their stored flags and places) and how many
+    recorded a cost, and the filter's lists."""
+    make_trials(cases, [(f"model-{index}", "h") for index in range(3)], trials=1, seed=1)
+    refresh()
+    monkeypatch.setattr("scoring.snapshots._last_check", {})
+    with CaptureQueriesContext(connection) as few:
+        assert client.get("/agents/").status_code == 200
+    make_trials(cases, [(f"model-{index}", "h") for index in range(3, 40)], trials=1, seed=2)
+    refresh()
+    monkeypatch.setattr("scoring.snapshots._last_check", {})
+    with CaptureQueriesContext(connection) as many:
+        assert client.get("/agents/").status_code == 200
+    assert len(many.captured_queries) == len(few.captured_queries) == 11, [query["sql"] for query in many.captured_queries]
+
+
+@given(name=st.text(st.characters(blacklist_categories=("Cc", "Cs", "Cf", "Zl", "Zp", "Co", "Cn")), min_size=1,
+                    max_size=100))
+@settings(max_examples=300)
+def test_every_model_name_round_trips_through_its_url(name):
+    path = reverse("agent", args=[name])
+    assert path.startswith("/agents/") and path.endswith("/")
+    assert "//" not in path and "/./" not in path and "/../" not in path  # nothing a browser or nginx rewrites
+    match = resolve(unquote(path))  # as the server hands the path over: decoded once
+    assert match.url_name == "agent" and match.kwargs["model"] == name
+
+
+@pytest.mark.parametrize("name", ["openai/gpt-5.1", "claude-x@2026-10", "my model", "a//b", "/lead", "trail/", "..",
+                                  ".", "~tilde", "100%", "what?#frag", "a/./b"])
+def test_a_model_page_answers_at_its_url_and_another_spelling_is_sent_there(client, cases, name):
+    make_trials(cases[:1], [(name, "h")], trials=1, seed=3)
+    refresh()
+    url = reverse("agent", args=[name])
+    page = client.get(url)
+    assert page.status_code == 200 and page.context["model"] == name
+    if not url.startswith("/agents/~"):  # the escaped spelling of a name that goes as it is: one URL per page
+        escaped = "/agents/" + quote("~" + quote(name, safe=""), safe="~") + "/"
+        moved = client.get(escaped)
+        assert moved.status_code == 301 and moved["Location"] == url
+    assert client.get(reverse("agent", args=[name + " nobody"])).status_code == 404
+
+
+def test_the_refresh_command_says_what_it_computed(seeded):
+    from io import StringIO
+
+    from django.core.management import call_command
+
+    out = StringIO()
+    call_command("refresh_agents", stdout=out)
+    assert "agents: 6 agent(s) over 3 case(s)" in out.getvalue()
+
+
+def test_a_score_makes_the_matrix_behind_and_a_page_view_refreshes_it(client, cases, settings):
+    """The matrix is a snapshot: a page that finds it behind the scores asks for a refresh (run
+    right there with the immediate backend) once it is older than the interval."""
+    settings.STANDINGS_REFRESH_SECONDS = 0
+    assert client.get("/agents/").status_code == 200  # the first view computes it
+    make_trials(cases[:1], [("late/model", "")], trials=1, seed=5)
+    from scoring.boards.updates import announce_versions
+
+    announce_versions({cases[0].pk})  # as a score on a latest version does
+    assert "late/model" in client.get("/agents/").content.decode()

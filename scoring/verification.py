@@ -1,0 +1,140 @@
+"""Re-measuring stored entries: the same stored source (or module), built and run again on
+whichever worker takes the job, compared input by input with the stored results, which it never
+touches.
+
+Fuel is deterministic: the same module on the same engine uses the same fuel on the same input,
+to the unit, on any machine. So a re-measurement that agrees on every input's status, fuel and
+answer (its SHA-256) shows the entry *reproduced*; one that does not is public too ("not
+reproduced: fuel differs on 2 inputs"), and listed for staff in the admin. Whether the rebuilt
+module is the original byte for byte (a reproducible build) is recorded beside it: a build that
+is not reproducible may still measure the same.
+
+`manage.py verify` asks for re-measurements of each board's best entries; with
+VERIFY_NEW_RECORDS, every new record is queued for one as it is set.
+"""
+
+from __future__ import annotations
+
+import logging
+import socket
+
+from django.db import transaction
+from django.utils import timezone
+
+from engine.progress import ScoringProgress
+from engine.sandbox import ENGINE_DIGEST, WASMTIME_VERSION
+from scoring.boards import RANKED
+from scoring.boards.updates import announce_versions
+from scoring.models import Standing, Submission, Verification
+from scoring.service import Measurement, measure
+
+logger = logging.getLogger(__name__)
+Outcome = Verification.Outcome
+
+
+def best_entries(versions, top: int) -> list[int]:
+    """The ids of each version's `top` best ranked entries on its every-variant board, in board order."""
+    chosen: list[int] = []
+    for version in versions:
+        chosen += list(Standing.objects.board(version.pk).filter(board_group=RANKED, submission__isnull=False)
+                       .in_board_order().values_list("submission_id", flat=True)[:top])
+    return chosen
+
+
+def request(submission_ids, *, enqueue: bool) -> list[Verification]:
+    """A pending re-measurement of each submission; with `enqueue`, each queued for a worker (when
+    the transaction commits), else left for the caller to run (`run_verification`)."""
+    made = []
+    with transaction.atomic():
+        for submission_id in submission_ids:
+            verification = Verification.objects.create(submission_id=submission_id)
+            if enqueue:
+                _enqueue(verification.pk)
+            made.append(verification)
+    return made
+
+
+def _enqueue(verification_id: int) -> None:
+    from scoring.jobs import verify_submission_job
+
+    def send() -> None:
+        result = verify_submission_job.enqueue(verification_id)
+        Verification.objects.filter(pk=verification_id).update(job_id=str(result.id)[:64])
+
+    transaction.on_commit(send)
+
+
+def run_verification(verification_id: int, progress: ScoringProgress | None = None) -> Verification:
+    """Measure the entry again and record how it compares. Never changes the entry's results."""
+    verification = Verification.objects.select_related("submission__version__case").get(pk=verification_id)
+    if verification.outcome != Outcome.PENDING:
+        return verification  # a retried job: done once is enough
+    submission = verification.submission
+    verification.host = socket.gethostname()[:255]
+    verification.wasmtime_version, verification.engine_digest = WASMTIME_VERSION, ENGINE_DIGEST
+    try:
+        measured = measure(submission.version, submission.source_kind, bytes(submission.source),
+                           progress or ScoringProgress())
+    except Exception as exc:  # the scorer failed: say so, as a score would
+        logger.exception("re-measuring submission %s failed", submission.pk)
+        _record(verification, Outcome.FAILED, "not re-measured: the scorer failed", f"{type(exc).__name__}: {exc}")
+        return verification
+    outcome, message, detail = compare(submission, measured, verification)
+    _record(verification, outcome, message, detail)
+    return verification
+
+
+def compare(submission: Submission, measured: Measurement, verification: Verification) -> tuple[str, str, str]:
+    """(outcome, public message, staff detail) of a measurement against what was stored; fills in
+    the verification's counts and module digest."""
+    verification.module_digest = measured.module_digest
+    if submission.source_kind == Submission.SourceKind.SUBMISSION and measured.module_digest:
+        verification.module_identical = measured.module_digest == submission.module_digest
+    if measured.state != submission.status:
+        if measured.state == Submission.State.BUILD_FAILED:
+            return Outcome.FAILED, "not reproduced: the rebuild failed", measured.message + "\n" + measured.detail
+        return (Outcome.DIFFERENT, f"not reproduced: measured {_said(measured.state)}, stored {_said(submission.status)}",
+                measured.message)
+    if measured.evaluation is None:  # both failed the same way before any input ran
+        same = measured.message == submission.message
+        return (Outcome.IDENTICAL if same else Outcome.DIFFERENT,
+                "re-measured identically" if same else "not reproduced: the module is refused for another reason",
+                measured.detail)
+    stored = {row.position: row for row in submission.results.all()}
+    lines = []
+    for position, (item, outcome) in enumerate(zip(measured.evaluation.held_out, measured.evaluation.outcomes)):
+        verification.inputs += 1
+        row = stored.get(position)
+        if row is None or row.status != outcome.status.value:
+            verification.status_differs += 1
+            lines.append(f"{item.input_path}: status {row.status if row else 'missing'} → {outcome.status.value}")
+        if row is None or row.fuel != outcome.fuel:
+            verification.fuel_differs += 1
+            lines.append(f"{item.input_path}: fuel {row.fuel if row else None} → {outcome.fuel}")
+        if row is not None and not row.answer_digest:
+            verification.answers_unrecorded += 1 if outcome.answer_digest else 0
+        elif row is not None and row.answer_digest != outcome.answer_digest:
+            verification.answer_differs += 1
+            lines.append(f"{item.input_path}: answer {row.answer_digest[:12]} → {outcome.answer_digest[:12] or 'none'}")
+    differences = [f"{name} differs on {count} input{'s' if count != 1 else ''}" for name, count in (
+        ("the status", verification.status_differs), ("fuel", verification.fuel_differs),
+        ("the answer", verification.answer_differs)) if count]
+    if differences:
+        return Outcome.DIFFERENT, "not reproduced: " + "; ".join(differences), "\n".join(lines)
+    return Outcome.IDENTICAL, "re-measured identically", ""
+
+
+def _said(state: str) -> str:
+    return state.replace("_", " ")
+
+
+def _record(verification: Verification, outcome: str, message: str, detail: str) -> None:
+    """Store the outcome, mark the entry, and let its boards' pages (and the matrix) show it."""
+    verification.outcome, verification.message, verification.detail = outcome, message[:500], detail
+    verification.finished_at = timezone.now()
+    with transaction.atomic():
+        verification.save()
+        submission = verification.submission
+        Submission.objects.filter(pk=submission.pk).update(verification=outcome, verified_at=verification.finished_at,
+                                                           verification_message=verification.message)
+        announce_versions({submission.version_id})
