@@ -14,8 +14,9 @@ trials, the pass rate with its 95% Wilson interval, the **score** as the standin
 cost and tokens of the trials that recorded them.
 
 The matrix is a snapshot refreshed in the background like the standings (scoring/snapshots.py):
-`refresh()` reads the trials in two grouped queries and replaces the cells and lines in one
-transaction; a difficulty and a tag together are summed on request from the stored cells.
+`refresh()` writes every cell with one INSERT … SELECT over the trials, sums the lines of each
+scope from the cells in three grouped queries, and replaces both in one transaction; a difficulty
+and a tag together are summed on request from the stored cells the same way.
 """
 
 from __future__ import annotations
@@ -24,13 +25,14 @@ import time
 from dataclasses import dataclass
 
 from django.db import transaction
-from django.db.models import Count, Min, Q, Sum
+from django.db.models import Count, FloatField, Q, Sum
+from django.db.models.functions import Cast, Coalesce, Greatest
 
 from lib.stats import pareto_front, wilson_interval
 from scoring import snapshots
-from scoring.boards.places import BOARD_ORDER, RANKED
+from scoring.boards.places import RANKED
 from scoring.models.agents import CostPerTrial
-from scoring.standings.computing import version_scopes
+from scoring.standings.computing import scope_name, version_scopes
 
 IDENTICAL = "identical"  # Verification.Outcome.IDENTICAL, as the cells keep it
 SORTS = ("score", "pass_rate", "cost")
@@ -41,32 +43,6 @@ def trials():
     from scoring.models import Submission
 
     return Submission.objects.filter(version__latest_public=True, board_group__isnull=False).exclude(model="")
-
-
-@dataclass
-class Cell:
-    """An agent on one case (AgentCell before it is stored, or read back for a filter)."""
-
-    model: str
-    harness: str
-    version_id: int
-    trials: int
-    solved: int
-    best_fuel: int | None
-    case_best_fuel: int | None
-    best_submission_id: int | None = None
-    verified: str = ""
-    cost_trials: int = 0
-    total_cost_usd: float | None = None
-    input_token_trials: int = 0
-    input_tokens: int | None = None
-    output_token_trials: int = 0
-    output_tokens: int | None = None
-    agent_id: int | None = None  # once stored
-
-    @property
-    def agent(self) -> tuple[str, str]:
-        return self.model, self.harness
 
 
 @dataclass
@@ -97,22 +73,6 @@ class Line(CostPerTrial):
     on_harness_front: bool = False
     agent_id: int | None = None
 
-    def add(self, cell: Cell) -> None:
-        self.cases_entered += 1
-        self.trials += cell.trials
-        self.solved_trials += cell.solved
-        if cell.solved and cell.best_fuel is not None:
-            self.cases_solved += 1
-            self.score += max(cell.case_best_fuel or 1, 1) / max(cell.best_fuel, 1)
-        if cell.verified == IDENTICAL:
-            self.verified_cases += 1
-        self.cost_trials += cell.cost_trials
-        self.total_cost_usd = _plus(self.total_cost_usd, cell.total_cost_usd)
-        self.input_token_trials += cell.input_token_trials
-        self.input_tokens = _plus(self.input_tokens, cell.input_tokens)
-        self.output_token_trials += cell.output_token_trials
-        self.output_tokens = _plus(self.output_tokens, cell.output_tokens)
-
     @property
     def pass_rate(self) -> float:
         return self.solved_trials / self.trials if self.trials else 0.0
@@ -129,12 +89,6 @@ class Line(CostPerTrial):
     def pass_high(self) -> float:
         return self.pass_interval[1]
 
-
-
-def _plus(total, value):
-    if value is None:
-        return total
-    return value if total is None else total + value
 
 
 def order_keys(line: Line) -> dict[str, tuple]:
@@ -177,46 +131,104 @@ def front_of(lines: list[Line]) -> list[Line]:
     return [costed[key] for key in pareto_front((id(line), line.mean_cost_usd, line.score) for line in costed.values())]
 
 
-def lines_of(cells, scopes_of) -> dict[str, list[Line]]:
-    """Each scope's lines, placed: `scopes_of(version_id)` names the scopes a case counts in."""
-    scopes: dict[str, dict[tuple[str, str], Line]] = {}
-    for cell in cells:
-        for scope in scopes_of(cell.version_id):
-            found = scopes.setdefault(scope, {})
-            line = found.get(cell.agent)
-            if line is None:
-                line = found[cell.agent] = Line(cell.model, cell.harness, agent_id=cell.agent_id)
-            line.add(cell)
-    return {scope: placed(list(found.values())) for scope, found in scopes.items()}
+# One row per cell: each (model, harness, version) group of trials with its counts and sums
+# over the group (window functions over the partition), and its first trial in board order,
+# which is the best entry when it ranks. Standard SQL with window functions: SQLite 3.28 or later
+# (named windows) and PostgreSQL.
+CELLS_SQL = """
+    INSERT INTO {cell} (agent_id, version_id, trials, solved, best_fuel, case_best_fuel, best_submission_id, verified,
+                        cost_trials, total_cost_usd, input_token_trials, input_tokens, output_token_trials,
+                        output_tokens)
+    SELECT a.id, t.version_id, t.trials, t.solved, t.best_fuel, t.case_best_fuel,
+           CASE WHEN t.board_group = {ranked} THEN t.id END,
+           CASE WHEN t.board_group = {ranked} THEN t.verification ELSE '' END,
+           t.cost_trials, t.total_cost_usd, t.input_token_trials, t.input_tokens, t.output_token_trials, t.output_tokens
+    FROM (
+        SELECT s.id, s.model, s.harness, s.version_id, s.board_group, s.verification, v.best_fuel AS case_best_fuel,
+               ROW_NUMBER() OVER board AS place,
+               COUNT(*) OVER cell AS trials,
+               COUNT(CASE WHEN s.board_group = {ranked} THEN 1 END) OVER cell AS solved,
+               MIN(CASE WHEN s.board_group = {ranked} THEN s.board_key END) OVER cell AS best_fuel,
+               COUNT(s.cost_usd) OVER cell AS cost_trials, SUM(s.cost_usd) OVER cell AS total_cost_usd,
+               COUNT(s.input_tokens) OVER cell AS input_token_trials, SUM(s.input_tokens) OVER cell AS input_tokens,
+               COUNT(s.output_tokens) OVER cell AS output_token_trials, SUM(s.output_tokens) OVER cell AS output_tokens
+        FROM {submission} s JOIN {version} v ON v.id = s.version_id
+        WHERE v.latest_public = %s AND s.board_group IS NOT NULL AND s.model <> ''
+        WINDOW cell AS (PARTITION BY s.model, s.harness, s.version_id),
+               board AS (PARTITION BY s.model, s.harness, s.version_id
+                         ORDER BY s.board_group, s.board_key, s.submitted_at, s.id)
+    ) t JOIN {agent} a ON a.model = t.model AND a.harness = t.harness
+    WHERE t.place = 1
+"""
 
 
-def compute_cells() -> list[Cell]:
-    """Every agent's cell on every case it tried, read from the trials."""
+def _insert_cells() -> None:
+    from django.db import connection
+
     from catalog.models import CaseVersion
+    from scoring.models import Agent, AgentCell, Submission
 
-    best_fuel = dict(CaseVersion.objects.filter(latest_public=True).values_list("pk", "best_fuel"))
-    figures = (trials().values("model", "harness", "version_id").order_by()
-               .annotate(count=Count("id"), solved=Count("id", filter=Q(board_group=RANKED)),
-                         best=Min("board_key", filter=Q(board_group=RANKED)),
-                         cost_trials=Count("cost_usd"), total_cost=Sum("cost_usd"),
-                         input_token_trials=Count("input_tokens"), input_tokens=Sum("input_tokens"),
-                         output_token_trials=Count("output_tokens"), output_tokens=Sum("output_tokens")))
-    cells = {
-        (row["model"], row["harness"], row["version_id"]): Cell(
-            row["model"], row["harness"], row["version_id"], row["count"], row["solved"], row["best"],
-            best_fuel.get(row["version_id"]), cost_trials=row["cost_trials"], total_cost_usd=row["total_cost"],
-            input_token_trials=row["input_token_trials"], input_tokens=row["input_tokens"],
-            output_token_trials=row["output_token_trials"], output_tokens=row["output_tokens"])
-        for row in figures
-    }
-    # Each cell's best entry: the first solving trial in board order.
-    solving = (trials().filter(board_group=RANKED).order_by("model", "harness", "version_id", *BOARD_ORDER)
-               .values_list("model", "harness", "version_id", "pk", "verification"))
-    for model, harness, version_id, pk, verification in solving.iterator(chunk_size=5000):
-        cell = cells.get((model, harness, version_id))
-        if cell is not None and cell.best_submission_id is None:
-            cell.best_submission_id, cell.verified = pk, verification
-    return list(cells.values())
+    sql = CELLS_SQL.format(cell=AgentCell._meta.db_table, submission=Submission._meta.db_table,
+                           version=CaseVersion._meta.db_table, agent=Agent._meta.db_table, ranked=RANKED)
+    with connection.cursor() as cursor:
+        cursor.execute(sql, [True])
+
+
+def line_sums(cells, by: str | None = None):
+    """Per agent (and per `by`, a field of the cell's version: its difficulty, or a tag), the sums
+    a line is made of, from these cells in one grouped query."""
+    ratio = (Cast(Greatest(Coalesce("case_best_fuel", 1), 1), FloatField())
+             / Cast(Greatest("best_fuel", 1), FloatField()))
+    solved = Q(solved__gt=0, best_fuel__isnull=False)
+    return (cells.values("agent_id", *([by] if by else [])).order_by()
+            .annotate(entered=Count("id"), cases_solved=Count("id", filter=solved), trials_=Sum("trials"),
+                      solved_trials=Sum("solved"), score=Sum(ratio, filter=solved),
+                      verified=Count("id", filter=Q(verified=IDENTICAL)), cost_trials=Sum("cost_trials"),
+                      total_cost=Sum("total_cost_usd"), input_token_trials=Sum("input_token_trials"),
+                      input_tokens=Sum("input_tokens"), output_token_trials=Sum("output_token_trials"),
+                      output_tokens=Sum("output_tokens")))
+
+
+def line_of(row: dict, names: dict[int, tuple[str, str]]) -> Line:
+    """A line from its sums (PostgreSQL sums big integers as decimals: read back as integers)."""
+    def whole(value) -> int | None:
+        return int(value) if value is not None else None
+
+    model, harness = names[row["agent_id"]]
+    return Line(model, harness, cases_entered=row["entered"], cases_solved=row["cases_solved"],
+                trials=whole(row["trials_"]), solved_trials=whole(row["solved_trials"]), score=row["score"] or 0.0,
+                cost_trials=whole(row["cost_trials"]) or 0, total_cost_usd=row["total_cost"],
+                input_token_trials=whole(row["input_token_trials"]) or 0, input_tokens=whole(row["input_tokens"]),
+                output_token_trials=whole(row["output_token_trials"]) or 0, output_tokens=whole(row["output_tokens"]),
+                verified_cases=row["verified"], agent_id=row["agent_id"])
+
+
+def agent_names() -> dict[int, tuple[str, str]]:
+    from scoring.models import Agent
+
+    return {pk: (model, harness) for pk, model, harness in Agent.objects.values_list("pk", "model", "harness")}
+
+
+def scope_lines() -> dict[str, list[Line]]:
+    """Every precomputed scope's lines, placed: every case, each difficulty, each tag."""
+    from scoring.models import AgentCell
+
+    cells, names = AgentCell.objects.filter(version__latest_public=True), agent_names()
+    scopes: dict[str, list[Line]] = {"": [line_of(row, names) for row in line_sums(cells)]}
+    for row in line_sums(cells, "version__difficulty"):
+        scopes.setdefault(scope_name(difficulty=row["version__difficulty"]), []).append(line_of(row, names))
+    for row in line_sums(cells.filter(version__tags__isnull=False), "version__tags__name"):
+        scopes.setdefault(scope_name(tag=row["version__tags__name"]), []).append(line_of(row, names))
+    return {scope: placed(lines) for scope, lines in scopes.items()}
+
+
+def summed_lines(version_ids) -> list[Line]:
+    """The lines over just these versions, placed, summed from the stored cells (a filter that is
+    not precomputed: a difficulty and a tag together)."""
+    from scoring.models import AgentCell
+
+    names = agent_names()
+    return placed([line_of(row, names) for row in line_sums(AgentCell.objects.filter(version_id__in=list(version_ids)))])
 
 
 def refresh() -> float:
@@ -227,53 +239,40 @@ def refresh() -> float:
 
     started = time.perf_counter()
     source = snapshots.current_source()  # before reading: a score landing meanwhile makes the next check refresh again
-    cells = compute_cells()
-    scopes = version_scopes()
-    lines = lines_of(cells, lambda version_id: scopes.get(version_id, []))
-    cases = {"": len(scopes)}
-    for names in scopes.values():
+    cases = {"": 0}
+    for names in version_scopes().values():
+        cases[""] += 1
         for scope in names[1:]:
             cases[scope] = cases.get(scope, 0) + 1
     with transaction.atomic():
-        agents = _agent_ids({cell.agent for cell in cells})
+        kept = _make_agents()
         AgentCell.objects.all().delete()
         AgentLine.objects.all().delete()
-        AgentCell.objects.bulk_create((_stored_cell(cell, agents[cell.agent]) for cell in cells), batch_size=2000)
-        AgentLine.objects.bulk_create(
-            (_stored_line(scope, line, agents[(line.model, line.harness)])
-             for scope, found in lines.items() for line in found), batch_size=2000)
-        Agent.objects.exclude(pk__in=list(agents.values())).delete()  # no trial left
+        _insert_cells()
+        lines = scope_lines()
+        AgentLine.objects.bulk_create((_stored_line(scope, line) for scope, found in lines.items() for line in found),
+                                      batch_size=2000)
+        Agent.objects.exclude(pk__in=kept).delete()  # no trial left
         return snapshots.store(snapshots.AGENTS, source, started, {
             scope: {"cases": count, "rows": len(lines.get(scope, []))} for scope, count in cases.items()},
             AGENTS_SNAPSHOT)
 
 
-def _agent_ids(keys: set[tuple[str, str]]) -> dict[tuple[str, str], int]:
-    """The id of each agent, made if it is new (ids stay as they were for the others)."""
+def _make_agents() -> list[int]:
+    """The ids of the agents with a trial, each made if it is new (the others keep theirs)."""
     from scoring.models import Agent
 
+    keys = set(trials().values_list("model", "harness").distinct().order_by())
     Agent.objects.bulk_create([Agent(model=model, harness=harness) for model, harness in keys],
                               ignore_conflicts=True, batch_size=2000)
-    return {(model, harness): pk for pk, model, harness in Agent.objects.values_list("pk", "model", "harness")
-            if (model, harness) in keys}
+    return [pk for pk, model, harness in Agent.objects.values_list("pk", "model", "harness") if (model, harness) in keys]
 
 
-def _stored_cell(cell: Cell, agent_id: int):
-    from scoring.models import AgentCell
-
-    return AgentCell(agent_id=agent_id, version_id=cell.version_id, trials=cell.trials, solved=cell.solved,
-                     best_fuel=cell.best_fuel, case_best_fuel=cell.case_best_fuel,
-                     best_submission_id=cell.best_submission_id, verified=cell.verified,
-                     cost_trials=cell.cost_trials, total_cost_usd=cell.total_cost_usd,
-                     input_token_trials=cell.input_token_trials, input_tokens=cell.input_tokens,
-                     output_token_trials=cell.output_token_trials, output_tokens=cell.output_tokens)
-
-
-def _stored_line(scope: str, line: Line, agent_id: int):
+def _stored_line(scope: str, line: Line):
     from scoring.models import AgentLine
 
     low, high = line.pass_interval
-    return AgentLine(scope=scope, agent_id=agent_id, harness=line.harness, by_score=line.by_score,
+    return AgentLine(scope=scope, agent_id=line.agent_id, harness=line.harness, by_score=line.by_score,
                      by_pass_rate=line.by_pass_rate, by_cost=line.by_cost, harness_by_score=line.harness_by_score,
                      harness_by_pass_rate=line.harness_by_pass_rate, harness_by_cost=line.harness_by_cost,
                      on_front=line.on_front, on_harness_front=line.on_harness_front, cases_entered=line.cases_entered,
@@ -294,17 +293,3 @@ def request_refresh() -> bool:
     from scoring.jobs import refresh_agents_job
 
     return snapshots.request_refresh(snapshots.AGENTS, refresh_agents_job.enqueue)
-
-
-def stored_cells(version_ids) -> list[Cell]:
-    """The stored cells of these versions, as computed at the last refresh (for a filter summed on request)."""
-    from scoring.models import AgentCell
-
-    return [Cell(model, harness, version_id, count, solved, best, case_best, best_id, verified, cost_trials, cost,
-                 input_trials, input_tokens, output_trials, output_tokens, agent_id)
-            for (model, harness, version_id, count, solved, best, case_best, best_id, verified, cost_trials, cost,
-                 input_trials, input_tokens, output_trials, output_tokens, agent_id)
-            in AgentCell.objects.filter(version_id__in=list(version_ids)).values_list(
-                "agent__model", "agent__harness", "version_id", "trials", "solved", "best_fuel", "case_best_fuel",
-                "best_submission_id", "verified", "cost_trials", "total_cost_usd", "input_token_trials",
-                "input_tokens", "output_token_trials", "output_tokens", "agent_id").iterator(chunk_size=5000)]

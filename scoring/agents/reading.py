@@ -12,7 +12,7 @@ from django.core.cache import cache
 
 from catalog.manifest import DIFFICULTIES
 from catalog.models import CaseVersion, Tag
-from scoring.agents.computing import SORTS, front_of, lines_of, snapshot, stored_cells
+from scoring.agents.computing import SORTS, front_of, snapshot, summed_lines
 from scoring.standings.computing import scope_name
 from scoring.standings.reading import BadFilter
 from sitecache.models import AGENTS_SNAPSHOT, CATALOG, Generation
@@ -184,8 +184,7 @@ def combined(versions, scope: str) -> dict[str, list]:
     key = "agents-combined:" + hashlib.sha256(f"{values}\0{scope}".encode()).hexdigest()
     found = cache.get(key)
     if found is None:
-        ids = list(versions.values_list("pk", flat=True))
-        lines = lines_of(stored_cells(ids), lambda version_id: [scope]).get(scope, [])
+        lines = summed_lines(versions.values_list("pk", flat=True))
         found = {sort: sorted(lines, key=lambda line: getattr(line, f"by_{sort}")) for sort in SORTS}
         cache.set(key, found, 3600)
     return found

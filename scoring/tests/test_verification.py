@@ -108,6 +108,9 @@ def test_the_command_refuses_what_names_nothing(board):
         verify("--submission", "999999")
     with pytest.raises(CommandError, match="--top must be 1 or more"):
         verify("--top", "0")
+    Submission.objects.filter(pk=board["bob"].pk).update(status=Submission.State.RUNNING)
+    with pytest.raises(CommandError, match=f"#{board['bob'].pk} not scored yet"):
+        verify("--submission", str(board["bob"].pk))
     assert not Verification.objects.exists()
 
 

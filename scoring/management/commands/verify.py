@@ -57,10 +57,13 @@ class Command(CaseVersionCommand):
 
     def chosen(self, options) -> list[int]:
         if options["submission"]:
-            found = set(Submission.objects.filter(pk__in=options["submission"]).values_list("pk", flat=True))
+            found = dict(Submission.objects.filter(pk__in=options["submission"]).values_list("pk", "status"))
             missing = [str(pk) for pk in options["submission"] if pk not in found]
             if missing:
                 raise CommandError(f"no submission {', '.join('#' + pk for pk in missing)}")
+            unfinished = [f"#{pk}" for pk, status in found.items() if status not in Submission.FINAL_STATES]
+            if unfinished:
+                raise CommandError(f"{', '.join(unfinished)} not scored yet: there is nothing to measure again")
             return list(dict.fromkeys(options["submission"]))
         if options["slug"]:
             try:
