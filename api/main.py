@@ -138,7 +138,7 @@ def unknown_target(request: HttpRequest, exc: UnknownTarget):
 
 @api.exception_handler(BadFilter)
 def bad_filter(request: HttpRequest, exc: BadFilter):
-    if exc.code == "unknown_tag":  # well-formed, and names nothing: as an unknown variant is
+    if exc.code in ("unknown_tag", "unknown_harness"):  # well-formed, and names nothing: as an unknown variant is
         return problem(404, exc.message)
     field = next((name for name in ("tag", "harness", "sort") if exc.message.startswith(f"{name}: ")), "difficulty")
     return api_problem(request, bad_parameters({field: [exc.message.removeprefix(f"{field}: ")]}))

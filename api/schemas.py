@@ -29,9 +29,9 @@ class LeaderboardRow(Schema):
     carried_from: int | None = Field(..., description="the submission on an earlier version it was rescored from")
     model: str = Field(..., description="the model its run record names (empty when not recorded)")
     annotation: str = Field(..., description="staff's public note; an excluded entry's reason")
-    verification: Literal["identical", "different", "failed"] | None = Field(
-        ..., description="its latest re-measurement: identical (reproduced to the unit), different, failed "
-                         "(could not be measured again); null if never measured again")
+    verification: Literal["identical", "different"] | None = Field(
+        ..., description="its latest re-measurement: identical (reproduced to the unit) or different (not "
+                         "reproduced); null if never measured again")
     url: str
     api_url: str
 
@@ -61,9 +61,8 @@ class Result(Schema):
 
 
 class Verification(Schema):
-    outcome: Literal["pending", "identical", "different", "failed"] = Field(
-        ..., description="identical: every input's status, fuel and answer as stored; different: not reproduced; "
-                         "failed: it could not be measured again")
+    outcome: Literal["identical", "different"] = Field(
+        ..., description="identical: every input's status, fuel and answer as stored; different: not reproduced")
     at: datetime | None = Field(..., description="when it was measured again")
     message: str = Field(..., description="what it found, in words (\"not reproduced: fuel differs on 2 inputs\")")
 

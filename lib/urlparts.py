@@ -14,6 +14,7 @@ from __future__ import annotations
 from urllib.parse import quote, unquote
 
 ESCAPE = "~"
+MAX_NAME = 100  # as a model's name (scoring's Submission.model)
 DOT_SEGMENTS = ("", ".", "..")
 
 
@@ -38,9 +39,12 @@ class NameConverter:
 
     def to_python(self, value: str) -> str:
         try:
-            return to_name(value)
+            name = to_name(value)
         except UnicodeDecodeError:
             raise ValueError("not a name") from None
+        if len(name) > MAX_NAME or any(ord(character) < 32 or character == "\x7f" for character in name):
+            raise ValueError("not a name")  # a control character or overlong: no name can be (a 404)
+        return name
 
     def to_url(self, value: str) -> str:
         return to_part(value)

@@ -87,7 +87,10 @@ def new_attempt(submission: Submission, message: str = "", *, enqueue: bool = Tr
         current.message = message
         current.heartbeat_at = None
         current.job_id = ""
-        current.save(update_fields=["attempt", "status", "message", "heartbeat_at", "job_id"])
+        # A re-measurement's mark speaks of the results this attempt replaces.
+        current.verification, current.verified_at, current.verification_message = "", None, ""
+        current.save(update_fields=["attempt", "status", "message", "heartbeat_at", "job_id", "verification",
+                                    "verified_at", "verification_message"])
         boards.update_boards([current.pk])  # it leaves the leaderboards until scored again
         if enqueue:
             enqueue_scoring(current)

@@ -137,8 +137,9 @@ def record_submission(version: CaseVersion, variant: Variant, name: str, kind: s
 
 def run_columns(run: dict) -> dict:
     """The columns copied out of a validated run, which the boards filter by and the agents matrix
-    groups and sums by: the model, the harness, the cost and the tokens (None: not recorded)."""
-    return {"model": run.get("model", ""), "harness": run.get("harness", ""), "cost_usd": run.get("cost_usd"),
+    groups and sums by: the model, the harness (stripped, as a filter reads it), the cost and the
+    tokens (None: not recorded)."""
+    return {"model": run.get("model", ""), "harness": run.get("harness", "").strip(), "cost_usd": run.get("cost_usd"),
             "input_tokens": run.get("input_tokens"), "output_tokens": run.get("output_tokens")}
 
 

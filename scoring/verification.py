@@ -42,11 +42,14 @@ def best_entries(versions, top: int) -> list[int]:
 
 
 def request(submission_ids, *, enqueue: bool) -> list[Verification]:
-    """A pending re-measurement of each submission; with `enqueue`, each queued for a worker (when
-    the transaction commits), else left for the caller to run (`run_verification`)."""
+    """A pending re-measurement of each submission that is scored (in a final state); with
+    `enqueue`, each queued for a worker (when the transaction commits), else left for the caller
+    to run (`run_verification`)."""
     made = []
+    ids = list(submission_ids)
+    final = set(Submission.objects.filter(pk__in=ids, status__in=Submission.FINAL_STATES).values_list("pk", flat=True))
     with transaction.atomic():
-        for submission_id in submission_ids:
+        for submission_id in (pk for pk in ids if pk in final):
             verification = Verification.objects.create(submission_id=submission_id)
             if enqueue:
                 _enqueue(verification.pk)
@@ -66,10 +69,15 @@ def _enqueue(verification_id: int) -> None:
 
 def run_verification(verification_id: int, progress: ScoringProgress | None = None) -> Verification:
     """Measure the entry again and record how it compares. Never changes the entry's results."""
+    claimed = Verification.objects.filter(pk=verification_id, outcome=Outcome.PENDING).update(outcome=Outcome.RUNNING)
     verification = Verification.objects.select_related("submission__version__case").get(pk=verification_id)
-    if verification.outcome != Outcome.PENDING:
-        return verification  # a retried job: done once is enough
+    if not claimed:
+        return verification  # another worker has it (a job delivered twice), or it is done
     submission = verification.submission
+    if submission.status not in Submission.FINAL_STATES:
+        _record(verification, Outcome.FAILED, "not re-measured: the entry is being scored again", "",
+                attempt=submission.attempt)
+        return verification
     verification.host = socket.gethostname()[:255]
     verification.wasmtime_version, verification.engine_digest = WASMTIME_VERSION, ENGINE_DIGEST
     try:
@@ -77,10 +85,11 @@ def run_verification(verification_id: int, progress: ScoringProgress | None = No
                            progress or ScoringProgress())
     except Exception as exc:  # the scorer failed: say so, as a score would
         logger.exception("re-measuring submission %s failed", submission.pk)
-        _record(verification, Outcome.FAILED, "not re-measured: the scorer failed", f"{type(exc).__name__}: {exc}")
+        _record(verification, Outcome.FAILED, "not re-measured: the scorer failed", f"{type(exc).__name__}: {exc}",
+                attempt=submission.attempt)
         return verification
     outcome, message, detail = compare(submission, measured, verification)
-    _record(verification, outcome, message, detail)
+    _record(verification, outcome, message, detail, attempt=submission.attempt)
     return verification
 
 
@@ -128,13 +137,25 @@ def _said(state: str) -> str:
     return state.replace("_", " ")
 
 
-def _record(verification: Verification, outcome: str, message: str, detail: str) -> None:
-    """Store the outcome, mark the entry, and let its boards' pages (and the matrix) show it."""
-    verification.outcome, verification.message, verification.detail = outcome, message[:500], detail
-    verification.finished_at = timezone.now()
+DETAIL_MAX = 64 * 1024  # staff's detail: the inputs that differ, the rebuild's words
+
+
+def _record(verification: Verification, outcome: str, message: str, detail: str, *, attempt: int) -> None:
+    """Store the outcome and, when it is public (identical or different) and the entry is still the
+    attempt that was measured, mark the entry and let its boards' pages (and the matrix) show it.
+    An entry scored again meanwhile keeps no mark of results it no longer has."""
+    from scoring.service import storable
+
     with transaction.atomic():
+        current = Submission.objects.select_for_update().only("attempt", "status", "version_id").get(
+            pk=verification.submission_id)
+        if current.attempt != attempt or current.status not in Submission.FINAL_STATES:
+            outcome, message = Outcome.FAILED, "not re-measured: the entry was scored again meanwhile"
+        verification.outcome, verification.message = outcome, storable(message)[:500]
+        verification.detail = storable(detail)[:DETAIL_MAX]
+        verification.finished_at = timezone.now()
         verification.save()
-        submission = verification.submission
-        Submission.objects.filter(pk=submission.pk).update(verification=outcome, verified_at=verification.finished_at,
-                                                           verification_message=verification.message)
-        announce_versions({submission.version_id})
+        if outcome in Verification.PUBLIC:
+            Submission.objects.filter(pk=current.pk).update(verification=outcome, verified_at=verification.finished_at,
+                                                            verification_message=verification.message)
+            announce_versions({current.version_id})

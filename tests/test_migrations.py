@@ -52,3 +52,27 @@ def test_the_provenance_migration_fills_standings_and_record_steps_for_existing_
     RecordStep.objects.all().delete()
     importlib.import_module("scoring.migrations.0010_board_summary_variant_key").fill_boards(apps, None)
     assert state() == kept
+
+
+@pytest.mark.django_db
+def test_the_agents_migration_copies_only_run_figures_the_schema_now_takes(board):
+    """Before run records had typed cost fields, `cost_usd` and the token counts could be any
+    short text: such a value is no figure, and copying it must neither stop the migration nor
+    show `$inf` on the agents page."""
+    import importlib
+
+    from django.apps import apps
+
+    from scoring.models import Submission
+
+    runs = {"alice-1": {"model": "m", "harness": " h ", "cost_usd": 0.5, "input_tokens": 12, "output_tokens": 3},
+            "alice-2": {"model": "m", "cost_usd": "$1.20", "input_tokens": "1e999", "output_tokens": 2.5},
+            "bob": {"model": "m", "cost_usd": "nan", "input_tokens": True, "output_tokens": -1},
+            "carol": {"model": "m", "cost_usd": 2_000_000, "input_tokens": 10 ** 13}}
+    for key, run in runs.items():
+        Submission.objects.filter(pk=board[key].pk).update(run=run)
+    importlib.import_module("scoring.migrations.0013_agents_and_verifications").copy_run_columns(apps, None)
+    copied = {key: Submission.objects.filter(pk=board[key].pk).values_list(
+        "harness", "cost_usd", "input_tokens", "output_tokens").get() for key in runs}
+    assert copied == {"alice-1": ("h", 0.5, 12, 3), "alice-2": ("", None, None, None), "bob": ("", None, None, None),
+                      "carol": ("", None, None, None)}

@@ -23,7 +23,7 @@ from scoring.compare import CHART_ROW_HEIGHT as COMPARE_ROW_HEIGHT
 from scoring.compare import NotComparable, compare, leader_of
 from scoring.documents import board_table, pass_line, share_of_limit, stress_fuel, stress_inputs_of
 from scoring.history import history_chart
-from scoring.models import Submission
+from scoring.models import Submission, Verification
 from sitecache.pages import cached_page, choice, flag, not_kept, page, query_without, text
 from web.cases import version_scope
 from web.errors import BadFormat, bad_request, wants_csv
@@ -160,8 +160,8 @@ def submission_detail(request: HttpRequest, pk: int) -> HttpResponse:
         "failed_inputs": failed[:FAILED_SHOWN_FIRST],
         "failed_more": max(len(failed) - FAILED_SHOWN_FIRST, 0),
         # Its latest re-measurement, when it had one (the mark itself is on the submission).
-        "verification": (submission.verifications.exclude(outcome="pending").order_by("-finished_at", "-pk").first()
-                         if submission.verification else None),
+        "verification": (submission.verifications.filter(outcome__in=Verification.PUBLIC)
+                         .order_by("-finished_at", "-pk").first() if submission.verification else None),
     }
     return render(request, "scoring/submission_detail.html", context)
 

@@ -15,6 +15,7 @@ from catalog.models import CaseVersion, Tag
 from scoring.agents.computing import SORTS, front_of, snapshot, summed_lines
 from scoring.standings.computing import scope_name
 from scoring.standings.reading import BadFilter
+from scoring.models import Agent
 from sitecache.models import AGENTS_SNAPSHOT, CATALOG, Generation
 
 CHART_POINTS = 60  # the most points the chart draws: the whole front, then the best by score
@@ -26,7 +27,8 @@ class AgentsFilterForm(forms.Form):
     # Form fields refuse NUL characters and overlong values before any query sees them.
     difficulty = forms.ChoiceField(required=False, choices=[("", "any")] + [(d, d) for d in DIFFICULTIES])
     tag = forms.CharField(required=False, max_length=100)
-    harness = forms.CharField(required=False, max_length=100, strip=False)
+    # Stripped, as the page cache's key reads it (sitecache.pages.text): one value, one page.
+    harness = forms.CharField(required=False, max_length=100)
     sort = forms.ChoiceField(required=False, choices=[(sort, sort) for sort in SORTS])
 
 
@@ -103,6 +105,8 @@ class Matrix:
         self.harness = form.cleaned_data["harness"] or None  # empty: every harness
         if self.harness is not None and any(ord(character) < 32 for character in self.harness):
             raise BadFilter("bad_filter", "harness: must be one line of text")
+        if self.harness is not None and not Agent.objects.filter(harness=self.harness).exists():
+            raise BadFilter("unknown_harness", "no agent ran under that harness")
         self.sort = form.cleaned_data["sort"] or "score"
         if self.tag and not Tag.objects.filter(name=self.tag, latest_public_count__gt=0).exists():
             raise BadFilter("unknown_tag", "no published case carries that tag")

@@ -10,10 +10,16 @@ from scoring.models.submissions import Submission
 
 class Verification(models.Model):
     class Outcome(models.TextChoices):
-        PENDING = "pending"  # queued or under way
+        PENDING = "pending"  # queued
+        RUNNING = "running"  # claimed by a worker
         IDENTICAL = "identical"  # every input's status, fuel and answer as stored
         DIFFERENT = "different"  # some input's status, fuel or answer differs: not reproduced
-        FAILED = "failed"  # it could not be measured again (the rebuild failed, the scorer failed)
+        # It could not be measured again (the rebuild failed, the scorer failed, the entry was
+        # scored again meanwhile): staff see it; the entry's public mark does not change.
+        FAILED = "failed"
+
+    # The outcomes an entry's public mark shows (Submission.verification).
+    PUBLIC = (Outcome.IDENTICAL, Outcome.DIFFERENT)
 
     submission = models.ForeignKey(Submission, on_delete=models.CASCADE, related_name="verifications")
     requested_at = models.DateTimeField(auto_now_add=True)

@@ -23,7 +23,8 @@ class StandingsFilterForm(forms.Form):
 
 class BadFilter(DomainError):
     """A ?difficulty= or ?tag= that is not one (`bad_filter`), or a well-formed tag that no
-    published case carries (`unknown_tag`)."""
+    published case carries (`unknown_tag`), or a harness no agent ran under (`unknown_harness`, the
+    agents matrix)."""
 
 
 class ScopeLines:

@@ -262,3 +262,30 @@ def test_a_score_makes_the_matrix_behind_and_a_page_view_refreshes_it(client, ca
 
     announce_versions({cases[0].pk})  # as a score on a latest version does
     assert "late/model" in client.get("/agents/").content.decode()
+
+
+def test_a_harness_filter_reads_as_the_page_cache_keys_it(client, seeded, settings):
+    """`?harness=%20` is the bare page to the cache (the key strips it): it must be the bare
+    page to the filter too, or one request would store an empty matrix for everyone."""
+    settings.PAGE_CACHE_SECONDS = 300
+    assert client.get("/agents/", {"harness": " "}).content.decode().count('<tr id="agent-') == 6
+    assert client.get("/agents/").content.decode().count('<tr id="agent-') == 6
+    assert client.get("/agents/", {"harness": " mini-swe "}).content.decode().count('<tr id="agent-') == 3
+    assert client.get("/agents/", {"harness": "mini-swe"}).content.decode().count('<tr id="agent-') == 3
+
+
+def test_a_harness_no_agent_ran_under_names_nothing_and_is_never_stored(client, seeded, settings):
+    from django.core.cache import cache
+
+    settings.PAGE_CACHE_SECONDS = 300
+    cache.clear()
+    page = client.get("/agents/", {"harness": "no-such-harness"})
+    assert page.status_code == 400 and "no agent ran under that harness" in page.content.decode()
+    document = client.get("/api/v1/agents/", {"harness": "no-such-harness"})
+    assert document.status_code == 404 and document.json()["detail"] == "no agent ran under that harness"
+    assert not [key for key in cache._cache if ":page:" in key]  # neither answer took a place in the cache
+
+
+@pytest.mark.parametrize("path", ["/agents/%00/", "/agents/m%00/", "/agents/" + "x" * 101 + "/", "/agents/~%2500/"])
+def test_a_path_no_model_name_can_be_is_not_found(client, cases, path):
+    assert client.get(path).status_code == 404

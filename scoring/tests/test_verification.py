@@ -154,3 +154,62 @@ def test_a_source_is_rebuilt_for_real_and_measured_identically(tmp_path, db, mon
     assert verification.inputs == CaseVersion.objects.get().smoke_count + CaseVersion.objects.get().stress_count
     assert verification.module_identical is not None and verification.module_digest
     assert verification.module_identical == (verification.module_digest == run.submission.module_digest)
+
+
+def test_a_re_measurement_that_could_not_be_made_changes_no_public_mark(client, board, monkeypatch):
+    """A worker without its sandbox, or any failure of the scorer, is staff's to see: the entry
+    keeps its mark (here, none) and no page calls it not reproduced."""
+    fast = board["alice-2"]
+
+    def broken(*args, **kwargs):
+        raise OSError("bwrap: the sandbox is not available")
+
+    monkeypatch.setattr("scoring.verification.measure", broken)
+    verification = run_verification(request([fast.pk], enqueue=False)[0].pk)
+    assert verification.outcome == "failed" and "OSError" in verification.detail
+    fast.refresh_from_db()
+    assert fast.verification == ""
+    assert "not reproduced" not in client.get("/cases/adder/leaderboard/", {"version": "v1"}).content.decode()
+    assert client.get(f"/api/v1/submissions/{fast.pk}/").json()["verification"] is None
+
+
+def test_an_entry_scored_again_keeps_no_mark_of_the_results_it_replaced(board):
+    from scoring.jobs import new_attempt
+
+    fast = board["alice-2"]
+    run_verification(request([fast.pk], enqueue=False)[0].pk)
+    fast.refresh_from_db()
+    assert fast.verification == "identical"
+    # Queued, then scored again before a worker took it: the measurement is of other results.
+    queued = request([fast.pk], enqueue=False)[0]
+    new_attempt(fast, enqueue=False)
+    fast.refresh_from_db()
+    assert (fast.verification, fast.verification_message) == ("", "")
+    assert run_verification(queued.pk).outcome == "failed"
+    assert request([fast.pk], enqueue=False) == []  # not scored yet: nothing to measure
+    fast.refresh_from_db()
+    assert fast.verification == ""
+
+
+def test_a_job_delivered_twice_measures_once(board, monkeypatch):
+    from scoring import verification as module
+
+    calls = []
+    real = module.measure
+    monkeypatch.setattr(module, "measure", lambda *args: calls.append(1) or real(*args))
+    made = request([board["alice-2"].pk], enqueue=False)[0]
+    assert run_verification(made.pk).outcome == "identical"
+    assert run_verification(made.pk).outcome == "identical" and len(calls) == 1
+
+
+def test_a_refusal_quoting_a_nul_is_stored_as_a_score_stores_it(adder_v1, tmp_path):
+    """A module's own words (an import name holding NUL) reach the re-measurement's detail as
+    they reach a score's: escaped, so PostgreSQL takes them."""
+    import wasmtime
+
+    wasm = tmp_path / "nul.wasm"
+    wasm.write_bytes(wasmtime.wat2wasm('(module (import "a\\00b" "f" (func)))'))
+    entry = service.score(service.submit(adder_v1, adder_v1.default_variant(), "nul", wasm_file=wasm))
+    assert entry.status == "invalid_module"
+    verification = run_verification(request([entry.pk], enqueue=False)[0].pk)
+    assert verification.outcome == "identical" and "\0" not in verification.detail + verification.message
