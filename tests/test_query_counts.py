@@ -44,12 +44,12 @@ def test_the_case_list_takes_the_same_queries_for_ten_or_a_thousand_cases(client
         assert queries_for(client, url, tag="bulk", difficulty="hard", q="case", page=3) == CASE_LIST_QUERIES - 1
 
 
-def test_the_leaderboard_takes_the_same_queries_for_ten_or_ten_thousand_submissions(client):
+def test_the_leaderboard_takes_the_same_queries_for_ten_or_thousands_of_submissions(client):
     version = make_cases(1)[0]
     slug = version.case.slug
     make_submissions(version, 10)
     few = queries_for(client, f"/cases/{slug}/leaderboard/")
-    make_submissions(version, 9_990)
+    make_submissions(version, 2_490)  # enough for a 40th page of every entry
     many = queries_for(client, f"/cases/{slug}/leaderboard/")
     assert few == many == LEADERBOARD_QUERIES
     # Naming a variant costs one lookup; every option together stays constant.
@@ -61,6 +61,6 @@ def test_leaderboard_json_and_case_page_are_constant_too(client):
     slug = version.case.slug
     make_submissions(version, 10)
     few_api, few_page = queries_for(client, f"/api/v1/cases/{slug}/leaderboard/"), queries_for(client, f"/cases/{slug}/")
-    make_submissions(version, 9_990, distinct_names=False)
+    make_submissions(version, 2_490, distinct_names=False)
     assert queries_for(client, f"/api/v1/cases/{slug}/leaderboard/") == few_api == 3  # version, summary, entries
     assert queries_for(client, f"/cases/{slug}/") == few_page == CASE_PAGE_QUERIES
