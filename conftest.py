@@ -37,46 +37,20 @@ def _standings_looked_at_afresh(monkeypatch):
 @pytest.fixture(autouse=True, scope="session")
 def _each_source_built_once(tmp_path_factory):
     """A bundled example or fixture crate built by one test is not built again by the next, in
-    this test process or the other: a successful build's result is kept for the run, by the
-    source's digest and everything the build reads (its commands, the log it keeps), in a folder
-    the run's processes share. The first build of each is a real one, in the real sandbox, and
-    the others wait for it (a lock per build); a failed build is never kept, and the build tests
-    call the builder itself."""
-    import fcntl
-    import hashlib
+    this test process, the other, or a command a test starts (tests/buildcache.py)."""
     import os
-    import pickle
 
-    from django.conf import settings as django_settings
-
-    from engine.builds import sandbox_problem
     from scoring import service
+    from tests.buildcache import FOLDER_VARIABLE, keeping
 
     shared = tmp_path_factory.getbasetemp()
     if os.environ.get("PYTEST_XDIST_WORKER"):
         shared = shared.parent  # the run's: every worker's base folder is in it
     folder = shared / "builds"
     folder.mkdir(exist_ok=True)
-    real = service.build_source
-
-    def build_source(source: bytes, version):
-        key = (hashlib.sha256(source).hexdigest(), version.build_install, version.build_command,
-               version.build_module, django_settings.SCORING_BUILD_LOG_BYTES, django_settings.SCORING_MAX_MODULE_BYTES,
-               sandbox_problem())  # a test that takes the sandbox away builds for real
-        kept = folder / hashlib.sha256(repr(key).encode()).hexdigest()
-        with open(f"{kept}.lock", "w") as lock:
-            fcntl.flock(lock, fcntl.LOCK_EX)  # one build of a source at a time, across the processes
-            if kept.exists():
-                return pickle.loads(kept.read_bytes())
-            result = real(source, version)
-            if result.ok:
-                kept.with_suffix(".part").write_bytes(pickle.dumps(result))
-                kept.with_suffix(".part").rename(kept)
-            return result
-
-    build_source.real = real  # for a test that must build again for real (a re-measurement)
     with pytest.MonkeyPatch.context() as patch:
-        patch.setattr(service, "build_source", build_source)
+        patch.setattr(service, "build_source", keeping(folder, service.build_source))
+        patch.setenv(FOLDER_VARIABLE, str(folder))
         yield
 
 

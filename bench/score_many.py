@@ -36,8 +36,15 @@ def manage(env: dict, *args: str) -> subprocess.CompletedProcess:
                           check=True)
 
 
-def fresh(workdir: Path) -> dict:
+def fresh(workdir: Path, template: Path | None = None) -> dict:
+    """A database with the catalog imported: made with the commands, or a copy of `template`'s."""
+    workdir.mkdir(parents=True, exist_ok=True)
     env = environment(workdir)
+    if template is not None:
+        for suffix in ("", "-wal"):  # (the last connection to close folds its log in: no -wal, as a rule)
+            if (template / f"bench.sqlite3{suffix}").exists():
+                shutil.copyfile(template / f"bench.sqlite3{suffix}", workdir / f"bench.sqlite3{suffix}")
+        return env
     manage(env, "migrate", "--noinput")
     manage(env, "import_catalog", str(CATALOG))
     return env
@@ -71,14 +78,15 @@ def main() -> None:
     workdir = Path(tempfile.mkdtemp(prefix="bench-score-many-"))
     try:
         paths = modules(workdir, args.lines)
-        one_by_one = fresh(workdir / "one")
+        fresh(workdir / "template")
+        one_by_one = fresh(workdir / "one", template=workdir / "template")
         started = time.perf_counter()
         for index, path in enumerate(paths):
             manage(one_by_one, "score", "adder", "--version", "v1", "--wasm", str(path), "--name", f"run-{index:03d}",
                    "--json")
         separate_s = time.perf_counter() - started
 
-        batch = fresh(workdir / "many")
+        batch = fresh(workdir / "many", template=workdir / "template")
         sweep = workdir / "sweep.jsonl"
         sweep.write_text("".join(json.dumps({"slug": "adder", "version": "v1", "name": f"run-{index:03d}",
                                              "wasm": path.name, "meta": {"model": "bench"}}) + "\n"

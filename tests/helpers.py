@@ -38,6 +38,22 @@ class SubprocessDatabase:
             self.path = tmp_path / "subprocess.sqlite3"
             self.url = f"sqlite:///{self.path}"
 
+    @classmethod
+    def migrated(cls, tmp_path: Path) -> "SubprocessDatabase":
+        """A database of its own with every migration applied: a copy of one this test process
+        migrated (through the real `migrate` command) the first time it was asked."""
+        database = cls(tmp_path)
+        template = _migrated_template()
+        if database.postgres:
+            import psycopg
+
+            with psycopg.connect(dbname="postgres", autocommit=True, **database.params) as admin:
+                admin.execute(f'DROP DATABASE "{database.name}"')
+                admin.execute(f'CREATE DATABASE "{database.name}" TEMPLATE "{template.name}"')
+        else:
+            shutil.copyfile(template.path, database.path)
+        return database
+
     def query(self, sql: str) -> list[tuple]:
         if self.postgres:
             import psycopg
@@ -53,6 +69,27 @@ class SubprocessDatabase:
 
             with psycopg.connect(dbname="postgres", autocommit=True, **self.params) as admin:
                 admin.execute(f'DROP DATABASE IF EXISTS "{self.name}" WITH (FORCE)')
+
+
+_TEMPLATE: list[SubprocessDatabase] = []
+
+
+def _migrated_template() -> SubprocessDatabase:
+    """This process's migrated database to copy (dropped, or removed, when the process ends)."""
+    if not _TEMPLATE:
+        import atexit
+        import tempfile
+
+        folder = Path(tempfile.mkdtemp(prefix="migrated-"))
+        template = SubprocessDatabase(folder)
+        atexit.register(shutil.rmtree, folder, ignore_errors=True)
+        atexit.register(template.drop)
+        manage(command_env(template, folder), "migrate", "--noinput")
+        if not template.postgres:  # one file to copy: the write-ahead log folded in
+            with sqlite3.connect(template.path) as connection:
+                connection.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+        _TEMPLATE.append(template)
+    return _TEMPLATE[0]
 
 
 def command_env(database: SubprocessDatabase, tmp_path: Path, **extra: str) -> dict[str, str]:

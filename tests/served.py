@@ -88,9 +88,13 @@ def environment(database: Database, folder: Path, **extra: str) -> dict[str, str
             "PAGE_CACHE_SECONDS": "0", "LOG_LEVEL": "ERROR", **extra}
 
 
-def manage(database: Database, folder: Path, *arguments: str, **extra: str) -> str:
-    """Run a command of the project against the site's database; its stdout."""
-    done = subprocess.run([sys.executable, "manage.py", *arguments], cwd=ROOT, capture_output=True, text=True,
+def manage(database: Database, folder: Path, *arguments: str, builds_kept: bool = True, **extra: str) -> str:
+    """Run a command of the project against the site's database; its stdout. A source the run
+    has built already is not built again (tests/buildcache.py) unless `builds_kept` is False."""
+    from tests.buildcache import FOLDER_VARIABLE
+
+    script = "tests/manage_kept.py" if builds_kept and os.environ.get(FOLDER_VARIABLE) else "manage.py"
+    done = subprocess.run([sys.executable, script, *arguments], cwd=ROOT, capture_output=True, text=True,
                           env=environment(database, folder, **extra), timeout=900)
     if done.returncode != 0:
         raise RuntimeError(f"manage.py {' '.join(arguments)} failed:\n{done.stdout}\n{done.stderr}")
@@ -120,7 +124,7 @@ def prepare(folder: Path) -> Database:
         done = manage(database, folder, "score", "rising", "--submission", str(ROOT / "examples/submissions/rising" / example),
                       "--name", name, "--json", *[part for pair in meta.items() for part in ("--meta", f"{pair[0]}={pair[1]}")])
         made.append(json.loads(done)["submission"])
-    manage(database, folder, "verify", "--submission", str(made[0]))
+    manage(database, folder, "verify", "--submission", str(made[0]), builds_kept=False)  # a real build again
     manage(database, folder, "createsuperuser", "--noinput", "--username", STAFF[0], "--email", "staff@example.com",
            DJANGO_SUPERUSER_PASSWORD=STAFF[1])
     if database.path is not None:  # one file to copy: the write-ahead log folded in

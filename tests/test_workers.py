@@ -26,7 +26,7 @@ pytestmark = pytest.mark.slow
 
 @pytest.fixture
 def worker_env(tmp_path):
-    database = SubprocessDatabase(tmp_path)
+    database = SubprocessDatabase.migrated(tmp_path)
     env = command_env(database, tmp_path, TASKS_BACKEND="database", SCORING_HEARTBEAT_SECONDS="0.2", SCORING_THREADS="1")
     yield database, env
     database.drop()
@@ -41,7 +41,6 @@ def test_a_worker_killed_mid_job_loses_nothing_and_counts_nothing_twice(worker_e
     wasm = tmp_path / "slow.wasm"
     wasm.write_bytes(wat.lookup(adder_answers(tree), iterations=600_000_000))
 
-    manage(env, "migrate", "--noinput")
     manage(env, "import_catalog", str(tree.root))
     manage(env, "shell", "-c", (
         "from django.db import transaction\n"

@@ -159,10 +159,9 @@ def test_lines_run_in_parallel_with_jobs_in_a_real_process(imported, tmp_path):
     thread has its own connection, and every line is stored once."""
     from tests.helpers import SubprocessDatabase, command_env, manage
 
-    database = SubprocessDatabase(tmp_path)
+    database = SubprocessDatabase.migrated(tmp_path)
     try:
         env = command_env(database, tmp_path, SCORING_THREADS="1")
-        manage(env, "migrate", "--noinput")
         manage(env, "import_catalog", str(imported.root))
         (tmp_path / "fast.wasm").write_bytes(wat.lookup(adder_answers(imported)))
         path = tmp_path / "sweep.jsonl"
