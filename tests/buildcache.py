@@ -14,7 +14,7 @@ import hashlib
 import pickle
 from pathlib import Path
 
-# The folder of the run's kept builds, for the commands a test starts (tests/manage_kept.py).
+# The folder of the run's kept builds, for the commands a test starts (tests/kept_builds.py).
 FOLDER_VARIABLE = "TEST_RUN_BUILDS"
 
 

@@ -88,14 +88,20 @@ def environment(database: Database, folder: Path, **extra: str) -> dict[str, str
             "PAGE_CACHE_SECONDS": "0", "LOG_LEVEL": "ERROR", **extra}
 
 
+def _kept_builds(program: str, kept: bool = True) -> list[str]:
+    """How to start `manage.py` or `gunicorn`: through tests/kept_builds.py in a test run."""
+    from tests.buildcache import FOLDER_VARIABLE
+
+    if kept and os.environ.get(FOLDER_VARIABLE):
+        return [sys.executable, "tests/kept_builds.py", program]
+    return [sys.executable, program] if program == "manage.py" else [str(ROOT / ".venv" / "bin" / program)]
+
+
 def manage(database: Database, folder: Path, *arguments: str, builds_kept: bool = True, **extra: str) -> str:
     """Run a command of the project against the site's database; its stdout. A source the run
     has built already is not built again (tests/buildcache.py) unless `builds_kept` is False."""
-    from tests.buildcache import FOLDER_VARIABLE
-
-    script = "tests/manage_kept.py" if builds_kept and os.environ.get(FOLDER_VARIABLE) else "manage.py"
-    done = subprocess.run([sys.executable, script, *arguments], cwd=ROOT, capture_output=True, text=True,
-                          env=environment(database, folder, **extra), timeout=900)
+    done = subprocess.run([*_kept_builds("manage.py", builds_kept), *arguments], cwd=ROOT, capture_output=True,
+                          text=True, env=environment(database, folder, **extra), timeout=900)
     if done.returncode != 0:
         raise RuntimeError(f"manage.py {' '.join(arguments)} failed:\n{done.stdout}\n{done.stderr}")
     return done.stdout
@@ -152,7 +158,7 @@ class Site:
 
     def start_worker(self) -> subprocess.Popen:
         """A `db_worker` on the site's database (for a site served with TASKS_BACKEND=database)."""
-        worker = subprocess.Popen([sys.executable, "manage.py", "db_worker"], cwd=ROOT, stdout=subprocess.DEVNULL,
+        worker = subprocess.Popen([*_kept_builds("manage.py"), "db_worker"], cwd=ROOT, stdout=subprocess.DEVNULL,
                                   stderr=subprocess.DEVNULL, env=environment(self.database, self.folder, SITE_URL=self.url,
                                                                              **self.env))
         self.workers.append(worker)
@@ -268,7 +274,7 @@ def serve(template: Database, **settings: str) -> Site:
     url = f"http://127.0.0.1:{port}"
     env = environment(database, folder, SITE_URL=url, GUNICORN_BIND=f"127.0.0.1:{port}", WEB_CONCURRENCY="3",
                       **settings)
-    process = subprocess.Popen([str(ROOT / ".venv" / "bin" / "gunicorn"), "-c", "config/gunicorn.py"], cwd=ROOT,
+    process = subprocess.Popen([*_kept_builds("gunicorn"), "-c", "config/gunicorn.py"], cwd=ROOT,
                                env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     site = Site(url, database, folder, process, dict(settings))
     _wait_for(site, 60)

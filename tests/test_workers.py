@@ -20,7 +20,7 @@ from catalog.tests.conftest import ADDER_V1, VALID_CATALOG, CatalogTree
 from engine.tests import wat
 from scoring.tests.conftest import adder_answers
 from tests.helpers import ROOT, SubprocessDatabase, command_env, manage
-JOBS = 8  # enough for both workers to be busy when one dies, and for the other to go on
+JOBS = 4  # enough for both workers to be busy when one dies, and for the other to go on
 pytestmark = pytest.mark.slow
 
 
