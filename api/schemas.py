@@ -204,8 +204,9 @@ class History(Schema):
     results: list[RecordStepRow]
 
 
-# A plain model, not a Schema: a document holds up to 20,000 cells, and a Schema's reading of
-# ORM objects, which a cell never is, costs more than the rest of the document together.
+# Plain models, not Schemas: a document holds up to 20,000 cells and 200 lines, made from dicts,
+# and a Schema's reading of ORM objects (which none of them is) cost more than the rest of the
+# document together.
 class AgentCell(BaseModel):
     case: str
     version: str
@@ -218,7 +219,7 @@ class AgentCell(BaseModel):
     url: str = Field(..., description="the case's leaderboard, every entry of this model")
 
 
-class AgentLine(Schema):
+class AgentLine(BaseModel):
     rank: int = Field(..., description="the place in the order asked for (over every harness)")
     model: str
     harness: str = Field(..., description="empty when the run records name none")
@@ -241,14 +242,14 @@ class AgentLine(Schema):
     cells: list[AgentCell] = Field(..., description="its cells on this document's columns, where it has trials")
 
 
-class AgentsColumn(Schema):
+class AgentsColumn(BaseModel):
     case: str
     version: str
     name: str
     difficulty: str
 
 
-class AgentsDocument(Schema):
+class AgentsDocument(BaseModel):
     difficulty: str | None
     tag: str | None
     harness: str | None

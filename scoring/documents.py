@@ -10,7 +10,7 @@ site needs (`submission_document()`, `entry_document()`); the CSV downloads are 
 from __future__ import annotations
 
 from datetime import date
-from typing import Iterable, Iterator
+from typing import Callable, Iterable, Iterator
 
 from django.urls import reverse
 from django.utils import timezone
@@ -19,6 +19,7 @@ from catalog.runrecords import NUMERIC_RUN_FIELDS
 from catalog.models import CaseVersion, HeldOutInput, Variant
 from engine.kinds import Kind
 from lib.siteurl import site_url
+from lib.urlparts import name_paths
 from scoring.boards import CURRENT_ENGINE, Entry, engine_label
 from scoring.models import Result, Submission
 
@@ -232,11 +233,12 @@ def standings_table(standings) -> tuple[str, list[str], Iterator[list]]:
 # --- the agents matrix ----------------------------------------------------------------------------
 
 
-def agent_url(model: str, harness: str = "") -> str:
-    """An agent's page (the harness as its filter)."""
+def agent_url(model: str, harness: str = "", path: Callable[[str], str] | None = None) -> str:
+    """An agent's page (the harness as its filter); `path`: a `name_paths("agent")` to reuse."""
     from urllib.parse import urlencode
 
-    return site_url(reverse("agent", args=[model]) + (f"?{urlencode({'harness': harness})}" if harness else ""))
+    path = path or name_paths("agent")
+    return site_url(path(model) + (f"?{urlencode({'harness': harness})}" if harness else ""))
 
 
 def agent_cell_document(cell, version: CaseVersion, board_url: str, model: str) -> dict:
@@ -260,7 +262,7 @@ def column_board_url(version: CaseVersion) -> str:
     return site_url(f"{reverse('leaderboard', args=[version.case.slug])}?{query}&model=")
 
 
-def agent_line_document(line, sort: str, cells: list[dict]) -> dict:
+def agent_line_document(line, sort: str, cells: list[dict], path: Callable[[str], str] | None = None) -> dict:
     """An agent's line of the matrix: its place in the order shown, its figures, its cells."""
     def rounded(value, digits=6):
         return round(value, digits) if value is not None else None
@@ -273,7 +275,7 @@ def agent_line_document(line, sort: str, cells: list[dict]) -> dict:
         "cost_trials": line.cost_trials, "total_cost_usd": rounded(line.total_cost_usd),
         "mean_cost_usd": rounded(line.mean_cost_usd), "input_tokens_per_trial": rounded(line.input_tokens_per_trial, 1),
         "output_tokens_per_trial": rounded(line.output_tokens_per_trial, 1), "verified_cases": line.verified_cases,
-        "url": agent_url(line.model, line.harness), "cells": cells,
+        "url": agent_url(line.model, line.harness, path), "cells": cells,
     }
 
 
@@ -288,12 +290,13 @@ def agent_lines(matrix, lines, versions: list[CaseVersion]) -> list[dict]:
 
     cells = matrix.cells(lines, versions)
     columns = [(version, column_board_url(version)) for version in versions]
+    path = name_paths("agent")
     documents = []
     for line in lines:
         model = quote(line.model, safe="")
         documents.append(agent_line_document(line, matrix.sort, [
             agent_cell_document(cells[(line.agent_id, version.pk)], version, board_url, model)
-            for version, board_url in columns if (line.agent_id, version.pk) in cells]))
+            for version, board_url in columns if (line.agent_id, version.pk) in cells], path))
     return documents
 
 

@@ -14,6 +14,7 @@ from catalog.manifest import DIFFICULTIES
 from catalog.models import Tag
 from lib.csvexport import csv_response
 from lib.paging import BadPage, page_of
+from lib.urlparts import name_paths
 from scoring.agents import SORTS, Matrix, request_refresh, trials
 from scoring.boards import BOARD_ORDER, model_filter
 from scoring.boards.reading import BadModel
@@ -51,6 +52,7 @@ def agents(request: HttpRequest) -> HttpResponse:
         return bad_request(request, str(bad))
     cells = matrix.cells(lines, columns)
     shown = [Column.of(version) for version in columns]
+    path = name_paths("agent")  # one reverse() for every row's link
     chart = matrix.chart(AGENTS_PER_PAGE)
     chart_query = query_without(request, AGENTS_PARAMETERS, ("page", "cases", "format"))
     context = {
@@ -58,7 +60,7 @@ def agents(request: HttpRequest) -> HttpResponse:
         "page": lines,
         "columns": columns,
         "case_count": columns.paginator.count,
-        "rows": [row_html(line, getattr(line, f"by_{matrix.sort}"), columns.paginator.count, shown, cells)
+        "rows": [row_html(line, getattr(line, f"by_{matrix.sort}"), columns.paginator.count, shown, cells, path)
                  for line in lines],
         "chart": chart,
         "chart_points": points_html(chart, chart_query) if chart else "",

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from html import escape
+from typing import Callable
 from urllib.parse import quote, urlencode
 
 from django.urls import reverse
@@ -36,12 +37,13 @@ class Column:
                    escape(f"{reverse('leaderboard', args=[version.case.slug])}?{query}&model="))
 
 
-def agent_link(model: str, harness: str) -> str:
-    """An agent's page, its harness as the filter."""
-    return reverse("agent", args=[model]) + (f"?{urlencode({'harness': harness})}" if harness else "")
+def agent_link(model: str, harness: str, path: Callable[[str], str]) -> str:
+    """An agent's page, its harness as the filter (`path`: lib.urlparts.name_paths("agent"))."""
+    return path(model) + (f"?{urlencode({'harness': harness})}" if harness else "")
 
 
-def row_html(line, rank: int, case_count: int, columns: list[Column], cells: dict) -> SafeString:
+def row_html(line, rank: int, case_count: int, columns: list[Column], cells: dict,
+             path: Callable[[str], str]) -> SafeString:
     """One agent's row: its place, its figures, then its cells on these columns."""
     harness = f'<br><span class="muted small">{escape(line.harness)}</span>' if line.harness else ""
     cost = line.mean_cost_usd
@@ -55,7 +57,7 @@ def row_html(line, rank: int, case_count: int, columns: list[Column], cells: dic
               else '<span class="muted">—</span>')
     return mark_safe(
         f'<tr id="agent-{line.agent_id}"><th scope="row" class="agent-col name"><span class="rank">{rank}.</span> '
-        f'<a href="{escape(agent_link(line.model, line.harness))}">{escape(line.model)}</a>{harness}</th>'
+        f'<a href="{escape(agent_link(line.model, line.harness, path))}">{escape(line.model)}</a>{harness}</th>'
         f'<td class="num"><strong>{line.score:.3f}</strong></td>'
         f'<td class="num">{line.cases_solved}/{case_count}</td>'
         f'<td class="num">{rate(line.pass_rate)} <span class="cell-note">{rate(line.pass_low)}–{rate(line.pass_high)} · '

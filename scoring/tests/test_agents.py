@@ -20,6 +20,7 @@ from hypothesis import strategies as st
 from catalog.models import CaseVersion
 from engine.sandbox import ENGINE_DIGEST, WASMTIME_VERSION
 from lib.stats import pareto_front, wilson_interval
+from lib.urlparts import name_paths
 from scoring import boards
 from scoring.agents import Matrix, refresh
 from scoring.models import AgentCell, AgentLine, Submission
@@ -221,6 +222,7 @@ def test_the_page_is_a_slice_of_stored_rows_whatever_the_number_of_agents(client
 @settings(max_examples=300)
 def test_every_model_name_round_trips_through_its_url(name):
     path = reverse("agent", args=[name])
+    assert name_paths("agent")(name) == path  # the matrix's links: one reverse() for a page of them
     assert path.startswith("/agents/") and path.endswith("/")
     assert "//" not in path and "/./" not in path and "/../" not in path  # nothing a browser or nginx rewrites
     match = resolve(unquote(path))  # as the server hands the path over: decoded once
