@@ -64,12 +64,18 @@ def test_the_catalog_standings_benchmark_runs_and_reports_a_ratio():
 
 @pytest.mark.slow
 def test_the_agents_benchmark_runs_and_reports_each_pages_ratio():
-    done = subprocess.run([sys.executable, "bench/agents.py", "--cases", "6", "--small", "2", "--large", "5",
+    done = subprocess.run([sys.executable, "bench/agents.py", "--cases", "6", "--small", "2", "--full", "3", "--large", "5",
                            "--repeat", "2", "--json"], cwd=ROOT, capture_output=True, text=True, timeout=300)
     assert done.returncode == 0, done.stderr
     result = json.loads(done.stdout.strip().splitlines()[-1])
     assert set(result["pages"]) == {"page", "api", "by_cost", "one_harness"}
-    assert all(page["ratio"] > 0 for page in result["pages"].values()) and result["refreshes"]["5"]["refresh_s"] > 0
+    assert all(page["ratio"] > 0 and page["ratio_from_small"] > 0 for page in result["pages"].values())
+    assert result["refreshes"]["5"]["refresh_s"] > 0
+    # The README's table row, as bench/run.py writes it.
+    row = subprocess.run([sys.executable, "-c", "import json, sys; sys.path.insert(0, 'bench'); import run; "
+                          "print(json.dumps(run.agents_rows(json.loads(sys.argv[1]))))", json.dumps(result)],
+                         cwd=ROOT, capture_output=True, text=True, check=True)
+    assert "Agents matrix, 3 (a full page) → 5 agents" in json.loads(row.stdout)[0][0]
 
 
 @pytest.mark.django_db

@@ -154,6 +154,7 @@ def test_enqueue_queues_each_line(sweep, django_capture_on_commit_callbacks):
     assert set(Submission.objects.values_list("status", flat=True)) == {"pending"}
 
 
+@pytest.mark.slow  # real processes: make test, not the inner loop
 def test_lines_run_in_parallel_with_jobs_in_a_real_process(imported, tmp_path):
     """Parallel lines in a real process, on a database file (WAL, as a deployment has): each line's
     thread has its own connection, and every line is stored once."""
