@@ -22,16 +22,28 @@ VAR_DIR = private_folder(Path(envstr("VAR_DIR", str(BASE_DIR / "var"))))
 
 
 def _local_secret_key() -> str:
-    """A key kept in var/ so a local run needs no set-up; production sets SECRET_KEY."""
+    """A key kept in var/ so a local run needs no set-up; production sets SECRET_KEY.
+
+    Two commands started at once on a new VAR_DIR make one key between them: each writes its key
+    whole under a name of its own and links it into place, so the other reads no key or the whole
+    key, never a half-written one, and the first link wins."""
     key_file = VAR_DIR / "secret_key"
     try:
         return key_file.read_text().strip()
     except FileNotFoundError:
-        key = secrets.token_urlsafe(50)
-        handle = os.open(key_file, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW, 0o600)
+        pass
+    key = secrets.token_urlsafe(50)
+    draft = VAR_DIR / f"secret_key.{os.getpid()}.{secrets.token_hex(8)}"
+    handle = os.open(draft, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW, 0o600)
+    try:
         with os.fdopen(handle, "w") as stream:
             stream.write(key)
-        return key
+        os.link(draft, key_file)
+    except FileExistsError:  # another process's key landed first: it is the key
+        return key_file.read_text().strip()
+    finally:
+        draft.unlink(missing_ok=True)
+    return key
 
 
 DEBUG = envbool("DEBUG", False)

@@ -107,6 +107,33 @@ def test_a_new_var_dir_and_its_database_are_private_whatever_the_secrets_source(
     assert opened.stdout.split() == ["0o600", "0o600"], opened.stderr
 
 
+def test_a_key_another_process_wrote_first_is_the_key(tmp_path, monkeypatch):
+    """Two commands started at once on a new VAR_DIR: the one that finds no key file, and then
+    finds the other's written meanwhile, takes the other's key instead of failing (or of reading
+    it half-written), and leaves no draft behind."""
+    import config.settings as site_settings
+
+    def made_while_the_other_wrote(length):
+        (tmp_path / "secret_key").write_text("the other's key\n")
+        return "mine"
+
+    monkeypatch.setattr(site_settings, "VAR_DIR", tmp_path)
+    monkeypatch.setattr(site_settings.secrets, "token_urlsafe", made_while_the_other_wrote)
+    assert site_settings._local_secret_key() == "the other's key"
+    assert [path.name for path in tmp_path.iterdir()] == ["secret_key"]
+    assert site_settings._local_secret_key() == "the other's key"
+
+
+def test_a_new_key_is_written_whole_and_private(tmp_path, monkeypatch):
+    import config.settings as site_settings
+
+    monkeypatch.setattr(site_settings, "VAR_DIR", tmp_path)
+    key = site_settings._local_secret_key()
+    assert len(key) > 50 and (tmp_path / "secret_key").read_text() == key
+    assert [path.name for path in tmp_path.iterdir()] == ["secret_key"]
+    assert (tmp_path / "secret_key").stat().st_mode & 0o777 == 0o600
+
+
 def test_an_existing_world_readable_var_dir_and_database_are_closed_to_others(tmp_path):
     var = tmp_path / "var"
     var.mkdir(mode=0o755)
