@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import json
 import os
 import shutil
@@ -21,7 +22,8 @@ class SubprocessDatabase:
     """A database of its own for commands run as subprocesses, reachable here with plain SQL:
     a fresh PostgreSQL database on the server the suite uses, or a SQLite file."""
 
-    def __init__(self, tmp_path: Path):
+    def __init__(self, tmp_path: Path, template: "SubprocessDatabase | None" = None):
+        """Empty, or a copy of `template`."""
         default = settings.DATABASES["default"]
         self.postgres = default["ENGINE"].endswith("postgresql")
         if self.postgres:
@@ -31,28 +33,20 @@ class SubprocessDatabase:
             self.params = {"host": default["HOST"], "port": default["PORT"] or 5432, "user": default["USER"],
                            "password": default["PASSWORD"]}
             with psycopg.connect(dbname="postgres", autocommit=True, **self.params) as admin:
-                admin.execute(f'CREATE DATABASE "{self.name}"')
+                admin.execute(f'CREATE DATABASE "{self.name}"' + (f' TEMPLATE "{template.name}"' if template else ""))
             password = f":{self.params['password']}" if self.params["password"] else ""
             self.url = f"postgres://{self.params['user']}{password}@{self.params['host']}:{self.params['port']}/{self.name}"
         else:
             self.path = tmp_path / "subprocess.sqlite3"
             self.url = f"sqlite:///{self.path}"
+            if template:
+                shutil.copyfile(template.path, self.path)
 
     @classmethod
     def migrated(cls, tmp_path: Path) -> "SubprocessDatabase":
         """A database of its own with every migration applied: a copy of one this test process
         migrated (through the real `migrate` command) the first time it was asked."""
-        database = cls(tmp_path)
-        template = _migrated_template()
-        if database.postgres:
-            import psycopg
-
-            with psycopg.connect(dbname="postgres", autocommit=True, **database.params) as admin:
-                admin.execute(f'DROP DATABASE "{database.name}"')
-                admin.execute(f'CREATE DATABASE "{database.name}" TEMPLATE "{template.name}"')
-        else:
-            shutil.copyfile(template.path, database.path)
-        return database
+        return cls(tmp_path, template=_migrated_template())
 
     def query(self, sql: str) -> list[tuple]:
         if self.postgres:
@@ -71,25 +65,21 @@ class SubprocessDatabase:
                 admin.execute(f'DROP DATABASE IF EXISTS "{self.name}" WITH (FORCE)')
 
 
-_TEMPLATE: list[SubprocessDatabase] = []
-
-
+@functools.cache
 def _migrated_template() -> SubprocessDatabase:
     """This process's migrated database to copy (dropped, or removed, when the process ends)."""
-    if not _TEMPLATE:
-        import atexit
-        import tempfile
+    import atexit
+    import tempfile
 
-        folder = Path(tempfile.mkdtemp(prefix="migrated-"))
-        template = SubprocessDatabase(folder)
-        atexit.register(shutil.rmtree, folder, ignore_errors=True)
-        atexit.register(template.drop)
-        manage(command_env(template, folder), "migrate", "--noinput")
-        if not template.postgres:  # one file to copy: the write-ahead log folded in
-            with sqlite3.connect(template.path) as connection:
-                connection.execute("PRAGMA wal_checkpoint(TRUNCATE)")
-        _TEMPLATE.append(template)
-    return _TEMPLATE[0]
+    folder = Path(tempfile.mkdtemp(prefix="migrated-"))
+    template = SubprocessDatabase(folder)
+    atexit.register(shutil.rmtree, folder, ignore_errors=True)
+    atexit.register(template.drop)
+    manage(command_env(template, folder), "migrate", "--noinput")
+    if not template.postgres:  # one file to copy: the write-ahead log folded in
+        with sqlite3.connect(template.path) as connection:
+            connection.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+    return template
 
 
 def command_env(database: SubprocessDatabase, tmp_path: Path, **extra: str) -> dict[str, str]:
