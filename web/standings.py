@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import functools
+
 from django.conf import settings
 from django.core.paginator import Paginator
 from django.http import HttpRequest, HttpResponse
@@ -25,12 +27,11 @@ def refreshing(request_refresh):
     cached page is served): the standings, or the agents matrix."""
 
     def decorate(view):
+        @functools.wraps(view)
         def wrapper(request, *args, **kwargs):
             request_refresh()
             return view(request, *args, **kwargs)
 
-        wrapper.__name__ = wrapper.__qualname__ = view.__name__
-        wrapper.__doc__ = view.__doc__
         return wrapper
 
     return decorate

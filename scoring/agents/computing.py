@@ -32,7 +32,7 @@ from lib.stats import pareto_front, wilson_interval
 from scoring import snapshots
 from scoring.boards.places import RANKED
 from scoring.models.agents import CostPerTrial
-from scoring.standings.computing import scope_name, version_scopes
+from scoring.standings.computing import case_counts, scope_name, version_scopes
 
 IDENTICAL = "identical"  # Verification.Outcome.IDENTICAL, as the cells keep it
 SORTS = ("score", "pass_rate", "cost")
@@ -239,11 +239,7 @@ def refresh() -> float:
 
     started = time.perf_counter()
     source = snapshots.current_source()  # before reading: a score landing meanwhile makes the next check refresh again
-    cases = {"": 0}
-    for names in version_scopes().values():
-        cases[""] += 1
-        for scope in names[1:]:
-            cases[scope] = cases.get(scope, 0) + 1
+    cases = case_counts(version_scopes())
     with transaction.atomic():
         kept = _make_agents()
         AgentCell.objects.all().delete()

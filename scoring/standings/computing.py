@@ -154,11 +154,16 @@ def compute_all() -> dict[str, tuple[list[Line], int]]:
     for row in _notes():
         for scope in scopes_of_version.get(row["version_id"], []):
             _note(scopes.get(scope, {}), row)
+    return {scope: (_ordered(scopes.get(scope, {})), count) for scope, count in case_counts(scopes_of_version).items()}
+
+
+def case_counts(scopes_of_version: dict[int, list[str]]) -> dict[str, int]:
+    """How many counted versions each precomputed scope holds (every case "" always, even at none)."""
     cases = {"": 0}
     for names in scopes_of_version.values():
         for scope in names:
             cases[scope] = cases.get(scope, 0) + 1
-    return {scope: (_ordered(scopes.get(scope, {})), count) for scope, count in cases.items()}
+    return cases
 
 
 def version_scopes() -> dict[int, list[str]]:

@@ -7,7 +7,7 @@ from django.core.management.base import CommandError
 from catalog.models import CaseVersion, UnknownTarget, resolve_target
 from engine.progress import StreamProgress
 from lib.commands import CaseVersionCommand
-from scoring.models import Submission
+from scoring.models import Submission, Verification
 from scoring.verification import best_entries, request, run_verification
 
 
@@ -50,7 +50,8 @@ class Command(CaseVersionCommand):
             self.stdout.write(json.dumps({"verifications": [
                 {"verification": item.pk, "submission": item.submission_id, "outcome": item.outcome,
                  "message": item.message, "module_identical": item.module_identical} for item in verifications]}))
-        different = [item for item in verifications if item.outcome not in ("pending", "identical")]
+        different = [item for item in verifications
+                     if item.outcome not in (Verification.Outcome.PENDING, Verification.Outcome.IDENTICAL)]
         if different:
             raise CommandError(f"{len(different)} of {len(verifications)} entries were not reproduced: "
                                + ", ".join(f"#{item.submission_id}" for item in different), returncode=1)
