@@ -7,9 +7,8 @@ import os
 import shutil
 import subprocess
 import tempfile
-from pathlib import Path
 
-from engine.builds.limits import BuildLimits, limited
+from engine.builds.limits import BuildLimits, limited, remembered_when_fine
 from engine.builds.seccomp import seccomp_filter
 
 BWRAP = "/usr/bin/bwrap"
@@ -48,8 +47,10 @@ def userns_options() -> tuple[str, ...]:
     return ("--disable-userns",) if "--disable-userns" in usage else ()
 
 
-def bwrap_command(source: Path, limits: BuildLimits, env: dict[str, str], program: list[str],
+def bwrap_command(limits: BuildLimits, env: dict[str, str], program: list[str],
                    seccomp_fd: int | None = None) -> list[str]:
+    """The sandbox for `program`: nothing of the host's but `/usr` and a few `/etc` files, read-only;
+    one size-capped tmpfs to write in. The source comes in through a pipe, never from the host's disk."""
     command = [
         # --as-pid-1: the driver itself is pid 1, so no process of bwrap's own, dumpable and
         # holding the driver's pipes, sits in the sandbox beside the build.
@@ -67,7 +68,6 @@ def bwrap_command(source: Path, limits: BuildLimits, env: dict[str, str], progra
         "--tmpfs", "/dev", *DEVICE_BINDS, "--proc", "/proc",
         "--size", str(limits.disk_bytes), "--tmpfs", SANDBOX_WORK,
         "--symlink", SANDBOX_DIRECTORIES["TMPDIR"], "/tmp",
-        "--ro-bind", str(source), "/source",
         # The tmpfs above is the only writable place: bwrap's own root and /dev are not.
         "--remount-ro", "/dev", "--remount-ro", "/",
         "--chdir", SANDBOX_WORK,
@@ -79,20 +79,18 @@ def bwrap_command(source: Path, limits: BuildLimits, env: dict[str, str], progra
     return command + program
 
 
-@functools.lru_cache(maxsize=1)
+@remembered_when_fine
 def sandbox_problem() -> str | None:
-    """None if bubblewrap can start a sandbox here, else what went wrong (checked once)."""
+    """None if bubblewrap can start a sandbox here, else what went wrong (a success is remembered,
+    a failure is looked at again next time)."""
     if shutil.which("bwrap") is None or not os.path.exists(BWRAP):
         return "bubblewrap (bwrap) is not installed"
     limits = BuildLimits(timeout=10)
     # The probe runs as an unprivileged account no build uses, so it can never disturb one.
     account = (PROBE_UID, PROBE_UID) if os.geteuid() == 0 else None
     with tempfile.TemporaryDirectory(prefix="sandbox-probe-") as temp:
-        source = Path(temp) / "source"
-        source.mkdir()
         if account:
-            for path in (Path(temp), source):
-                os.chown(path, *account)
+            os.chown(temp, *account)
         # With the build's own seccomp filter: a kernel that refuses it fails here, not per build.
         program = seccomp_filter()
         seccomp_read = None
@@ -100,10 +98,9 @@ def sandbox_problem() -> str | None:
             seccomp_read, seccomp_write = os.pipe()
             os.write(seccomp_write, program)
             os.close(seccomp_write)
-        probe = bwrap_command(source, limits, {"PATH": "/usr/bin:/bin"}, ["/bin/sh", "-c", "touch /work/probe"],
-                              seccomp_read)
+        probe = bwrap_command(limits, {"PATH": "/usr/bin:/bin"}, ["/bin/sh", "-c", "touch /work/probe"], seccomp_read)
         try:
-            done = subprocess.run(probe, env={}, preexec_fn=limited(limits, account), capture_output=True,
+            done = subprocess.run(probe, cwd=temp, env={}, preexec_fn=limited(limits, account), capture_output=True,
                                   text=True, timeout=30, pass_fds=() if seccomp_read is None else (seccomp_read,))
         except (OSError, subprocess.SubprocessError) as exc:
             return f"bubblewrap could not start: {exc}"

@@ -1,20 +1,23 @@
-"""A cgroup of its own for each build: one memory and one process limit over all its processes.
+"""A cgroup of its own for each build: one memory, one process and one processor limit over all
+its processes.
 
-Per-process limits (address space, RLIMIT_NPROC) multiply with the number of processes, and the
-files a build writes into its tmpfs are memory too: only a cgroup bounds the sum. Each build gets
-a fresh cgroup under the scorer's own (`fuelboard-build-<pid>-<n>`), with `memory` and `pids`
-limits; the build's first process joins it before it runs anything (from `preexec_fn`, while
-it is still root), everything in it is killed when the build is over, and the cgroup is removed.
+Per-process limits (address space, RLIMIT_NPROC, RLIMIT_CPU) multiply with the number of
+processes, and the files a build writes into its tmpfs are memory too: only a cgroup bounds the
+sum. Each build gets a fresh cgroup under the scorer's own (`fuelboard-build-<pid>-<n>`), with
+`memory`, `pids` and `cpu` limits (the last a share of the processors over time: a build that
+spins on every core of a worker host gets its share and no more); the build's first process
+joins it before it runs anything (from `preexec_fn`, while it is still root), everything in it
+is killed when the build is over, and the cgroup is removed.
 
-cgroup v2 is used where the scorer's cgroup is writable and offers both controllers; otherwise
-cgroup v1's `memory` and `pids` hierarchies, where they are mounted and writable (as root on
-most machines without systemd's unified layout). Where neither works, `cgroup_problem()` says
-why, builds run with the per-process limits only, and a system check warns at start-up.
+cgroup v2 is used where the scorer's cgroup is writable and offers the three controllers;
+otherwise cgroup v1's `memory`, `pids` and `cpu` hierarchies, where they are mounted and writable
+(as root on most machines without systemd's unified layout). Where neither works,
+`cgroup_problem()` says why, and builds are refused unless a development setting allows them
+unconfined (engine/builds/run.py).
 """
 
 from __future__ import annotations
 
-import functools
 import itertools
 import os
 import signal
@@ -24,7 +27,11 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Iterator
 
+from engine.builds.limits import remembered_when_fine
+
 PREFIX = "fuelboard-build-"
+CONTROLLERS = ("memory", "pids", "cpu")
+CPU_PERIOD_MICROSECONDS = 100_000
 _counter = itertools.count()
 
 
@@ -33,7 +40,7 @@ class Layout:
     """Where this process's cgroups are: one folder for v2, one per controller for v1."""
 
     version: int
-    parents: dict[str, Path]  # controller ("memory", "pids", or "unified") -> our cgroup's folder
+    parents: dict[str, Path]  # controller ("memory", "pids", "cpu", or "unified") -> our cgroup's folder
 
 
 def _mounts() -> list[tuple[str, str, set[str]]]:
@@ -81,22 +88,23 @@ def _v2_layout(mounts, memberships) -> Layout | str:
         offered = set((parent / "cgroup.controllers").read_text().split())
     except OSError:
         return f"cgroup v2: {parent} cannot be read"
-    if not {"memory", "pids"} <= offered:
-        return f"cgroup v2: {parent} offers {', '.join(sorted(offered)) or 'no controllers'}, not memory and pids"
+    if not set(CONTROLLERS) <= offered:
+        return (f"cgroup v2: {parent} offers {', '.join(sorted(offered)) or 'no controllers'}, "
+                f"not {', '.join(CONTROLLERS)}")
     if not _writable(parent):
         return f"cgroup v2: {parent} is not writable"
     try:
         enabled = set((parent / "cgroup.subtree_control").read_text().split())
-        if not {"memory", "pids"} <= enabled:
-            (parent / "cgroup.subtree_control").write_text("+memory +pids")
+        if not set(CONTROLLERS) <= enabled:
+            (parent / "cgroup.subtree_control").write_text(" ".join(f"+{name}" for name in CONTROLLERS))
     except OSError as exc:
-        return f"cgroup v2: memory and pids cannot be enabled below {parent} ({exc.strerror})"
+        return f"cgroup v2: {', '.join(CONTROLLERS)} cannot be enabled below {parent} ({exc.strerror})"
     return Layout(2, {"unified": parent})
 
 
 def _v1_layout(mounts, memberships) -> Layout | str:
     parents = {}
-    for controller in ("memory", "pids"):
+    for controller in CONTROLLERS:
         mount = next((point for point, kind, options in mounts if kind == "cgroup" and controller in options), None)
         if mount is None or controller not in memberships:
             return f"cgroup v1: no {controller} hierarchy"
@@ -107,16 +115,18 @@ def _v1_layout(mounts, memberships) -> Layout | str:
     return Layout(1, parents)
 
 
-@functools.lru_cache(maxsize=1)
-def layout() -> Layout | str:
-    """Where builds' cgroups go, or why there is nowhere (checked once, by making one)."""
+_found: Layout | None = None
+
+
+def _find_layout() -> Layout | str:
+    """Where builds' cgroups go, or why there is nowhere (found by making one)."""
     mounts, memberships = _mounts(), _memberships()
     problems = []
     for find in (_v2_layout, _v1_layout):
         found = find(mounts, memberships)
         if isinstance(found, Layout):
             try:
-                with build_cgroup(64 << 20, 8, found) as probe:
+                with build_cgroup(64 << 20, 8, 1.0, found) as probe:
                     probe.remove()
             except OSError as exc:
                 problems.append(f"cgroup v{found.version}: a cgroup cannot be made ({exc.strerror or exc})")
@@ -126,6 +136,18 @@ def layout() -> Layout | str:
     return "; ".join(problems)
 
 
+def layout() -> Layout | str:
+    """Where builds' cgroups go (found once), or why there is nowhere (looked for again at each ask)."""
+    global _found
+    if _found is not None:
+        return _found
+    found = _find_layout()
+    if isinstance(found, Layout):
+        _found = found
+    return found
+
+
+@remembered_when_fine
 def cgroup_problem() -> str | None:
     """None when each build gets a cgroup of its own, else why not."""
     found = layout()
@@ -178,6 +200,19 @@ class BuildCgroup:
         except (OSError, ValueError):
             return None
 
+    def throttled_seconds(self) -> float | None:
+        """How long its processes waited because the build had used its share of the processors."""
+        for folder in self.folders:
+            try:
+                stats = dict(line.split() for line in (folder / "cpu.stat").read_text().splitlines())
+            except (OSError, ValueError):
+                continue
+            if "throttled_usec" in stats:
+                return int(stats["throttled_usec"]) / 1e6
+            if "throttled_time" in stats:
+                return int(stats["throttled_time"]) / 1e9
+        return None
+
     def remove(self, wait_seconds: float = 10.0) -> None:
         """Kill whatever is left in it, then remove it."""
         if self.version == 2 and (self.folders[0] / "cgroup.kill").exists():
@@ -207,19 +242,38 @@ class BuildCgroup:
             time.sleep(0.02)
 
 
+def remove_orphans() -> list[str]:
+    """Remove the cgroups of builds whose scorer is gone (killed before it could remove them):
+    their processes are killed first. Returns their names."""
+    found = layout()
+    if not isinstance(found, Layout):
+        return []
+    orphans: dict[str, list[Path]] = {}
+    for parent in found.parents.values():
+        for folder in parent.glob(f"{PREFIX}*"):
+            pid = folder.name.removeprefix(PREFIX).split("-", 1)[0]
+            if pid.isdigit() and not Path(f"/proc/{pid}").exists():
+                orphans.setdefault(folder.name, []).append(folder)
+    for folders in orphans.values():
+        BuildCgroup(folders, found.version).remove()
+    return sorted(orphans)
+
+
 def _write(path: Path, value: str) -> None:
     path.write_text(value)
 
 
 @contextmanager
-def build_cgroup(memory_bytes: int, processes: int, where: Layout | None = None) -> Iterator[BuildCgroup]:
-    """A new cgroup with these limits, removed (with anything left in it) when the block ends.
-    Raises OSError when one cannot be made."""
+def build_cgroup(memory_bytes: int, processes: int, cpus: float, where: Layout | None = None) -> Iterator[BuildCgroup]:
+    """A new cgroup with these limits (`cpus`: processors' worth of time per second), removed (with
+    anything left in it) when the block ends. Raises OSError when one cannot be made."""
     where = where or layout()
     if not isinstance(where, Layout):
         raise OSError(where)
     name = f"{PREFIX}{os.getpid()}-{next(_counter)}"
-    folders = [parent / name for parent in where.parents.values()]
+    # Each controller's folder once (v1 may mount two controllers as one hierarchy).
+    folders = list(dict.fromkeys(parent / name for parent in where.parents.values()))
+    quota = max(1000, round(cpus * CPU_PERIOD_MICROSECONDS))
     group = BuildCgroup(folders, where.version)
     try:
         for folder in folders:
@@ -229,12 +283,15 @@ def build_cgroup(memory_bytes: int, processes: int, where: Layout | None = None)
             if (folders[0] / "memory.swap.max").exists():
                 _write(folders[0] / "memory.swap.max", "0")
             _write(folders[0] / "pids.max", str(processes))
+            _write(folders[0] / "cpu.max", f"{quota} {CPU_PERIOD_MICROSECONDS}")
         else:
-            memory, pids = (where.parents["memory"] / name), (where.parents["pids"] / name)
+            memory, pids, cpu = (where.parents[controller] / name for controller in CONTROLLERS)
             _write(memory / "memory.limit_in_bytes", str(memory_bytes))
             if (memory / "memory.memsw.limit_in_bytes").exists():
                 _write(memory / "memory.memsw.limit_in_bytes", str(memory_bytes))
             _write(pids / "pids.max", str(processes))
+            _write(cpu / "cpu.cfs_period_us", str(CPU_PERIOD_MICROSECONDS))
+            _write(cpu / "cpu.cfs_quota_us", str(quota))
     except OSError:
         group.remove()
         raise

@@ -1,34 +1,41 @@
 """The build driver: runs inside the sandbox, as the build's account, under the system's python3.
 
-It copies the source into the build root, runs the `install` and `build` commands (each under
-its own timeout, in its own process group, with none of the driver's pipes open), then ends
-every other process of the build and hands the module back. Standard library only: it runs
-with `python3 -I -S`, not in the project's environment.
+It reads the submission's archive from a pipe and unpacks it into the build root (with the
+project's archive reader, `lib.unpack`, handed to it as source text: the driver runs with
+`python3 -I -S`, outside the project's environment, standard library only), so the hostile
+archive is parsed only here, by the build's own account, inside its sandbox, its cgroup and its
+tmpfs — never by the scorer or the launcher. Then it runs the `install` and `build` commands (each
+under its own timeout, in its own process group, with none of the driver's pipes open), ends
+every other process of the build and hands the module back.
 
 The driver makes itself non-dumpable first: the build runs as the same uid, and a dumpable
 driver could be read or written through `/proc/<pid>/mem`, ptrace or pidfd_getfd (its pipes
-taken, its status forged). The outcome goes to the status pipe as "<step> <code>"; the module
-to the module pipe, only when it is a regular file reached without symbolic links.
+taken, its status forged). The outcome goes to the status pipe as "<step> <code>" and, for a
+source that cannot be unpacked, the reason on the next line; the module goes to the module pipe,
+only when it is a regular file reached without symbolic links.
 
-Environment: SOURCE_DIR, BUILD_DIR, HOME, TMPDIR, INSTALL_COMMAND, BUILD_COMMAND, MODULE_REAL
-(the module's normalised absolute path), MODULE_LIMIT (its largest size), STEP_SECONDS,
-SANDBOXED, MODULE_FD, STATUS_FD.
+Environment: SOURCE_FD, SOURCE_LIMIT (the archive's largest size), UNPACKED_BYTES and
+SOURCE_ENTRIES (what it may unpack to), BUILD_DIR, HOME, TMPDIR, INSTALL_COMMAND, BUILD_COMMAND,
+MODULE_REAL (the module's normalised absolute path), MODULE_LIMIT (its largest size),
+STEP_SECONDS, SANDBOXED, MODULE_FD, STATUS_FD.
 """
 
 import ctypes
 import os
-import shutil
 import signal
 import stat
 import subprocess
 import sys
+from pathlib import Path
+
+from lib.unpack import ArchiveError, ArchiveLimits, extract_tar_bytes
 
 PR_SET_DUMPABLE = 4
 GRACE_SECONDS = 5
 
 
-def status(step: str, code: int) -> None:
-    os.write(STATUS_FD, f"{step} {code}\n".encode())
+def status(step: str, code: int, reason: str = "") -> None:
+    os.write(STATUS_FD, f"{step} {code}\n{reason}".encode("utf-8", "replace"))
     sys.exit(0)
 
 
@@ -61,6 +68,38 @@ def reap() -> None:
         pass
 
 
+def read_source(limit: int) -> bytes:
+    """The archive, whole, from its pipe: at most `limit` bytes (the host sends no more)."""
+    chunks, size = [], 0
+    while chunk := os.read(SOURCE_FD, 1 << 16):
+        chunks.append(chunk)
+        size += len(chunk)
+        if size > limit:
+            status("unpack", 1, f"the archive is larger than {limit:,} bytes")
+    os.close(SOURCE_FD)
+    return b"".join(chunks)
+
+
+def unpack(environ) -> None:
+    """The archive's `source/` folder becomes the build root."""
+    build = Path(environ["BUILD_DIR"])
+    unpacked = build.parent / "unpacked"
+    source = read_source(int(environ["SOURCE_LIMIT"]))
+    limit = int(environ["UNPACKED_BYTES"])
+    try:
+        unpacked.mkdir()
+        extract_tar_bytes(source, unpacked, ArchiveLimits(max_entries=int(environ["SOURCE_ENTRIES"]),
+                                                          max_total_bytes=limit, max_file_bytes=limit), allow_links=True)
+    except ArchiveError as refused:
+        status("unpack", 1, str(refused))
+    except OSError as failed:  # the tmpfs is full, a file is over RLIMIT_FSIZE
+        status("unpack", 1, f"{failed.strerror or failed}")
+    folder = unpacked / "source"
+    if folder.is_symlink() or not folder.is_dir():
+        status("no_source", 1)
+    folder.rename(build)
+
+
 def send_module(path: str, limit: int) -> None:
     try:
         handle = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK)
@@ -86,15 +125,12 @@ def main() -> None:
     environ = os.environ
     if environ["SANDBOXED"] == "1":
         ctypes.CDLL(None, use_errno=True).prctl(PR_SET_DUMPABLE, 0, 0, 0, 0)
-    for descriptor in (MODULE_FD, STATUS_FD):
+    for descriptor in (MODULE_FD, STATUS_FD, SOURCE_FD):
         os.set_inheritable(descriptor, False)
-    try:
-        os.makedirs(environ["HOME"], exist_ok=True)
-        os.makedirs(environ["TMPDIR"], exist_ok=True)
-        shutil.copytree(environ["SOURCE_DIR"], environ["BUILD_DIR"], symlinks=True, dirs_exist_ok=True)
-        os.chdir(environ["BUILD_DIR"])
-    except (OSError, shutil.Error):
-        status("copy", 1)
+    os.makedirs(environ["HOME"], exist_ok=True)
+    os.makedirs(environ["TMPDIR"], exist_ok=True)
+    unpack(environ)
+    os.chdir(environ["BUILD_DIR"])
     run_step("install", environ["INSTALL_COMMAND"])
     run_step("build", environ["BUILD_COMMAND"])
     if environ["SANDBOXED"] == "1":
@@ -107,7 +143,7 @@ def main() -> None:
     status("ok", 0)
 
 
-MODULE_FD, STATUS_FD = int(os.environ["MODULE_FD"]), int(os.environ["STATUS_FD"])
+MODULE_FD, STATUS_FD, SOURCE_FD = (int(os.environ[name]) for name in ("MODULE_FD", "STATUS_FD", "SOURCE_FD"))
 
 if __name__ == "__main__":
     main()

@@ -2,13 +2,20 @@
 
 from __future__ import annotations
 
+import functools
 import os
 import resource
 from dataclasses import dataclass
 
 
 class SandboxUnavailable(RuntimeError):
-    """Builds are sandboxed, and the sandbox cannot start on this machine."""
+    """Builds are sandboxed (and confined), and this machine cannot give a build that now."""
+
+
+# How a build was held (BuildResult.confinement, stored with the entry): in the sandbox, as an
+# account of its own, in a cgroup of its own; in the sandbox only (a development machine that
+# allows it); or with no sandbox at all (one that allows even that).
+CONFINED, UNCONFINED, UNSANDBOXED = "confined", "unconfined", "unsandboxed"
 
 
 @dataclass(frozen=True)
@@ -23,6 +30,18 @@ class BuildLimits:
     module_bytes: int = 64 << 20  # the largest module the host accepts from a build
     unpacked_bytes: int = 256 << 20  # what the source archive may unpack to
     source_entries: int = 20_000  # files and folders the source archive may hold
+    cpus: float = 1.0  # processor time per second of the wall clock, all its processes together (its cgroup)
+    wall_seconds: float | None = None  # the whole build, start to end (None: both steps' timeouts and a minute)
+
+    @property
+    def wall(self) -> float:
+        """How long the whole build may take, whatever it does (works, sleeps, holds a pipe open)."""
+        return self.wall_seconds if self.wall_seconds is not None else 2 * self.timeout + 60
+
+    @property
+    def step_seconds(self) -> int:
+        """Each command's own timeout: never past the whole build's wall."""
+        return max(1, int(min(self.timeout, self.wall)))
 
 
 @dataclass(frozen=True)
@@ -34,6 +53,7 @@ class BuildResult:
     seconds: float
     sandboxed: bool = True
     detail: str = ""  # more about the failure, from the submission's own data: staff only
+    confinement: str = CONFINED
 
 
 def limited(limits: BuildLimits, account: tuple[int, int] | None, cgroup=None):
@@ -57,3 +77,26 @@ def limited(limits: BuildLimits, account: tuple[int, int] | None, cgroup=None):
             resource.setrlimit(kind, (value, value))
 
     return apply
+
+
+def remembered_when_fine(check):
+    """A check of this machine (`() -> problem or None`) asked once while it finds nothing wrong,
+    and asked again each time while it does: a passing problem (a process limit reached for a
+    moment, a launcher restarting) must not make a long-lived worker refuse every build after it."""
+    fine = False
+
+    @functools.wraps(check)
+    def remembered():
+        nonlocal fine
+        if fine:
+            return None
+        problem = check()
+        fine = problem is None
+        return problem
+
+    def cache_clear() -> None:
+        nonlocal fine
+        fine = False
+
+    remembered.cache_clear = cache_clear
+    return remembered

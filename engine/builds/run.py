@@ -1,4 +1,5 @@
-"""Running a build: unpack within caps, start the driver in the sandbox, collect its log, status and module."""
+"""Running a build: start the driver in the sandbox (it unpacks the source itself), collect its
+log, status and module."""
 
 from __future__ import annotations
 
@@ -18,25 +19,52 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Iterator
 
-from lib.unpack import ArchiveError, ArchiveLimits, extract_tar_bytes
 from engine.builds.accounts import BuildAccounts, build_account, unprivileged
-from engine.builds.cgroups import BuildCgroup, build_cgroup, cgroup_problem
 from engine.builds.bwrap import SANDBOX_DIRECTORIES, bwrap_command, sandbox_problem
-from engine.builds.limits import BuildLimits, BuildResult, SandboxUnavailable, limited
+from engine.builds.cgroups import BuildCgroup, build_cgroup, cgroup_problem
+from engine.builds.limits import (CONFINED, UNCONFINED, UNSANDBOXED, BuildLimits, BuildResult, SandboxUnavailable,
+                                  limited)
 from engine.builds.seccomp import seccomp_filter
 
 logger = logging.getLogger(__name__)
 
 
-STATUS_LIMIT = 256  # bytes of status line the host reads
+STATUS_LIMIT = 1024  # bytes of status the host reads: "<step> <code>", and a reason for an unpacking
 
 
-# The driver (engine/builds/driver.py) runs under the system's python3, outside the project's
-# environment: standard library only.
-DRIVER = (Path(__file__).resolve().parent / "driver.py").read_text()
+def _driver_program() -> str:
+    """The driver (engine/builds/driver.py) runs under the system's python3, outside the project's
+    environment: the modules it takes from the project (the archive reader, standard library only)
+    come with it as source text, registered before its own code runs."""
+    root = Path(__file__).resolve().parents[2]
+    modules = {name: (root / path).read_text() for name, path in (
+        ("lib.errors", "lib/errors.py"), ("lib.unpack", "lib/unpack.py"))}
+    bootstrap = (
+        "import sys as _sys, types as _types\n"
+        "_package = _types.ModuleType('lib'); _package.__path__ = []; _sys.modules['lib'] = _package\n"
+        f"for _name, _text in {modules!r}.items():\n"
+        "    _module = _types.ModuleType(_name); _sys.modules[_name] = _module\n"
+        "    exec(compile(_text, _name.replace('.', '/') + '.py', 'exec'), _module.__dict__)\n"
+        "    setattr(_package, _name.rpartition('.')[2], _module)\n"
+        "del _sys, _types, _package, _name, _text, _module\n"
+    )
+    return bootstrap + (Path(__file__).resolve().parent / "driver.py").read_text()
+
+
+DRIVER = _driver_program()
 
 
 SYSTEM_PYTHON = "/usr/bin/python3"
+
+
+def confinement_problem() -> str | None:
+    """None when a build run by this process gets an account and a cgroup of its own (it runs as
+    root, and cgroups can be made here), else why not."""
+    if os.geteuid() != 0:
+        return ("this process does not run as root, so a build cannot run as an account of its own "
+                "(ask a build launcher: SCORING_BUILD_LAUNCHER)")
+    problem = cgroup_problem()
+    return None if problem is None else f"no cgroup can be made for a build: {problem}"
 
 
 class _TailBuffer:
@@ -70,16 +98,19 @@ class _TailBuffer:
 @dataclass
 class _Collected:
     finished: bool  # False if the wall-clock guard had to kill the build
+    cancelled: bool  # True if whoever asked for it went away (the build was killed)
     module: bytes
     module_too_large: bool
-    status: list[str]
+    status: list[str]  # "<step>", "<code>"
+    reason: str  # why the source could not be unpacked (the submission's own names: staff only)
 
 
 class _Pipes:
-    """The two pipes a driver reports through (the module's bytes, its status line), and the
-    one bwrap reads the seccomp program from."""
+    """The pipes a driver works through: the source it reads, the module's bytes and its status it
+    writes, and the one bwrap reads the seccomp program from."""
 
     def __init__(self, seccomp: bytes | None = None):
+        self.source_read, self.source_write = os.pipe()
         self.module_read, self.module_write = os.pipe()
         self.status_read, self.status_write = os.pipe()
         self.seccomp_read = None
@@ -90,21 +121,37 @@ class _Pipes:
 
     @property
     def env(self) -> dict[str, str]:
-        return {"MODULE_FD": str(self.module_write), "STATUS_FD": str(self.status_write)}
+        return {"MODULE_FD": str(self.module_write), "STATUS_FD": str(self.status_write),
+                "SOURCE_FD": str(self.source_read)}
 
     @property
     def passed(self) -> tuple[int, ...]:
+        """The ends the driver (or bwrap) keeps; this process closes them once it has started."""
         extra = (self.seccomp_read,) if self.seccomp_read is not None else ()
-        return (self.module_write, self.status_write, *extra)
+        return (self.module_write, self.status_write, self.source_read, *extra)
 
-    def close_write_ends(self) -> None:
+    def close_passed(self) -> None:
         for descriptor in self.passed:
             os.close(descriptor)
 
 
+def _feed(descriptor: int, data: bytes) -> None:
+    """Write the source into the driver's pipe, then close it (a driver that died early is no error here)."""
+    try:
+        view = memoryview(data)
+        while view:
+            view = view[os.write(descriptor, view[:1 << 16]):]
+    except OSError:
+        pass
+    finally:
+        os.close(descriptor)
+
+
 def _run(command: list[str], *, env: dict[str, str], cwd: Path, preexec, wall_seconds: float,
-         log: _TailBuffer, module_limit: int, pipes: _Pipes) -> _Collected:
-    """Run the driver, collecting its output (the log's tail), the module and the status line.
+         log: _TailBuffer, module_limit: int, pipes: _Pipes, source: bytes, cancel: int | None) -> _Collected:
+    """Run the driver, feeding it the source and collecting its output (the log's tail), the module
+    and the status. `cancel`: a descriptor that turns readable (data, or the end of a connection)
+    when the build is no longer wanted; it is then killed at once.
 
     `env` is the whole environment of the process started: nothing of this one's is inherited.
     """
@@ -115,9 +162,14 @@ def _run(command: list[str], *, env: dict[str, str], cwd: Path, preexec, wall_se
             stderr=subprocess.STDOUT, start_new_session=True, preexec_fn=preexec,
             pass_fds=pipes.passed,
         )
+    except BaseException:
+        os.close(pipes.source_write)
+        raise
     finally:
-        pipes.close_write_ends()
-    killed = threading.Event()
+        pipes.close_passed()
+    feeder = threading.Thread(target=_feed, args=(pipes.source_write, source), daemon=True)
+    feeder.start()
+    killed, cancelled = threading.Event(), False
 
     def kill_group() -> None:
         killed.set()
@@ -135,9 +187,16 @@ def _run(command: list[str], *, env: dict[str, str], cwd: Path, preexec, wall_se
     selector.register(process.stdout.fileno(), selectors.EVENT_READ, "log")
     selector.register(module_read, selectors.EVENT_READ, "module")
     selector.register(status_read, selectors.EVENT_READ, "status")
+    if cancel is not None:
+        selector.register(cancel, selectors.EVENT_READ, "cancel")
     try:
-        while selector.get_map():
+        while any(key.data != "cancel" for key in selector.get_map().values()):
             for key, _ in selector.select(timeout=1.0):
+                if key.data == "cancel":
+                    cancelled = True
+                    selector.unregister(key.fd)
+                    kill_group()
+                    continue
                 chunk = os.read(key.fd, 65536)
                 if not chunk:
                     selector.unregister(key.fd)
@@ -164,11 +223,13 @@ def _run(command: list[str], *, env: dict[str, str], cwd: Path, preexec, wall_se
         except ProcessLookupError:
             pass
         process.wait()
-    return _Collected(not killed.is_set(), bytes(module) if not too_large else b"", too_large,
-                      status.decode("ascii", "replace").split())
+        feeder.join()
+    line, _, reason = status.decode("utf-8", "replace").partition("\n")
+    return _Collected(not killed.is_set() or cancelled, cancelled, bytes(module) if not too_large else b"", too_large,
+                      line.split(), reason.strip())
 
 
-def _driver_env(path: str, build: str, install: str, module_path: str, limits: BuildLimits,
+def _driver_env(path: str, build: str, install: str, module_path: str, limits: BuildLimits, source_size: int,
                 directories: dict[str, str], sandboxed: bool) -> dict[str, str]:
     home = directories["HOME"]
     return {
@@ -184,25 +245,28 @@ def _driver_env(path: str, build: str, install: str, module_path: str, limits: B
         # exactly this, or some part of the path is a link.
         "MODULE_REAL": posixpath.normpath(posixpath.join(directories["BUILD_DIR"], module_path)),
         "MODULE_LIMIT": str(limits.module_bytes),
-        "STEP_SECONDS": str(max(1, int(limits.timeout))),
+        "SOURCE_LIMIT": str(source_size),
+        "UNPACKED_BYTES": str(limits.unpacked_bytes),
+        "SOURCE_ENTRIES": str(limits.source_entries),
+        "STEP_SECONDS": str(limits.step_seconds),
         "SANDBOXED": "1" if sandboxed else "0",
         **directories,
     }
 
 
 @contextmanager
-def _own_cgroup(limits: BuildLimits) -> Iterator[BuildCgroup | None]:
-    """The build's own cgroup, or None where none can be made (cgroups.cgroup_problem() says why;
-    a system check warns of it at start-up)."""
-    if cgroup_problem() is not None:
+def _own_cgroup(limits: BuildLimits, wanted: bool) -> Iterator[BuildCgroup | None]:
+    """The build's own cgroup, or None where none is wanted or none can be made (then the build is
+    unconfined, which `build_submission` refuses unless allowed)."""
+    if not wanted or cgroup_problem() is not None:
         yield None
         return
-    with build_cgroup(limits.total_memory_bytes, limits.processes) as cgroup:
+    with build_cgroup(limits.total_memory_bytes, limits.processes, limits.cpus) as cgroup:
         yield cgroup
 
 
 _STEP_MESSAGES = {
-    "copy": "the submission could not be copied into the build root (is it too large?)",
+    "no_source": "the submission archive holds no source folder",
     "module": "the build did not produce the module {module}",
     "module_link": "the module {module} is a symbolic link or lies under one; a build must produce a regular file",
     "module_type": "the module {module} is not a regular file",
@@ -210,73 +274,86 @@ _STEP_MESSAGES = {
 }
 
 
-def build_submission(source: bytes, *, install: str, build: str, module_path: str, limits: BuildLimits,
-                     log_limit: int, path: str, allow_unsandboxed: bool = False,
-                     accounts: BuildAccounts = BuildAccounts()) -> BuildResult:
-    """Unpack, run `install` then `build`, take out `module_path`.
-
-    Never raises for a bad submission (that is a failed BuildResult); raises SandboxUnavailable
-    when the sandbox cannot start and unsandboxed builds are not allowed.
-    """
-    started = time.perf_counter()
-    log = _TailBuffer(log_limit)
+def _confinement(allow_unsandboxed: bool, allow_unconfined: bool) -> str:
+    """How this build will be held; raises SandboxUnavailable where that is less than the settings allow."""
     problem = sandbox_problem()
-    sandboxed = problem is None
-    if not sandboxed:
+    if problem is not None:
         if not allow_unsandboxed:
             raise SandboxUnavailable(
                 f"{problem}; refusing to build untrusted code without it "
                 "(SCORING_ALLOW_UNSANDBOXED_BUILDS=1 builds anyway, on a machine you can afford to lose)"
             )
         logger.warning("building WITHOUT a sandbox (%s): the submission's code runs with this process's rights", problem)
+        return UNSANDBOXED
+    problem = confinement_problem()
+    if problem is None:
+        return CONFINED
+    if not (allow_unconfined or allow_unsandboxed):
+        raise SandboxUnavailable(
+            f"{problem}; refusing to build untrusted code without an account and a cgroup of its own "
+            "(start the build launcher, or SCORING_ALLOW_UNCONFINED_BUILDS=1 on a development machine)"
+        )
+    logger.warning("building in the sandbox but without an account and a cgroup of its own (%s)", problem)
+    return UNCONFINED
+
+
+def build_submission(source: bytes, *, install: str, build: str, module_path: str, limits: BuildLimits,
+                     log_limit: int, path: str, allow_unsandboxed: bool = False, allow_unconfined: bool = False,
+                     accounts: BuildAccounts = BuildAccounts(), cancel: int | None = None) -> BuildResult:
+    """Run `install` then `build` on the packed `source`, take out `module_path`.
+
+    Never raises for a bad submission (that is a failed BuildResult); raises SandboxUnavailable
+    when the build cannot be held as the settings require: in the sandbox, as an account of its
+    own, in a cgroup of its own (unless `allow_unconfined`, or `allow_unsandboxed` for no
+    sandbox at all). `cancel`: see `_run`.
+    """
+    started = time.perf_counter()
+    log = _TailBuffer(log_limit)
+    confinement = _confinement(allow_unsandboxed, allow_unconfined)
+    sandboxed, confined = confinement != UNSANDBOXED, confinement == CONFINED
 
     def failed(message: str, detail: str = "") -> BuildResult:
         log.write(f"\n{detail or message}\n".encode())
-        return BuildResult(False, None, log.text(), message, time.perf_counter() - started, sandboxed, detail)
+        return BuildResult(False, None, log.text(), message, time.perf_counter() - started, sandboxed, detail,
+                           confinement)
 
-    wall_seconds = 2 * limits.timeout + 60  # both steps' timeouts, plus a margin for copying
+    wall_seconds = limits.wall
     with tempfile.TemporaryDirectory(prefix="build-") as temp:
         work = Path(temp)
-        try:
-            extract_tar_bytes(source, work, ArchiveLimits(
-                max_entries=limits.source_entries, max_total_bytes=limits.unpacked_bytes,
-                max_file_bytes=limits.unpacked_bytes,
-            ), allow_links=True)
-        except ArchiveError as exc:
-            # The reason can quote the submission's own file names: staff see it, the public not.
-            return failed("the submission could not be unpacked", f"the submission could not be unpacked: {exc}")
-        if not (work / "source").is_dir() or (work / "source").is_symlink():
-            return failed("the submission archive holds no source folder")
-        account_pool = build_account(accounts, wait_seconds=wall_seconds) if sandboxed else unprivileged()
-        with account_pool as account, _own_cgroup(limits) as cgroup:
-            if account:  # the build's account must read the source, whatever its modes
-                for directory, _, files in os.walk(work):
-                    os.chown(directory, *account, follow_symlinks=False)
-                    for name in files:
-                        os.chown(os.path.join(directory, name), *account, follow_symlinks=False)
+        account_pool = build_account(accounts, wait_seconds=wall_seconds) if confined else unprivileged()
+        with account_pool as account, _own_cgroup(limits, confined) as cgroup:
+            if confined and (account is None or cgroup is None):  # root, or a cgroup, went away meanwhile
+                raise SandboxUnavailable(confinement_problem() or "no account or cgroup could be had for a build")
+            if account:  # the build's account starts in (and may write) its folder, nothing else of the host
+                os.chown(work, *account)
             pipes = _Pipes(seccomp_filter() if sandboxed else None)
             if sandboxed:
-                env = _driver_env(path, build, install, module_path, limits,
-                                  {"SOURCE_DIR": "/source", **SANDBOX_DIRECTORIES, **pipes.env}, sandboxed=True)
+                env = _driver_env(path, build, install, module_path, limits, len(source),
+                                  {**SANDBOX_DIRECTORIES, **pipes.env}, sandboxed=True)
                 # bwrap itself starts with an empty environment; the driver's comes by --setenv.
-                command = bwrap_command(work / "source", limits, env, [SYSTEM_PYTHON, "-I", "-S", "-c", DRIVER],
-                                         pipes.seccomp_read)
+                command = bwrap_command(limits, env, [SYSTEM_PYTHON, "-I", "-S", "-c", DRIVER], pipes.seccomp_read)
                 run_env: dict[str, str] = {}
             else:
-                directories = {"SOURCE_DIR": str(work / "source"), "BUILD_DIR": str(work / "sandbox" / "build"),
-                               "HOME": str(work / "sandbox" / "home"), "TMPDIR": str(work / "sandbox" / "tmp")}
-                (work / "sandbox" / "build").mkdir(parents=True)
-                run_env = _driver_env(path, build, install, module_path, limits, {**directories, **pipes.env},
-                                      sandboxed=False)
+                directories = {"BUILD_DIR": str(work / "sandbox" / "build"), "HOME": str(work / "sandbox" / "home"),
+                               "TMPDIR": str(work / "sandbox" / "tmp")}
+                (work / "sandbox").mkdir()
+                run_env = _driver_env(path, build, install, module_path, limits, len(source),
+                                      {**directories, **pipes.env}, sandboxed=False)
                 python = SYSTEM_PYTHON if os.path.exists(SYSTEM_PYTHON) else sys.executable
                 command = [python, "-I", "-S", "-c", DRIVER]
             collected = _run(command, env=run_env, cwd=work, preexec=limited(limits, account, cgroup),
-                             wall_seconds=wall_seconds, log=log, module_limit=limits.module_bytes, pipes=pipes)
+                             wall_seconds=wall_seconds, log=log, module_limit=limits.module_bytes, pipes=pipes,
+                             source=source, cancel=cancel)
             out_of_memory = cgroup is not None and cgroup.out_of_memory()
             peak = cgroup.peak_memory() if cgroup is not None else None
+            throttled = cgroup.throttled_seconds() if cgroup is not None else None
     if peak is not None:
         log.write(f"memory at its peak: {peak:,} bytes of {limits.total_memory_bytes:,}\n".encode())
+    if throttled:
+        log.write(f"held back {throttled:.1f} s by its share of the processors ({limits.cpus:g})\n".encode())
     status = collected.status
+    if collected.cancelled:
+        return failed("the build was stopped: it was no longer wanted")
     if out_of_memory and status[:1] != ["ok"]:
         return failed(f"the build ran out of memory: its processes and files may hold {limits.total_memory_bytes:,} "
                       "bytes together")
@@ -285,9 +362,12 @@ def build_submission(source: bytes, *, install: str, build: str, module_path: st
     if not status:
         return failed("the build ended without reporting (killed by a resource limit?)")
     step, code = status[0], int(status[1]) if len(status) > 1 and status[1].isdigit() else 1
+    if step == "unpack":
+        # The reason can quote the submission's own file names: staff see it, the public not.
+        return failed("the submission could not be unpacked", f"the submission could not be unpacked: {collected.reason}")
     if step in ("install", "build"):
         if code in (124, 137):  # timeout(1): timed out / killed after the grace period
-            return failed(f"{step} command timed out after {max(1, int(limits.timeout))} s")
+            return failed(f"{step} command timed out after {limits.step_seconds} s")
         return failed(f"{step} command failed with exit status {code}")
     if step in _STEP_MESSAGES:
         return failed(_STEP_MESSAGES[step].format(module=module_path, limit=limits.module_bytes))
@@ -296,4 +376,5 @@ def build_submission(source: bytes, *, install: str, build: str, module_path: st
     if step != "ok":
         return failed("the build ended without reporting (killed by a resource limit?)")
     log.write(f"built {module_path} ({len(collected.module):,} bytes)\n".encode())
-    return BuildResult(True, collected.module, log.text(), "", time.perf_counter() - started, sandboxed)
+    return BuildResult(True, collected.module, log.text(), "", time.perf_counter() - started, sandboxed,
+                       confinement=confinement)

@@ -589,7 +589,7 @@ def test_each_build_has_its_cgroup_with_its_limits_and_it_is_removed_after(tmp_p
         while not done.is_set() and len(seen) < len(parents):
             for controller, parent in parents.items():
                 for folder in parent.glob(f"{PREFIX}{os.getpid()}-*"):
-                    limit_file = {"memory": "memory.limit_in_bytes", "pids": "pids.max",
+                    limit_file = {"memory": "memory.limit_in_bytes", "pids": "pids.max", "cpu": "cpu.cfs_quota_us",
                                   "unified": "memory.max"}[controller]
                     try:
                         if (folder / "cgroup.procs").read_text().split():
@@ -600,16 +600,46 @@ def test_each_build_has_its_cgroup_with_its_limits_and_it_is_removed_after(tmp_p
 
     watcher = threading.Thread(target=watch)
     watcher.start()
-    limits = BuildLimits(**{**LIMITS.__dict__, "total_memory_bytes": 300 << 20, "processes": 50})
+    limits = BuildLimits(**{**LIMITS.__dict__, "total_memory_bytes": 300 << 20, "processes": 50, "cpus": 1.5})
     try:
         result = build(empty_source(tmp_path), "sleep 2; touch out.wasm", limits=limits)
     finally:
         done.set()
         watcher.join()
     assert result.ok, result.log
-    expected = {"memory": str(300 << 20), "pids": "50", "unified": str(300 << 20)}
+    expected = {"memory": str(300 << 20), "pids": "50", "cpu": "150000", "unified": str(300 << 20)}
     assert seen == {controller: expected[controller] for controller in parents}
     assert [folder for parent in parents.values() for folder in parent.glob(f"{PREFIX}{os.getpid()}-*")] == []
+
+
+SPIN = """
+import os, time
+def spin(until):
+    while time.monotonic() < until:
+        pass
+until = time.monotonic() + 3
+children = [os.fork() for _ in range(2)]
+if 0 in children:
+    spin(until)
+    os._exit(0)
+for child in children:
+    os.waitpid(child, 0)
+times = os.times()
+print("cpu seconds:", round(times.children_user + times.children_system, 2))
+"""
+
+
+def test_a_builds_processes_together_get_their_share_of_the_processors_and_no_more(tmp_path):
+    """Two processes spinning for 3 s would use 6 s of processor time on two free cores (or 3 on
+    one): held to half a processor, the build gets about 1.5 s, and its log says it was held back."""
+    folder = tmp_path / "spinner"
+    folder.mkdir()
+    (folder / "spin.py").write_text(SPIN)
+    limits = BuildLimits(**{**LIMITS.__dict__, "cpus": 0.5})
+    result = build(pack_folder(folder, max_bytes=10**6), "python3 spin.py; exit 1", limits=limits)
+    used = float(result.log.split("cpu seconds: ", 1)[1].split()[0])
+    assert 0.5 < used < 2.0, result.log
+    assert "held back" in result.log and "by its share of the processors (0.5)" in result.log
 
 
 KEYRING_SCORER = """
@@ -661,3 +691,38 @@ def test_a_build_has_no_pty_and_no_shared_memory_folder(tmp_path):
     listing = result.log.split("out of pty devices\n", 1)[1].split("\n3\n", 1)[0].split()
     assert listing == ["fd", "full", "null", "random", "stderr", "stdin", "stdout", "urandom", "zero"]
     assert "devices-work" in result.log
+
+
+UNCONFINED_SCORER = """
+import json, sys
+sys.path.insert(0, sys.argv[1])
+from engine.builds import BuildLimits, SandboxUnavailable, build_submission
+source = open(sys.argv[2], "rb").read()
+options = dict(install="", build="printf '\\\\0asm' > out.wasm", module_path="out.wasm",
+               limits=BuildLimits(timeout=20, processes=64, disk_bytes=64 << 20), log_limit=1 << 16, path="/usr/bin:/bin")
+try:
+    build_submission(source, **options)
+    refused = None
+except SandboxUnavailable as error:
+    refused = str(error)
+result = build_submission(source, allow_unconfined=True, **options)
+print(json.dumps({"refused": refused, "ok": result.ok, "confinement": result.confinement}))
+"""
+
+
+def test_a_scorer_that_is_not_root_refuses_to_build_unless_unconfined_builds_are_allowed(tmp_path):
+    """Not root, a build can have no account and no cgroup of its own: refused, with the way out;
+    allowed on a development machine, it runs in the sandbox and says it was unconfined."""
+    state = Path(tempfile.mkdtemp(prefix="fuelboard-unconfined-"))
+    try:
+        state.chmod(0o755)
+        (state / "source.tar.gz").write_bytes(empty_source(tmp_path))
+        done = subprocess.run(["/usr/sbin/runuser", "-u", "nobody", "--", sys.executable, "-c", UNCONFINED_SCORER,
+                               str(ROOT), str(state / "source.tar.gz")], capture_output=True, text=True, timeout=120,
+                              cwd=state, env={"PATH": "/usr/bin:/bin", "HOME": str(state), "TMPDIR": str(state)})
+    finally:
+        shutil.rmtree(state)
+    assert done.returncode == 0, done.stderr
+    report = json.loads(done.stdout.splitlines()[-1])
+    assert "does not run as root" in report["refused"] and "SCORING_ALLOW_UNCONFINED_BUILDS=1" in report["refused"]
+    assert (report["ok"], report["confinement"]) == (True, "unconfined")

@@ -1,0 +1,96 @@
+"""The build launcher's protocol: one request and one answer per connection, over a Unix socket.
+
+A message is a fixed head (`FBL1`, then the JSON header's length and the payload's length, each
+a 32-bit big-endian number), the header (a JSON object, strict: no NaN, at most
+`HEADER_LIMIT` bytes unless the reader allows more) and the payload (raw bytes: the source in a
+request, the module in an answer). A reader names the most it will take of each and a deadline
+for the whole message; anything else is a ProtocolError, and the connection is dropped.
+
+Requests: `{"op": "status"}`, and `{"op": "build", "install", "build", "module", "log_limit",
+"limits": {BuildLimits field: number}}` with the source as payload. Answers: `{"unavailable":
+reason}` (no build can be held here now: the asker tries again later), `{"refused": reason}` (a
+malformed request), the status, or a build's outcome with the module as payload.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import socket
+import struct
+import time
+
+MAGIC = b"FBL1"
+HEAD = struct.Struct(">4sII")
+HEADER_LIMIT = 64 << 10
+
+
+class ProtocolError(Exception):
+    """A message that does not follow the protocol (or came too slowly, or too large)."""
+
+
+def send(connection: socket.socket, header: dict, payload: bytes = b"") -> None:
+    body = json.dumps(header, allow_nan=False).encode()
+    connection.sendall(HEAD.pack(MAGIC, len(body), len(payload)) + body)
+    if payload:
+        connection.sendall(payload)
+
+
+def _exactly(connection: socket.socket, size: int, deadline: float) -> bytes:
+    chunks, left = [], size
+    while left:
+        remaining = deadline - time.monotonic()
+        if remaining <= 0:
+            raise ProtocolError("the message did not arrive in time")
+        connection.settimeout(remaining)
+        try:
+            chunk = connection.recv(min(left, 1 << 20))
+        except socket.timeout:
+            raise ProtocolError("the message did not arrive in time") from None
+        except OSError as error:
+            raise ProtocolError(f"the connection failed: {error.strerror or error}") from None
+        if not chunk:
+            raise ProtocolError("the connection ended in the middle of a message")
+        chunks.append(chunk)
+        left -= len(chunk)
+    return b"".join(chunks)
+
+
+def _constant(word: str):
+    raise ValueError(f"{word} is not JSON")
+
+
+def receive(connection: socket.socket, *, payload_limit: int, seconds: float,
+            header_limit: int = HEADER_LIMIT) -> tuple[dict, bytes]:
+    """One message: (header, payload), within the limits and `seconds`. Raises ProtocolError."""
+    deadline = time.monotonic() + seconds
+    magic, header_size, payload_size = HEAD.unpack(_exactly(connection, HEAD.size, deadline))
+    if magic != MAGIC:
+        raise ProtocolError("not a build launcher message (or another version of the protocol)")
+    if header_size > header_limit:
+        raise ProtocolError(f"a header of {header_size:,} bytes is over the {header_limit:,}-byte limit")
+    if payload_size > payload_limit:
+        raise ProtocolError(f"a payload of {payload_size:,} bytes is over the {payload_limit:,}-byte limit")
+    try:
+        header = json.loads(_exactly(connection, header_size, deadline), parse_constant=_constant)
+    except (UnicodeDecodeError, ValueError) as error:
+        raise ProtocolError(f"the header is not JSON: {error}") from None
+    if not isinstance(header, dict):
+        raise ProtocolError("the header is not a JSON object")
+    return header, _exactly(connection, payload_size, deadline)
+
+
+def text(header: dict, key: str, limit: int) -> str:
+    """A string field of at most `limit` characters, with no NUL. Raises ProtocolError."""
+    value = header.get(key)
+    if not isinstance(value, str) or len(value) > limit or "\0" in value:
+        raise ProtocolError(f"{key} must be a string of at most {limit} characters, without NUL")
+    return value
+
+
+def number(value, key: str, *, integer: bool) -> int | float:
+    """A positive finite number (an integer where `integer`). Raises ProtocolError."""
+    kinds = (int,) if integer else (int, float)
+    if isinstance(value, bool) or not isinstance(value, kinds) or not math.isfinite(value) or value <= 0:
+        raise ProtocolError(f"{key} must be a positive {'integer' if integer else 'number'}")
+    return value

@@ -1,0 +1,64 @@
+"""Asking a build launcher (`launcher.py`) for a build, or for its status, from an unprivileged worker."""
+
+from __future__ import annotations
+
+import socket
+import time
+
+from engine.builds import protocol
+from engine.builds.limits import BuildLimits, BuildResult, SandboxUnavailable
+
+CONNECT_SECONDS = 10
+STATUS_SECONDS = 30
+ANSWER_MARGIN_SECONDS = 120  # on top of a build's wall: for the launcher to start it and answer
+
+
+def _ask(socket_path: str, header: dict, payload: bytes, *, seconds: float, payload_limit: int,
+         header_limit: int = protocol.HEADER_LIMIT) -> tuple[dict, bytes]:
+    """One request and its answer. Raises SandboxUnavailable when the launcher cannot be asked,
+    answers that it cannot build now, or answers out of protocol."""
+    connection = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    try:
+        connection.settimeout(CONNECT_SECONDS)
+        try:
+            connection.connect(socket_path)
+            protocol.send(connection, header, payload)
+        except OSError as error:
+            raise SandboxUnavailable(f"the build launcher at {socket_path} cannot be reached: "
+                                     f"{error.strerror or error}") from None
+        try:
+            answer, module = protocol.receive(connection, payload_limit=payload_limit, seconds=seconds,
+                                              header_limit=header_limit)
+        except protocol.ProtocolError as error:
+            raise SandboxUnavailable(f"the build launcher at {socket_path} did not answer: {error}") from None
+    finally:
+        connection.close()
+    for refusal in ("unavailable", "refused"):
+        if refusal in answer:
+            raise SandboxUnavailable(f"the build launcher at {socket_path} {refusal} the build: {answer[refusal]}")
+    return answer, module
+
+
+def launcher_status(socket_path: str) -> dict:
+    """The launcher's own account of itself (ready, problem, uids, slots, caps). Raises SandboxUnavailable."""
+    answer, _ = _ask(socket_path, {"op": "status"}, b"", seconds=STATUS_SECONDS, payload_limit=0)
+    return answer
+
+
+def build_remotely(socket_path: str, source: bytes, *, install: str, build: str, module_path: str,
+                   limits: BuildLimits, log_limit: int) -> BuildResult:
+    """`build_submission`, done by the launcher at `socket_path` (which caps every limit at its own).
+    Raises SandboxUnavailable as `build_submission` does, and when the launcher cannot be asked."""
+    started = time.perf_counter()
+    header = {"op": "build", "install": install, "build": build, "module": module_path, "log_limit": log_limit,
+              "limits": limits.__dict__}
+    seconds = limits.wall + ANSWER_MARGIN_SECONDS
+    answer, module = _ask(socket_path, header, source, seconds=seconds, payload_limit=limits.module_bytes,
+                          header_limit=protocol.HEADER_LIMIT + 4 * log_limit)
+    try:
+        return BuildResult(bool(answer["ok"]), module if answer["ok"] else None, str(answer["log"]),
+                           str(answer["message"]), time.perf_counter() - started, True, str(answer["detail"]),
+                           str(answer["confinement"]))
+    except KeyError as missing:
+        raise SandboxUnavailable(f"the build launcher at {socket_path} answered without {missing}") from None
+

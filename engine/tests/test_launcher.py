@@ -1,0 +1,252 @@
+"""The build launcher (scripts/build-launcher): root's one process, which gives the builds an
+unprivileged site asks for an account and a cgroup of their own. Real launchers, real builds, the
+site's account played by `nobody`."""
+
+from __future__ import annotations
+
+import grp
+import json
+import os
+import shutil
+import signal
+import socket
+import subprocess
+import tempfile
+import time
+import uuid
+from pathlib import Path
+
+import pytest
+
+from engine.builds import pack_folder
+from engine.builds.protocol import HEAD, MAGIC
+
+pytestmark = pytest.mark.slow
+
+ROOT = Path(__file__).resolve().parents[2]
+NOBODY = 65534
+
+
+class Launcher:
+    """A launcher for `nobody`, with its socket in a folder of root's that `nobody`'s group may pass."""
+
+    def __init__(self, **environment: str):
+        self.folder = Path(tempfile.mkdtemp(prefix="fuelboard-launcher-"))
+        self.folder.chmod(0o750)
+        os.chown(self.folder, 0, grp.getgrnam("nogroup").gr_gid)
+        self.socket = self.folder / "launcher.sock"
+        self.process = subprocess.Popen(
+            [str(ROOT / "scripts" / "build-launcher"), "--socket", str(self.socket), "--client-user", "nobody"],
+            env={"PATH": "/usr/bin:/bin", **environment}, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+        deadline = time.monotonic() + 60
+        while not self.socket.exists():
+            assert self.process.poll() is None, self.process.stdout.read()
+            assert time.monotonic() < deadline, "the launcher did not start"
+            time.sleep(0.05)
+
+    def stop(self) -> None:
+        self.process.send_signal(signal.SIGTERM)
+        self.process.wait(timeout=30)
+        shutil.rmtree(self.folder, ignore_errors=True)
+
+
+@pytest.fixture
+def launcher():
+    started = Launcher(SCORING_BUILD_TOTAL_MEMORY_BYTES=str(256 << 20), SCORING_BUILD_SLOTS="4")
+    yield started
+    started.stop()
+
+
+ASK = """
+import json, sys
+sys.path.insert(0, sys.argv[1])
+from engine.builds import BuildLimits, SandboxUnavailable
+from engine.builds.remote import build_remotely, launcher_status
+socket_path, what = sys.argv[2], sys.argv[3]
+try:
+    if what == "status":
+        print(json.dumps(launcher_status(socket_path)))
+    else:
+        source = open(sys.argv[4], "rb").read()
+        result = build_remotely(socket_path, source, install="", build=sys.argv[5], module_path="out.wasm",
+                                limits=BuildLimits(timeout=30, total_memory_bytes=64 << 30), log_limit=1 << 16)
+        print(json.dumps({"ok": result.ok, "message": result.message, "log": result.log,
+                          "confinement": result.confinement}))
+except SandboxUnavailable as error:
+    print(json.dumps({"unavailable": str(error)}))
+"""
+
+
+def ask(launcher: Launcher, what: str, *arguments: str, user: str = "nobody", timeout: float = 120) -> dict:
+    """What the site's account (or `user`) is told when it asks the launcher, with the system's python3."""
+    done = subprocess.run(["/usr/sbin/runuser", "-u", user, "--", "/usr/bin/python3", "-I", "-c", ASK, str(ROOT),
+                           str(launcher.socket), what, *arguments], capture_output=True, text=True, timeout=timeout,
+                          cwd="/")
+    assert done.returncode == 0, done.stderr
+    return json.loads(done.stdout.splitlines()[-1])
+
+
+def source_file(tmp_path: Path) -> str:
+    """A packed empty submission, where `nobody` may read it."""
+    folder = tmp_path / f"submission-{uuid.uuid4().hex[:6]}"
+    folder.mkdir()
+    readable = Path(tempfile.mkdtemp(prefix="fuelboard-source-"))
+    readable.chmod(0o755)
+    path = readable / "source.tar.gz"
+    path.write_bytes(pack_folder(folder, max_bytes=10**6))
+    path.chmod(0o644)
+    return str(path)
+
+
+def test_the_sites_account_gets_builds_as_an_account_and_a_cgroup_of_their_own(launcher, tmp_path):
+    status = ask(launcher, "status")
+    assert status["ready"] and status["slots"] == 4
+    first, last = status["uids"]
+    assert last - first == 3 and first >= 2_000_001_024  # a range above the root scorers' own
+    built = ask(launcher, "build", source_file(tmp_path), "id -u; printf '\\0asm' > out.wasm")
+    assert (built["ok"], built["confinement"]) == (True, "confined"), built
+    uid = int(built["log"].split("\n")[1])
+    assert first <= uid <= last and uid != NOBODY
+    # 64 GiB asked for, the launcher's own cap (256 MiB) given.
+    assert "bytes of 268,435,456" in built["log"]
+
+
+def test_another_account_cannot_ask_even_where_it_can_reach_the_socket(launcher, tmp_path):
+    refused = ask(launcher, "status", user="daemon")
+    assert "cannot be reached: Permission denied" in refused["unavailable"]
+    launcher.folder.chmod(0o755)  # mistakes of the machine's: the peer's uid is still checked
+    launcher.socket.chmod(0o666)
+    refused = ask(launcher, "status", user="daemon")
+    assert "did not answer" in refused["unavailable"]
+    assert ask(launcher, "status")["ready"]
+
+
+def raw(launcher: Launcher, message: bytes) -> dict:
+    connection = socket.socket(socket.AF_UNIX)
+    connection.connect(str(launcher.socket))  # as root, whom the launcher also answers
+    try:
+        connection.sendall(message)
+        connection.shutdown(socket.SHUT_WR)
+        connection.settimeout(30)
+        answer = b""
+        while chunk := connection.recv(65536):
+            answer += chunk
+    finally:
+        connection.close()
+    _, header_size, _ = HEAD.unpack(answer[:HEAD.size])
+    return json.loads(answer[HEAD.size:HEAD.size + header_size])
+
+
+def request(header: dict | bytes, payload: bytes = b"") -> bytes:
+    body = header if isinstance(header, bytes) else json.dumps(header).encode()
+    return HEAD.pack(MAGIC, len(body), len(payload)) + body + payload
+
+
+BUILD = {"op": "build", "install": "", "build": "true", "module": "out.wasm", "log_limit": 4096,
+         "limits": {"timeout": 10}}
+MALFORMED = [
+    ("not the protocol", b"GET / HTTP/1.1\r\n\r\n" + bytes(20), "not a build launcher message"),
+    ("a header over its cap", HEAD.pack(MAGIC, 1 << 20, 0), "over the 65,536-byte limit"),
+    ("a payload over its cap", HEAD.pack(MAGIC, 2, (1 << 32) - 1) + b"{}", "a payload of 4,294,967,295 bytes is over"),
+    ("not JSON", request(b"{nope"), "the header is not JSON"),
+    ("NaN", request(b'{"op": "build", "log_limit": NaN}'), "the header is not JSON"),
+    ("not an object", request(b"[1]"), "not a JSON object"),
+    ("an unknown operation", request({"op": "shell"}), "op must be status or build"),
+    ("an unknown limit", request({**BUILD, "limits": {"timeout": 10, "uid": 0}}), "limits.uid is not a build limit"),
+    ("a negative limit", request({**BUILD, "limits": {"timeout": -1}}), "limits.timeout must be a positive number"),
+    ("a boolean limit", request({**BUILD, "limits": {"timeout": 10, "processes": True}}), "positive integer"),
+    ("no timeout", request({**BUILD, "limits": {}}), "limits.timeout is required"),
+    ("a NUL in a command", request({**BUILD, "build": "true\0; id"}), "build must be a string"),
+    ("an overlong command", request({**BUILD, "build": "x" * 9000}), "build must be a string"),
+    ("a cut-off message", HEAD.pack(MAGIC, 100, 0) + b"{", "ended in the middle of a message"),
+]
+
+
+@pytest.mark.parametrize("message, said", [item[1:] for item in MALFORMED], ids=[item[0] for item in MALFORMED])
+def test_a_malformed_request_is_refused_saying_why_and_the_launcher_goes_on(launcher, message, said):
+    answer = raw(launcher, message)
+    assert said in answer["refused"], answer
+    assert raw(launcher, request({"op": "status"}))["ready"]
+
+
+def test_two_launchers_on_one_machine_share_no_account():
+    first, second = Launcher(), Launcher()
+    try:
+        ranges = [ask(started, "status")["uids"] for started in (first, second)]
+    finally:
+        first.stop()
+        second.stop()
+    (low, high), (other_low, other_high) = sorted(ranges)
+    assert high < other_low
+
+
+def test_a_build_whose_asker_goes_away_is_killed_at_once(launcher, tmp_path):
+    """A worker killed mid-build must not leave its build running, holding a slot and the machine."""
+    header = {**BUILD, "build": "sleep 60 & sleep 60 & wait", "limits": {"timeout": 120}}
+    source = Path(source_file(tmp_path)).read_bytes()
+    connection = socket.socket(socket.AF_UNIX)
+    connection.connect(str(launcher.socket))
+    connection.sendall(request(header, source))
+    first, last = raw(launcher, request({"op": "status"}))["uids"]
+
+    def build_processes() -> int:
+        count = 0
+        for entry in Path("/proc").iterdir():
+            try:
+                uid = int(next(line for line in (entry / "status").read_text().splitlines()
+                               if line.startswith("Uid:")).split()[1])
+            except (OSError, StopIteration, ValueError):
+                continue
+            count += first <= uid <= last
+        return count
+
+    deadline = time.monotonic() + 30
+    while build_processes() < 3:
+        assert time.monotonic() < deadline, "the build never started"
+        time.sleep(0.1)
+    connection.close()
+    deadline = time.monotonic() + 10
+    while build_processes():
+        assert time.monotonic() < deadline, "the build outlived its asker"
+        time.sleep(0.1)
+    assert raw(launcher, request({"op": "status"}))["ready"]
+
+
+def test_the_launcher_refuses_to_start_where_it_cannot_do_its_job(tmp_path):
+    def start(*command: str, folder: Path, user: str | None = None) -> subprocess.CompletedProcess:
+        prefix = ["/usr/sbin/runuser", "-u", user, "--"] if user else []
+        return subprocess.run([*prefix, *command, "--socket", str(folder / "launcher.sock"), "--client-user", "nobody"],
+                              capture_output=True, text=True, timeout=60, env={"PATH": "/usr/bin:/bin"}, cwd="/")
+
+    folder = Path(tempfile.mkdtemp(prefix="fuelboard-launcher-"))
+    copy = Path(tempfile.mkdtemp(prefix="fuelboard-code-"))
+    try:
+        launcher = str(ROOT / "scripts" / "build-launcher")
+        as_nobody = start(launcher, folder=folder, user="nobody")
+        assert as_nobody.returncode == 2 and "must run as root" in as_nobody.stderr
+        folder.chmod(0o777)
+        open_folder = start(launcher, folder=folder)
+        assert open_folder.returncode == 2 and "must be root's and written by no one else" in open_folder.stderr
+        folder.chmod(0o750)
+        # The same code, but a file of it writable by its group: root will not run it.
+        for part in ("engine", "lib", "scripts"):
+            shutil.copytree(ROOT / part, copy / part, ignore=shutil.ignore_patterns("__pycache__", "tests"))
+        copy.chmod(0o755)
+        (copy / "engine" / "builds" / "run.py").chmod(0o664)
+        changeable = start(str(copy / "scripts" / "build-launcher"), folder=folder)
+        assert changeable.returncode == 2, changeable.stderr
+        assert "refusing to run as root code that another account could change" in changeable.stderr
+        assert "run.py may be written by its group or by everyone" in changeable.stderr
+        assert "Traceback" not in as_nobody.stderr + open_folder.stderr + changeable.stderr
+    finally:
+        shutil.rmtree(folder, ignore_errors=True)
+        shutil.rmtree(copy, ignore_errors=True)
+
+
+def test_a_missing_launcher_is_a_sandbox_that_cannot_be_had(tmp_path):
+    from engine.builds import BuildLimits, SandboxUnavailable
+    from engine.builds.remote import build_remotely
+
+    with pytest.raises(SandboxUnavailable, match="cannot be reached: No such file or directory"):
+        build_remotely(str(tmp_path / "none.sock"), b"", install="", build="true", module_path="out.wasm",
+                       limits=BuildLimits(timeout=10), log_limit=4096)
