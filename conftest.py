@@ -11,6 +11,12 @@ from django.core.cache import cache, caches
 from catalog.tests.conftest import VALID_CATALOG, CatalogTree
 
 
+def pytest_collection_modifyitems(config, items):
+    """The tests that hold a whole served stack for a minute or more (marked `long`) go first, so
+    the other test process's shorter tests run beside them rather than after them."""
+    items.sort(key=lambda item: item.get_closest_marker("long") is None)
+
+
 @pytest.fixture(autouse=True)
 def _quick_password_hashes(settings):
     """Staff accounts in tests are made and signed in by the hundred: a deliberately slow hash
@@ -40,7 +46,7 @@ def _each_source_built_once(tmp_path_factory):
     this test process, the other, or a command a test starts (tests/buildcache.py)."""
     import os
 
-    from scoring import service
+    from scoring import building
     from tests.buildcache import FOLDER_VARIABLE, keeping
 
     shared = tmp_path_factory.getbasetemp()
@@ -49,7 +55,7 @@ def _each_source_built_once(tmp_path_factory):
     folder = shared / "builds"
     folder.mkdir(exist_ok=True)
     with pytest.MonkeyPatch.context() as patch:
-        patch.setattr(service, "build_source", keeping(folder, service.build_source))
+        patch.setattr(building, "build_source", keeping(folder, building.build_source))
         patch.setenv(FOLDER_VARIABLE, str(folder))
         yield
 

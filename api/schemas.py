@@ -32,6 +32,10 @@ class LeaderboardRow(Schema):
     verification: Literal["identical", "different"] | None = Field(
         ..., description="its latest re-measurement: identical (reproduced to the unit) or different (not "
                          "reproduced); null if never measured again")
+    build: Literal["confined", "unconfined", "unsandboxed", ""] = Field(
+        ..., description="how its build was held: confined (a sandbox, an account and a cgroup of its own), "
+                         "unconfined (the sandbox only: a development site), unsandboxed (no sandbox: a development "
+                         "site); empty when a module was submitted")
     url: str
     api_url: str
 
@@ -58,6 +62,14 @@ class Result(Schema):
     overshoot: int
     wall_ms: float | None = Field(..., description="wall-clock milliseconds (not the measure)")
     message: str
+
+
+class QueuePlace(Schema):
+    state: Literal["waiting", "queued", "running"] = Field(
+        ..., description="waiting: for its operator's turn (at most SCORING_OPERATOR_JOBS of one operator's entries "
+                         "are queued or scored at once); queued: in the task queue; running: being built and scored")
+    ahead: int = Field(..., description="waiting: the operator's own entries that go first; queued: entries queued "
+                                        "before it; running: 0")
 
 
 class Verification(Schema):
@@ -93,6 +105,11 @@ class SubmissionDocument(Schema):
     annotation: str = Field(..., description="staff's public note")
     excluded: bool = Field(..., description="excluded from ranking by staff (listed below the ranked entries)")
     verification: Verification | None = Field(..., description="its latest re-measurement, null if never measured again")
+    build: Literal["confined", "unconfined", "unsandboxed", ""] = Field(
+        ..., description="how its build was held: confined (a sandbox, an account and a cgroup of its own), "
+                         "unconfined (the sandbox only: a development site), unsandboxed (no sandbox: a development "
+                         "site); empty when a module was submitted")
+    queue: QueuePlace | None = Field(..., description="where it stands while it is not done; null once it is")
     results: list[Result]
     url: str
 

@@ -64,11 +64,12 @@ INSTALLED_APPS = [
     "django.contrib.staticfiles",
     "django.contrib.sitemaps",
     "corsheaders",
+    # Before django_tasks_db: its `db_worker` command is scoring's own (the first app's wins).
+    "scoring",
     "django_tasks",
     "django_tasks_db",
     "sitecache",
     "catalog",
-    "scoring",
     "web",
 ]
 
@@ -200,8 +201,16 @@ LOGGING = {
 }
 # Longest a build command may run, in seconds; a case's max_runtime_hours caps it further.
 SCORING_BUILD_TIMEOUT = envfloat("SCORING_BUILD_TIMEOUT", 900.0, minimum=1.0)
-# Builds run in a bubblewrap sandbox with these limits. Without bubblewrap they are refused,
-# unless this is on: then the submission's build runs with the scorer's own rights.
+# Builds run in a bubblewrap sandbox, as an account of their own, in a cgroup of their own, with
+# these limits. A scorer that is not root asks the build launcher listening on this socket for
+# them (scripts/build-launcher, run as root; "" builds in this process, which must then be root).
+SCORING_BUILD_LAUNCHER = envstr("SCORING_BUILD_LAUNCHER", "")
+# Where a build cannot get an account and a cgroup of its own it is refused, and a task worker
+# refuses to start, unless this is on (a development machine): then it runs in the sandbox with
+# the per-process limits only, and every page that shows its entry says so.
+SCORING_ALLOW_UNCONFINED_BUILDS = envbool("SCORING_ALLOW_UNCONFINED_BUILDS", False)
+# Without bubblewrap builds are refused, unless this is on: then the submission's build runs with
+# the scorer's own rights (and its entry says so, as above).
 SCORING_ALLOW_UNSANDBOXED_BUILDS = envbool("SCORING_ALLOW_UNSANDBOXED_BUILDS", False)
 SCORING_BUILD_CPU_SECONDS = envint("SCORING_BUILD_CPU_SECONDS", 900, minimum=1)
 SCORING_BUILD_MEMORY_BYTES = envint("SCORING_BUILD_MEMORY_BYTES", 8 << 30, minimum=64 << 20)
@@ -210,14 +219,18 @@ SCORING_BUILD_PROCESSES = envint("SCORING_BUILD_PROCESSES", 512, minimum=8)
 # Each build runs in a cgroup of its own: all its processes and the files in its tmpfs together.
 SCORING_BUILD_TOTAL_MEMORY_BYTES = envint("SCORING_BUILD_TOTAL_MEMORY_BYTES", 4 << 30, minimum=128 << 20)
 SCORING_BUILD_DISK_BYTES = envint("SCORING_BUILD_DISK_BYTES", 2 << 30, minimum=16 << 20)
+# …and a share of the processors: this many processors' worth of time per second, all its
+# processes together (so concurrent builds and the site's own processes keep theirs).
+SCORING_BUILD_CPUS = envfloat("SCORING_BUILD_CPUS", 1.0, minimum=0.01)
 # A submitted folder is packed into the database; larger ones are refused.
 SCORING_MAX_SOURCE_BYTES = envint("SCORING_MAX_SOURCE_BYTES", 32 * 1024 * 1024, minimum=1024)
-# What a packed submission may unpack to on the host before its build (bytes written, entries).
+# What a packed submission may unpack to in its build's sandbox (bytes written, entries).
 SCORING_MAX_UNPACKED_BYTES = envint("SCORING_MAX_UNPACKED_BYTES", 256 << 20, minimum=1 << 20)
 SCORING_MAX_SOURCE_ENTRIES = envint("SCORING_MAX_SOURCE_ENTRIES", 20_000, minimum=10)
 # A scorer run as root builds each submission as an account of its own: uids
 # SCORING_BUILD_UID_BASE … + SCORING_BUILD_SLOTS - 1, one per concurrent build on the machine,
-# claimed with lock files in SCORING_BUILD_SLOT_DIR (shared by every scorer on the machine).
+# claimed with lock files in SCORING_BUILD_SLOT_DIR (shared by every root scorer on the machine).
+# A build launcher claims a range of 1,024 uids of its own above them (one per launcher).
 SCORING_BUILD_UID_BASE = envint("SCORING_BUILD_UID_BASE", 2_000_000_000, minimum=1000)
 SCORING_BUILD_SLOTS = envint("SCORING_BUILD_SLOTS", 32, minimum=1)
 SCORING_BUILD_SLOT_DIR = envstr("SCORING_BUILD_SLOT_DIR", "/run/fuelboard-build-slots")
@@ -262,6 +275,16 @@ TASKS = {"default": {"BACKEND": _TASK_BACKENDS[TASKS_BACKEND]}}
 SCORING_HEARTBEAT_SECONDS = envfloat("SCORING_HEARTBEAT_SECONDS", 10.0, minimum=0.05)
 SCORING_STALE_SECONDS = envfloat("SCORING_STALE_SECONDS", 60.0, minimum=0.1)
 SCORING_MAX_ATTEMPTS = envint("SCORING_MAX_ATTEMPTS", 3, minimum=1)
+# A job whose build could not be given a sandbox (a launcher restarting, a machine out of
+# processes) goes back to the queue without spending an attempt, after SCORING_SANDBOX_RETRY_SECONDS,
+# doubled at each retry up to SCORING_SANDBOX_RETRY_MAX_SECONDS; its worker waits as long before
+# it takes another job, so a worker with a broken sandbox does not take every job there is.
+SCORING_SANDBOX_RETRY_SECONDS = envfloat("SCORING_SANDBOX_RETRY_SECONDS", 5.0, minimum=0.1)
+SCORING_SANDBOX_RETRY_MAX_SECONDS = envfloat("SCORING_SANDBOX_RETRY_MAX_SECONDS", 300.0, minimum=0.1)
+# A fair queue: at most this many of one operator's entries are queued or being scored at once;
+# the rest wait their turn while other operators' entries go first (entries from the shell and
+# carried ones are not an operator's, and queue as they come).
+SCORING_OPERATOR_JOBS = envint("SCORING_OPERATOR_JOBS", 1, minimum=1)
 
 # Public pages are cached for this long (0: off), keyed by the content generation, so a cached
 # page is never older than the data. Each process has its own cache unless CACHES says otherwise.
@@ -276,6 +299,9 @@ API_SUBMISSIONS_PER_HOUR = envint("API_SUBMISSIONS_PER_HOUR", 60, minimum=1)
 API_REQUESTS_PER_HOUR = envint("API_REQUESTS_PER_HOUR", 240, minimum=1)
 API_SUBMISSIONS_IN_FLIGHT = envint("API_SUBMISSIONS_IN_FLIGHT", 8, minimum=1)
 API_UPLOAD_MAX_BYTES = envint("API_UPLOAD_MAX_BYTES", 32 << 20, minimum=1024)
+# The whole build of an entry sent over HTTP, start to end, however it spends it (working,
+# sleeping, holding a pipe open): shorter than the shell's, so a queue moves.
+API_BUILD_WALL_SECONDS = envfloat("API_BUILD_WALL_SECONDS", 300.0, minimum=1.0)
 # Django spools uploads larger than this to a temporary file instead of holding them in memory.
 FILE_UPLOAD_MAX_MEMORY_SIZE = 1 << 20
 # Read-only and public: any origin may read it from a browser, never with credentials (cookies are

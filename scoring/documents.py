@@ -22,6 +22,7 @@ from lib.siteurl import site_url
 from lib.urlparts import name_paths
 from scoring.boards import CURRENT_ENGINE, Entry, engine_label
 from scoring.models import Result, Submission
+from scoring.queue import queue_place
 
 CSV_CHUNK = 500  # entries read per query while a download streams
 
@@ -86,7 +87,8 @@ def submission_document(submission: Submission) -> dict:
         "submitted_at": submission.submitted_at, "created_at": submission.submitted_at,
         "scored_at": submission.scored_at, "carried_from": submission.carried_from_id,
         "run": submission.run or {}, "annotation": submission.annotation, "excluded": submission.excluded,
-        "verification": verification_json(submission),
+        "verification": verification_json(submission), "build": submission.build_confinement,
+        "queue": queue_place(submission),
         "url": site_url(reverse("submission-detail", args=[submission.pk])),
     }
 
@@ -126,7 +128,7 @@ def entry_document(entry: Entry) -> dict:
         "passed_inputs": entry.passed_count, "inputs": entry.input_count,
         "engine": entry.engine, "current_engine": entry.engine == CURRENT_ENGINE, "carried_from": entry.carried_from,
         "model": entry.model, "annotation": entry.annotation, "verification": entry.verification or None,
-        "url": site_url(reverse("submission-detail", args=[entry.submission])),
+        "build": entry.build_confinement, "url": site_url(reverse("submission-detail", args=[entry.submission])),
         "api_url": site_url(reverse("api-v1:submission", args=[entry.submission])),
     }
 

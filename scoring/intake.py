@@ -32,9 +32,9 @@ from engine.builds import SourceTooLarge, pack_folder
 from lib.errors import DomainError
 from lib.strictjson import JSONDocumentError, loads_strict
 from lib.unpack import ArchiveError, ArchiveLimits, extract_archive
-from scoring.entries import EXHAUSTED, Claim, claim_entry
+from scoring.entries import EXHAUSTED, STANDING, Claim, claim_entry
 from lib.text import name_key
-from scoring.models import IdempotentRequest, Submission, SubmitterName
+from scoring.models import IdempotentRequest, NameSkeleton, Submission, SubmitterName
 from scoring.models.operators import IDEMPOTENCY_KEEP
 from scoring.service import ScoringError, check_name, source_digest
 
@@ -215,23 +215,45 @@ def _refusal(found: SubmitterName | None, name: str, user) -> IntakeRefused | No
                                             "in case, spacing or letter forms are one name)")
 
 
+def _look_alike_refusal(name: str, user) -> IntakeRefused | None:
+    """Why `user` may not take the new name `name` because it can be taken for a name already here
+    (lib.text.name_skeletons); None if it cannot."""
+    found = NameSkeleton.look_alikes(name).first()
+    if found is None:
+        return None
+    if found.name.owner_id == user.pk:
+        return IntakeRefused(422, "bad_name", f"the name {name!r} looks like your name {found.name.name!r}: "
+                                              "submit under that one")
+    if found.name.owner_id is None:
+        return IntakeRefused(403, "name_unassigned", f"the name {name!r} looks like a name used before operators "
+                                                     "could own names (or from the shell): staff may give it to you")
+    return IntakeRefused(403, "name_taken", f"the name {name!r} looks like a name that belongs to another operator "
+                                            "(names that can be taken for each other have one owner)")
+
+
 def name_refusal(name: str, user) -> IntakeRefused | None:
     """The owner check, read-only (a request refused for its name stores nothing)."""
-    return _refusal(SubmitterName.objects.filter(key=name_key(name)).first(), name, user)
+    found = SubmitterName.objects.filter(key=name_key(name)).first()
+    if found is not None:
+        return _refusal(found, name, user)
+    return _look_alike_refusal(name, user)
 
 
 def _take_name(name: str, user) -> None:
-    """The name is `user`'s: theirs already, or new and theirs from now on (called in the claim's
-    transaction, after the quotas: a refused request takes no name). Raises IntakeRefused."""
+    """The name is `user`'s: theirs already, or new and theirs from now on, with its skeletons (called
+    in the claim's transaction, after the quotas: a refused request takes no name). Raises IntakeRefused."""
     key = name_key(name)
     found = SubmitterName.objects.filter(key=key).first()
     if found is None:
         try:
             with transaction.atomic():
-                SubmitterName.objects.create(name=name, owner=user)
+                NameSkeleton.hold(SubmitterName.objects.create(name=name, owner=user))
             return
-        except IntegrityError:  # another operator took it a moment ago
-            found = SubmitterName.objects.get(key=key)
+        except IntegrityError:  # another operator took it, or a look-alike of it, a moment ago
+            found = SubmitterName.objects.filter(key=key).first()
+            if found is None:
+                raise _look_alike_refusal(name, user) or IntakeRefused(
+                    409, "name_taken", f"the name {name!r} was taken a moment ago: send the request again") from None
     refused = _refusal(found, name, user)
     if refused is not None:
         raise refused
@@ -273,6 +295,18 @@ def _answered(user, idempotency_key: str, fingerprint: str) -> tuple[Submission,
     return earlier.submission, earlier.status, False
 
 
+def refuse_other_run(standing: Submission, run: dict) -> None:
+    """An entry that stands already is answered as it is only when the request asks for it as it
+    is: sent again with other run fields, nothing of them would be stored, so it is refused (409)
+    naming them, rather than answered as if they had been."""
+    stored = standing.run or {}
+    differing = sorted(key for key in stored.keys() | run.keys() if stored.get(key) != run.get(key))
+    if differing:
+        raise IntakeRefused(409, "run_differs", f"#{standing.pk} is this entry already (the same version, variant, "
+                            f"name and source), stored with other run fields ({', '.join(differing)}): nothing was "
+                            "stored. Send this run under another name to record it, or with the run fields it has")
+
+
 def take(checked: Checked, user, idempotency_key: str | None = None) -> tuple[Submission, int, bool]:
     """(the entry's submission, 202 or 200, whether to queue it): a new entry (202), the entry
     that stands already (200, nothing stored), or the first answer to this Idempotency-Key.
@@ -296,6 +330,8 @@ def take(checked: Checked, user, idempotency_key: str | None = None) -> tuple[Su
         _take_name(checked.name, user)
 
     def after_claim(claim: Claim) -> None:
+        if claim.outcome == STANDING:
+            refuse_other_run(claim.submission, checked.run)
         if idempotency_key is None or claim.outcome == EXHAUSTED:
             return
         # Keys are remembered IDEMPOTENCY_KEEP (this one too, if it was sent that long ago).

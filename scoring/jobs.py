@@ -1,9 +1,22 @@
-"""Scoring jobs on the Django Tasks API, and recovery of jobs whose worker died.
+"""Scoring jobs on the Django Tasks API: a fair queue, sandbox waits, and recovery of jobs whose
+worker died.
 
 `enqueue_scoring` queues the submission's current attempt once the surrounding transaction
 commits. With the immediate backend (the default) the job runs right there; with the database
-backend, `manage.py db_worker` processes on any number of machines pick jobs up. A worker
-killed mid-job leaves its attempt `running` with a heartbeat that stops moving;
+backend, `manage.py db_worker` processes on any number of machines pick jobs up.
+
+A fair queue: the task queue takes jobs first in, first out, so an operator who sends many
+entries at once would hold every worker. An operator's entry therefore waits for its turn in the
+site's own table (`queued_at` NULL) while SCORING_OPERATOR_JOBS of theirs are queued or running;
+each job that ends hands the queue the operator's next one (`dispatch`). Other operators' entries,
+and entries from the shell, go into the queue as they come, so they pass the waiting ones.
+
+A job whose build could not be given a sandbox (SandboxUnavailable: a launcher restarting, the
+machine out of processes for a moment) spends no attempt and writes no `error`: it goes back to
+the queue with a back-off, the entry says so to staff, and the worker that met it waits as long
+before it takes another job, so a worker whose sandbox is broken cannot take every job there is.
+
+A worker killed mid-job leaves its attempt `running` with a heartbeat that stops moving;
 `requeue_stale_jobs` (run it from cron, or beside the workers) starts a new attempt for it. The
 old attempt can never store results once a new one exists.
 """
@@ -11,14 +24,19 @@ old attempt can never store results once a new one exists.
 from __future__ import annotations
 
 import logging
+import time
+from datetime import timedelta
 
 from django.conf import settings
+from django.contrib.auth import get_user_model
 from django.db import transaction
 from django.utils import timezone
 from django_tasks import task
 
+from engine.builds import SandboxUnavailable
 from scoring import boards
 from scoring.models import Submission
+from scoring.queue import in_flight
 from scoring.service import Superseded, score
 
 logger = logging.getLogger(__name__)
@@ -28,9 +46,21 @@ class WorkerLost(Exception):
     """Recorded on a database-backend job whose worker stopped responding."""
 
 
+WAITING_FOR_SANDBOX = "waiting_for_sandbox"
+
+# When this worker process may take its next job (after a job met no sandbox): time.monotonic().
+_paused_until = 0.0
+
+
+def worker_pause() -> float:
+    """Seconds this worker should wait before it takes another job (0: none)."""
+    return max(0.0, _paused_until - time.monotonic())
+
+
 @task()
 def score_submission_job(submission_id: int, attempt: int) -> str:
-    """Score one attempt of a submission. Returns the final status, or "superseded"."""
+    """Score one attempt of a submission. Returns the final status, "superseded", or
+    "waiting_for_sandbox" (the job went back to the queue)."""
     submission = Submission.objects.select_related("version__case", "variant").filter(pk=submission_id).first()
     if submission is None or submission.attempt != attempt:
         return "superseded"
@@ -39,6 +69,34 @@ def score_submission_job(submission_id: int, attempt: int) -> str:
     except Superseded:
         logger.info("submission %s attempt %s was superseded; its results were discarded", submission_id, attempt)
         return "superseded"
+    except SandboxUnavailable:
+        _retry_later(submission)
+        return WAITING_FOR_SANDBOX
+    finally:
+        if submission.operator_id is not None:
+            dispatch(submission.operator_id)
+
+
+def sandbox_retry_seconds(waits: int) -> float:
+    """How long an attempt waits after its `waits`-th time without a sandbox: doubling, capped."""
+    return min(settings.SCORING_SANDBOX_RETRY_MAX_SECONDS,
+               settings.SCORING_SANDBOX_RETRY_SECONDS * 2 ** min(max(waits - 1, 0), 30))
+
+
+def _retry_later(submission: Submission) -> None:
+    """The attempt (left pending by `score`) goes back to the queue after its back-off, and this
+    worker waits as long. With the immediate backend there is no queue: it stays pending, and
+    `requeue_stale_jobs` queues it again."""
+    global _paused_until
+    waits = Submission.objects.filter(pk=submission.pk).values_list("sandbox_waits", flat=True).first() or 1
+    delay = sandbox_retry_seconds(waits)
+    if settings.TASKS_BACKEND == "immediate":
+        return
+    result = score_submission_job.using(run_after=timezone.now() + timedelta(seconds=delay)).enqueue(
+        submission.pk, submission.attempt)
+    Submission.objects.filter(pk=submission.pk, attempt=submission.attempt, status=Submission.State.PENDING).update(
+        job_id=str(result.id)[:64])
+    _paused_until = max(_paused_until, time.monotonic() + delay)
 
 
 @task()
@@ -66,15 +124,51 @@ def verify_submission_job(verification_id: int) -> str:
     return run_verification(verification_id).outcome
 
 
-def enqueue_scoring(submission: Submission) -> None:
-    """Queue the submission's current attempt when the current transaction commits."""
-    submission_id, attempt = submission.pk, submission.attempt
+def _queue(submission_id: int, attempt: int) -> None:
+    """Hand the attempt to the task queue (when the current transaction commits)."""
+    Submission.objects.filter(pk=submission_id, attempt=attempt).update(queued_at=timezone.now())
 
     def send() -> None:
         result = score_submission_job.enqueue(submission_id, attempt)
         Submission.objects.filter(pk=submission_id, attempt=attempt).update(job_id=str(result.id)[:64])
 
     transaction.on_commit(send)
+
+
+def enqueue_scoring(submission: Submission) -> None:
+    """Queue the submission's current attempt when the current transaction commits: at once, or,
+    for an operator's entry, when its turn comes (`dispatch`)."""
+    if submission.operator_id is None:
+        _queue(submission.pk, submission.attempt)
+        return
+    Submission.objects.filter(pk=submission.pk, attempt=submission.attempt).update(queued_at=None)
+    operator_id = submission.operator_id
+    transaction.on_commit(lambda: dispatch(operator_id))
+
+
+def dispatch(operator_id: int) -> int:
+    """Hand the queue as many of the operator's waiting entries, oldest first, as their share
+    (SCORING_OPERATOR_JOBS) allows. Returns how many. Safe to call at any time, from anywhere:
+    the operator's row is locked while it counts."""
+    with transaction.atomic():
+        get_user_model().objects.select_for_update().filter(pk=operator_id).values_list("pk", flat=True).first()
+        free = settings.SCORING_OPERATOR_JOBS - in_flight(operator_id).count()
+        if free <= 0:
+            return 0
+        waiting = list(Submission.objects.filter(operator_id=operator_id, status=Submission.State.PENDING,
+                                                 queued_at__isnull=True)
+                       .order_by("submitted_at", "pk").values_list("pk", "attempt")[:free])
+        for submission_id, attempt in waiting:
+            _queue(submission_id, attempt)
+    return len(waiting)
+
+
+def dispatch_waiting() -> int:
+    """`dispatch` for every operator with an entry waiting for its turn (a job that ended without
+    handing on, say in a worker killed at that moment, is made good here). Returns how many were queued."""
+    operators = (Submission.objects.filter(status=Submission.State.PENDING, queued_at__isnull=True,
+                                           operator__isnull=False).values_list("operator_id", flat=True).distinct())
+    return sum(dispatch(operator_id) for operator_id in list(operators))
 
 
 def new_attempt(submission: Submission, message: str = "", *, enqueue: bool = True) -> Submission:
@@ -87,10 +181,12 @@ def new_attempt(submission: Submission, message: str = "", *, enqueue: bool = Tr
         current.message = message
         current.heartbeat_at = None
         current.job_id = ""
+        current.queued_at = None
+        current.sandbox_waits = 0
         # A re-measurement's mark speaks of the results this attempt replaces.
         current.verification, current.verified_at, current.verification_message = "", None, ""
-        current.save(update_fields=["attempt", "status", "message", "heartbeat_at", "job_id", "verification",
-                                    "verified_at", "verification_message"])
+        current.save(update_fields=["attempt", "status", "message", "heartbeat_at", "job_id", "queued_at",
+                                    "sandbox_waits", "verification", "verified_at", "verification_message"])
         boards.update_boards([current.pk])  # it leaves the leaderboards until scored again
         if enqueue:
             enqueue_scoring(current)
@@ -131,4 +227,5 @@ def requeue_stale(stale_after: float | None = None) -> list[tuple[Submission, st
             continue
         fresh = new_attempt(submission, message=f"requeued: attempt {submission.attempt + 1} stopped responding")
         handled.append((fresh, "requeued"))
+    dispatch_waiting()
     return handled

@@ -12,18 +12,19 @@ from pathlib import Path
 from typing import Iterator
 
 from django.conf import settings
-from django.db import connection, transaction
+from django.db import IntegrityError, connection, transaction
+from django.db.models import F
 from django.utils import timezone
 
 from catalog.manifest import Kind
 from catalog.models import CaseVersion, Variant
 from lib.errors import DomainError
 from lib.files import open_regular
-from lib.text import mixed_scripts, name_key, refused_character
-from engine.builds import BuildAccounts, BuildLimits, BuildResult, SourceTooLarge, build_submission, pack_folder
+from lib.text import mixed_scripts, name_key, orphan_mark, refused_character
+from engine.builds import SandboxUnavailable, SourceTooLarge, pack_folder
 from engine.evaluate import Evaluation, EvaluationInput, evaluate
 from engine.judging import Judge, answer_limit
-from scoring import boards
+from scoring import boards, building
 from scoring.models import Result, Submission
 from engine.progress import ScoringProgress
 from engine.sandbox import ENGINE_DIGEST, WASMTIME_VERSION, InvalidModule, ModuleCache, load_solution, module_digest
@@ -63,7 +64,11 @@ def check_name(name: str) -> str:
     refused = refused_character(name)
     if refused:
         raise ScoringError("bad_name", f"--name must be one line of plain text: {refused} is not allowed "
-                                       "(controls, bidirectional and zero-width characters, noncharacters)")
+                                       "(controls, format and other invisible characters, noncharacters)")
+    orphan = orphan_mark(name)
+    if orphan:
+        raise ScoringError("bad_name", f"--name has a combining mark with nothing to combine with: {orphan} "
+                                       "(at the start, or after a space)")
     scripts = mixed_scripts(name)
     if scripts:
         raise ScoringError("bad_name", f"--name mixes letters of {' and '.join(script.title() for script in scripts)}: a name is "
@@ -121,11 +126,18 @@ def record_submission(version: CaseVersion, variant: Variant, name: str, kind: s
                       annotation: str = "", operator=None) -> Submission:
     """Store a submission whose name and source were checked and read (`check_name`, `read_source`):
     the one place a submission is made (a carried copy too, with where it came from). A name
-    seen for the first time here, from the shell, belongs to no operator (staff may give it one);
-    one that looks like a name already known (lib.text.name_key) is that name's."""
-    from scoring.models import SubmitterName
+    seen for the first time here, from the shell, belongs to no operator (staff may give it one)
+    and holds its skeletons, unless it looks like a name already known (lib.text.name_skeletons):
+    that name keeps them, so no operator can take either."""
+    from scoring.models import NameSkeleton, SubmitterName
 
-    SubmitterName.objects.get_or_create(key=name_key(name), defaults={"name": name})
+    row, made = SubmitterName.objects.get_or_create(key=name_key(name), defaults={"name": name})
+    if made:
+        try:
+            with transaction.atomic():
+                NameSkeleton.hold(row)
+        except IntegrityError:
+            pass
     return Submission.objects.create(
         version=version, variant=variant, name=name, source_kind=kind, source_label=label,
         source=source, source_size=len(source), source_digest=source_digest(source),
@@ -154,31 +166,6 @@ def _held_out(version: CaseVersion) -> list[EvaluationInput]:
 
 def _threads() -> int:
     return settings.SCORING_THREADS or os.cpu_count() or 1
-
-
-def build_limits(version: CaseVersion) -> BuildLimits:
-    return BuildLimits(
-        timeout=min(settings.SCORING_BUILD_TIMEOUT, version.max_runtime_seconds),
-        cpu_seconds=settings.SCORING_BUILD_CPU_SECONDS, memory_bytes=settings.SCORING_BUILD_MEMORY_BYTES,
-        file_bytes=settings.SCORING_BUILD_FILE_BYTES, processes=settings.SCORING_BUILD_PROCESSES,
-        disk_bytes=settings.SCORING_BUILD_DISK_BYTES, total_memory_bytes=settings.SCORING_BUILD_TOTAL_MEMORY_BYTES,
-        module_bytes=settings.SCORING_MAX_MODULE_BYTES,
-        unpacked_bytes=settings.SCORING_MAX_UNPACKED_BYTES, source_entries=settings.SCORING_MAX_SOURCE_ENTRIES,
-    )
-
-
-def build_accounts() -> BuildAccounts:
-    return BuildAccounts(uid_base=settings.SCORING_BUILD_UID_BASE, slots=settings.SCORING_BUILD_SLOTS,
-                         lock_dir=Path(settings.SCORING_BUILD_SLOT_DIR))
-
-
-def build_source(source: bytes, version: CaseVersion) -> BuildResult:
-    """Build `source` with the version's [build] commands, in the sandbox, with the settings' limits."""
-    return build_submission(
-        source, install=version.build_install, build=version.build_command, module_path=version.build_module,
-        limits=build_limits(version), log_limit=settings.SCORING_BUILD_LOG_BYTES, path=settings.SCORING_BUILD_PATH,
-        allow_unsandboxed=settings.SCORING_ALLOW_UNSANDBOXED_BUILDS, accounts=build_accounts(),
-    )
 
 
 def _finish(submission: Submission, status: str, *, results: list[Result] = (), **fields) -> Submission:
@@ -249,13 +236,22 @@ def score(submission: Submission, *, progress: ScoringProgress | None = None) ->
     Results are written in one transaction with the final status, and only if this attempt is
     still the submission's current one, so a scorer that dies midway leaves no half-written
     results and a scorer that was given up on cannot double-count. If the scorer itself fails,
-    the submission is marked `error` (its source is kept) and the error re-raised.
+    the submission is marked `error` (its source is kept) and the error re-raised. If its build
+    cannot be given a sandbox, the attempt goes back to `pending` (no attempt spent, nothing
+    written but the wait, for staff) and SandboxUnavailable is re-raised: the caller queues it
+    again (scoring/jobs.py) or says so.
     """
     _start(submission)
     try:
         with _heartbeat(submission):
             return _score(submission, progress or ScoringProgress())
     except Superseded:
+        raise
+    except SandboxUnavailable as unavailable:
+        logger.warning("submission %s waits for a build sandbox: %s", submission.pk, unavailable)
+        Submission.objects.filter(pk=submission.pk, attempt=submission.attempt, status=Submission.State.RUNNING).update(
+            status=Submission.State.PENDING, heartbeat_at=None, job_id="", sandbox_waits=F("sandbox_waits") + 1,
+            message="waiting for a build sandbox", detail=storable(f"no build sandbox could be had: {unavailable}"))
         raise
     except Exception as exc:
         logger.exception("scoring submission %s failed", submission.pk)
@@ -277,17 +273,21 @@ class Measurement:
     module_digest: str = ""  # of the module run (or refused); "" when the build failed
     module_size: int | None = None
     evaluation: Evaluation | None = None  # when SCORED
+    confinement: str = ""  # how its build was held (engine.builds.CONFINED…); "" when nothing was built
 
 
-def measure(version: CaseVersion, source_kind: str, source: bytes, progress: ScoringProgress) -> Measurement:
+def measure(version: CaseVersion, source_kind: str, source: bytes, progress: ScoringProgress, *,
+            wall_seconds: float | None = None) -> Measurement:
     """Build `source` (a packed folder) or take it as the module, check the module against the
-    ABI, and run every held-out input of `version`."""
-    build_log = ""
+    ABI, and run every held-out input of `version`. Raises SandboxUnavailable (from the build)."""
+    build_log, confinement = "", ""
     if source_kind == Submission.SourceKind.SUBMISSION:
         progress.building(version.build_command)
-        built = build_source(source, version)
+        built = building.build_source(source, version, wall_seconds=wall_seconds)
+        confinement = built.confinement
         if not built.ok:
-            return Measurement(Submission.State.BUILD_FAILED, built.log, built.message, built.detail)
+            return Measurement(Submission.State.BUILD_FAILED, built.log, built.message, built.detail,
+                               confinement=confinement)
         build_log, wasm = built.log, built.module
     else:
         wasm = source
@@ -298,7 +298,8 @@ def measure(version: CaseVersion, source_kind: str, source: bytes, progress: Sco
             cache=module_cache(), max_module_bytes=settings.SCORING_MAX_MODULE_BYTES, digest=digest,
         )
     except InvalidModule as invalid:
-        return Measurement(Submission.State.INVALID_MODULE, build_log, invalid.message, invalid.detail, digest, len(wasm))
+        return Measurement(Submission.State.INVALID_MODULE, build_log, invalid.message, invalid.detail, digest, len(wasm),
+                           confinement=confinement)
     held_out = _held_out(version)
     judge = Judge(version.file_bytes(version.contract_output), memory_bytes=settings.SCORING_JUDGE_MEMORY_BYTES)
     progress.running(len(held_out))
@@ -308,12 +309,14 @@ def measure(version: CaseVersion, source_kind: str, source: bytes, progress: Sco
         progress=progress.scored,
     )
     return Measurement(Submission.State.SCORED, build_log, module_digest=digest, module_size=len(wasm),
-                       evaluation=evaluation)
+                       evaluation=evaluation, confinement=confinement)
 
 
 def _score(submission: Submission, progress: ScoringProgress) -> Submission:
-    measured = measure(submission.version, submission.source_kind, bytes(submission.source), progress)
+    measured = measure(submission.version, submission.source_kind, bytes(submission.source), progress,
+                       wall_seconds=building.build_wall(submission))
     submission.build_log = measured.build_log
+    submission.build_confinement = measured.confinement
     if measured.module_digest:
         submission.module_digest, submission.module_size = measured.module_digest, measured.module_size
     if measured.evaluation is None:

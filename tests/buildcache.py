@@ -19,21 +19,22 @@ FOLDER_VARIABLE = "TEST_RUN_BUILDS"
 
 
 def keeping(folder: Path, real):
-    """`real` (scoring.service.build_source), each successful build kept in `folder`."""
+    """`real` (scoring.building.build_source), each successful build kept in `folder`."""
     from django.conf import settings
 
     from engine.builds import sandbox_problem
 
-    def build_source(source: bytes, version):
+    def build_source(source: bytes, version, *, wall_seconds=None):
         key = (hashlib.sha256(source).hexdigest(), version.build_install, version.build_command,
                version.build_module, settings.SCORING_BUILD_LOG_BYTES, settings.SCORING_MAX_MODULE_BYTES,
+               settings.SCORING_BUILD_LAUNCHER, wall_seconds,
                sandbox_problem())  # a test that takes the sandbox away builds for real
         kept = folder / hashlib.sha256(repr(key).encode()).hexdigest()
         with open(f"{kept}.lock", "w") as lock:
             fcntl.flock(lock, fcntl.LOCK_EX)  # one build of a source at a time, across the processes
             if kept.exists():
                 return pickle.loads(kept.read_bytes())
-            result = real(source, version)
+            result = real(source, version, wall_seconds=wall_seconds)
             if result.ok:
                 kept.with_suffix(".part").write_bytes(pickle.dumps(result))
                 kept.with_suffix(".part").rename(kept)

@@ -18,10 +18,10 @@ if __name__ == "__main__":
     import django
 
     django.setup()
-    from scoring import service
+    from scoring import building
     from tests.buildcache import FOLDER_VARIABLE, keeping
 
-    service.build_source = keeping(Path(os.environ[FOLDER_VARIABLE]), service.build_source)
+    building.build_source = keeping(Path(os.environ[FOLDER_VARIABLE]), building.build_source)
     program, *arguments = sys.argv[1:]
     if program == "manage.py":
         from django.core.management import execute_from_command_line

@@ -18,7 +18,8 @@ from catalog.seeding import seed_run
 from engine.builds import pack_folder
 from scoring.examples import example_folders
 from scoring.models import Submission
-from scoring.service import build_source, score, submit
+from scoring.building import build_source
+from scoring.service import score, submit
 
 ROOT = Path(__file__).resolve().parent.parent
 CATALOG = ROOT / "test-cases"

@@ -76,3 +76,31 @@ def test_the_agents_migration_copies_only_run_figures_the_schema_now_takes(board
         "harness", "cost_usd", "input_tokens", "output_tokens").get() for key in runs}
     assert copied == {"alice-1": ("h", 0.5, 12, 3), "alice-2": ("", None, None, None), "bob": ("", None, None, None),
                       "carol": ("", None, None, None)}
+
+
+@pytest.mark.django_db
+def test_the_skeleton_migration_reports_look_alike_names_already_here_and_changes_none(capsys):
+    """Names taken before skeletons were kept may look alike: each keeps its row and owner, the
+    first (an owned one first) keeps the look, and each group is printed for staff to settle."""
+    import importlib
+
+    from django.apps import apps
+    from django.contrib.auth.models import User
+
+    from scoring.models import NameSkeleton, SubmitterName
+
+    alice, mallory = User.objects.create(username="alice"), User.objects.create(username="mallory")
+    SubmitterName.objects.create(name="aIice", owner=None)
+    SubmitterName.objects.create(name="alice", owner=alice)
+    SubmitterName.objects.create(name="\u0430\u0441\u0435", owner=mallory)
+    SubmitterName.objects.create(name="ace", owner=alice)
+    SubmitterName.objects.create(name="bob", owner=mallory)
+    before = set(SubmitterName.objects.values_list("name", "owner__username"))
+    importlib.import_module("scoring.migrations.0015_name_skeletons").skeletons(apps, None)
+    said = capsys.readouterr().out
+    assert "'alice' (alice), 'aIice' (no owner)" in said
+    assert "'\u0430\u0441\u0435' (mallory), 'ace' (alice)" in said
+    assert "bob" not in said
+    assert set(SubmitterName.objects.values_list("name", "owner__username")) == before
+    holders = dict(NameSkeleton.objects.values_list("skeleton", "name__name"))
+    assert holders["alice"] == "alice" and holders["ace"] == "\u0430\u0441\u0435" and holders["bob"] == "bob"

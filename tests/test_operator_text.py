@@ -1,6 +1,7 @@
 """One rule for every text an operator, a harness or staff gives the site (lib.text): submitter
 names, run fields and annotations refuse controls, bidirectional and zero-width characters,
-noncharacters and lone surrogates. U+FFFF in a name used to make both record feeds invalid XML."""
+format characters, every Default_Ignorable code point, noncharacters and lone surrogates. U+FFFF
+in a name used to make both record feeds invalid XML."""
 
 from __future__ import annotations
 
@@ -13,7 +14,10 @@ from scoring.service import ScoringError, check_name
 REFUSED = ["\uffff", "\ufffe", "\ufdd0", "\u202e", "\u2066", "\u200b", "\u200f", "\ufeff", "\x85", "\x7f",
            "\ud800", "\x00", "\x1b",
            # invisible: a name holding one looks the same as the name without it
-           "\u00ad", "\u034f", "\u180e", "\u115f", "\u3164", "\uffa0", "\ufe0f", "\U000e0041", "\U0001d173", "\u2800"]
+           "\u00ad", "\u034f", "\u180e", "\u115f", "\u3164", "\uffa0", "\ufe0f", "\U000e0041", "\U0001d173", "\u2800",
+           # every format character and every Default_Ignorable code point, those once missed among them
+           "\u206a", "\u206f", "\u2065", "\U0001bca0", "\U0001bca3", "\ufff0", "\U000e0080", "\U000e0fff",
+           "\u0600", "\u06dd", "\u070f", "\u08e2", "\ufffb", "\U000110bd"]
 
 
 @pytest.mark.parametrize("character", REFUSED, ids=[f"U+{ord(character):04X}" for character in REFUSED])
@@ -25,6 +29,27 @@ def test_every_operator_text_refuses_the_same_characters(character):
         validate_run({"model": f"m{character}"})
     with pytest.raises(RunRecordError, match="/run/notes"):
         validate_run({"notes": f"line one\nline{character}two"})
+
+
+def test_the_rule_covers_every_format_character_and_default_ignorable_code_point():
+    """Against Python's own Unicode database: no Cf character, and none of Unicode's
+    Default_Ignorable ranges, passes."""
+    import sys
+    import unicodedata
+
+    from lib.text import DEFAULT_IGNORABLE
+
+    formats = [code for code in range(sys.maxunicode + 1) if unicodedata.category(chr(code)) == "Cf"]
+    ignorable = [code for first, last in DEFAULT_IGNORABLE for code in range(first, last + 1)]
+    assert len(formats) > 150 and len(ignorable) > 4000
+    assert [f"U+{code:04X}" for code in formats + ignorable if refused_character(chr(code)) is None] == []
+
+
+def test_a_name_with_a_combining_mark_that_has_nothing_to_combine_with_is_refused():
+    for name in ("\u0301alice", "ali \u0301ce", "ali\u3000\u0308ce"):
+        with pytest.raises(ScoringError, match="combining mark with nothing to combine with"):
+            check_name(name)
+    assert check_name("cafe\u0301") == "cafe\u0301" and check_name("Nguyễn") == "Nguyễn"
 
 
 def test_plain_text_in_any_script_is_kept():

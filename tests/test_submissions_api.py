@@ -18,15 +18,9 @@ from django.utils import timezone
 from scoring.models import ApiToken, IdempotentRequest, Submission, SubmitterName
 from engine.tests import wat
 from scoring.tests.conftest import adder_answers
+from tests.operators import URL, make_token, post
 
 pytestmark = pytest.mark.django_db
-URL = "/api/v1/submissions/"
-
-
-def make_token(username: str = "op1", label: str = "") -> str:
-    out, err = io.StringIO(), io.StringIO()
-    call_command("api_token", "create", username, *(["--label", label] if label else []), stdout=out, stderr=err)
-    return out.getvalue().splitlines()[-1]
 
 
 @pytest.fixture
@@ -37,22 +31,6 @@ def token(imported) -> str:
 @pytest.fixture
 def module(imported) -> bytes:
     return wat.lookup(adder_answers(imported))
-
-
-def post(client, token: str | None, *, headers: dict | None = None, **fields):
-    data = {}
-    for key, value in fields.items():
-        if isinstance(value, (bytes, bytearray)):
-            value = io.BytesIO(bytes(value))
-            value.name = f"{key}.bin"
-        data[key] = value
-    extra = {"HTTP_AUTHORIZATION": f"Bearer {token}"} if token else {}
-    extra.update({f"HTTP_{name.upper().replace('-', '_')}": value for name, value in (headers or {}).items()})
-    from django.test import TestCase
-
-    # The immediate backend scores when the request's transaction commits (the test's never does).
-    with TestCase.captureOnCommitCallbacks(execute=True):
-        return client.post(URL, data, **extra)
 
 
 def stored() -> tuple[int, int, int]:
@@ -147,6 +125,10 @@ REFUSED = [
     ("no-file", dict(wasm=None), 422, "one_source"),
     ("not-a-module", dict(wasm=b"MZ\x90\x00 not wasm"), 422, "bad_module"),
     ("bad-name", dict(name="alice\u202e"), 422, "bad_name"),
+    ("invisible-operator", dict(name="alice\u206a"), 422, "bad_name"),  # a deprecated format character
+    ("shorthand-format", dict(name="alice\U0001bca0"), 422, "bad_name"),  # Default_Ignorable
+    ("mark-at-the-start", dict(name="\u0301alice"), 422, "bad_name"),
+    ("mark-after-a-space", dict(name="ali \u0301ce"), 422, "bad_name"),
     ("empty-name", dict(name="  "), 422, "bad_name"),
     ("record-not-json", dict(record=b"{nope"), 422, "record_unreadable"),
     ("record-not-a-record", dict(record=b'{"format": "run-record/1"}'), 422, "record_invalid"),
@@ -231,6 +213,51 @@ def test_a_decomposed_accent_is_the_composed_name(client, token, module):
     assert post(client, token, case="adder", version="v1", name="ren\u00e9", wasm=module).status_code == 202
     response = post(client, make_token("op2"), case="adder", version="v1", name="rene\u0301", wasm=module)
     assert (response.status_code, response.json()["code"]) == (403, "name_taken")
+
+
+@pytest.mark.parametrize("first, twin", [("ace", "\u0430\u0441\u0435"),  # all Cyrillic
+                                         ("alice", "aIice"),  # a capital I for the l
+                                         ("mary", "rnary"),  # r and n for the m
+                                         ("bob", "b0b")])
+def test_a_name_that_can_be_taken_for_another_operators_is_refused(client, token, module, first, twin):
+    """Names are held apart by their UTS #39 confusable skeletons (ICU's spoof checker)."""
+    assert post(client, token, case="adder", version="v1", name=first, wasm=module).status_code == 202
+    before = stored()
+    response = post(client, make_token("op2"), case="adder", version="v1", name=twin, wasm=module)
+    assert (response.status_code, response.json()["code"]) == (403, "name_taken")
+    assert "looks like a name that belongs to another operator" in response.json()["detail"]
+    assert stored()[:2] == before[:2]
+    # Its owner is told to use the name they have (two look-alike names on one board help no reader).
+    response = post(client, token, case="adder", version="v1", name=twin, wasm=module)
+    assert (response.status_code, response.json()["code"]) == (422, "bad_name")
+    assert f"looks like your name {first!r}" in response.json()["detail"]
+
+
+def test_a_look_alike_of_a_shell_name_is_staffs_to_give(client, token, module, correct_wasm, adder_v1):
+    from scoring.service import score, submit
+
+    score(submit(adder_v1, adder_v1.default_variant(), "bob", wasm_file=correct_wasm))
+    response = post(client, token, case="adder", version="v1", name="b0b", wasm=module)
+    assert (response.status_code, response.json()["code"]) == (403, "name_unassigned")
+    # From the shell, a look-alike is stored (staff's own), and the first name keeps the look.
+    score(submit(adder_v1, adder_v1.default_variant(), "B0B", wasm_file=correct_wasm))
+    assert post(client, token, case="adder", version="v1", name="bOb", wasm=module).json()["code"] == "name_unassigned"
+
+
+def test_the_same_entry_with_other_run_fields_is_refused_naming_them(client, token, module):
+    """Answering 200 with the entry as it stands would let a harness believe its run was recorded."""
+    first = post(client, token, case="adder", version="v1", name="alice", wasm=module,
+                 meta=json.dumps({"model": "m-1", "harness": "h"}))
+    assert first.status_code == 202
+    before = stored()
+    again = post(client, token, case="adder", version="v1", name="alice", wasm=module,
+                 meta=json.dumps({"model": "m-2", "harness": "h", "notes": "trial 2"}))
+    assert (again.status_code, again.json()["code"]) == (409, "run_differs")
+    assert "stored with other run fields (model, notes)" in again.json()["detail"]
+    assert stored() == before
+    same = post(client, token, case="adder", version="v1", name="alice", wasm=module,
+                meta=json.dumps({"model": "m-1", "harness": "h"}))
+    assert same.status_code == 200 and same.json()["submission"] == first.json()["submission"]
 
 
 @pytest.mark.parametrize("mixed", ["\u0430lice", "\u03b1lice", "pa\u0443pal"])

@@ -45,6 +45,7 @@ class Entry:
     model: str = ""  # the run's model (provenance), "" when not recorded
     annotation: str = ""  # staff's public note (an excluded entry's reason)
     verification: str = ""  # its latest re-measurement: "", identical, different or failed
+    build_confinement: str = ""  # how its build was held (Submission.build_confinement)
 
     @property
     def engine(self) -> str:
@@ -60,7 +61,7 @@ class Entry:
 
 SUBMISSION_FIELDS = ("pk", "name", "variant__slug", "status", "passed", "total_fuel", "overshoot", "passed_count",
                      "input_count", "submitted_at", "wasmtime_version", "engine_digest", "board_group", "carried_from",
-                     "model", "annotation", "verification")
+                     "model", "annotation", "verification", "build_confinement")
 
 
 def _entry(row: dict, position: int) -> Entry:
@@ -71,7 +72,7 @@ def _entry(row: dict, position: int) -> Entry:
         total_fuel=row["total_fuel"], overshoot=row["overshoot"], passed_count=row["passed_count"],
         input_count=row["input_count"], submitted_at=row["submitted_at"], wasmtime_version=row["wasmtime_version"],
         engine_digest=row["engine_digest"], carried_from=row["carried_from"], model=row["model"],
-        annotation=row["annotation"], verification=row["verification"],
+        annotation=row["annotation"], verification=row["verification"], build_confinement=row["build_confinement"],
     )
 
 

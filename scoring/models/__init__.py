@@ -4,10 +4,10 @@ matrix (`agents`)."""
 
 from scoring.models.agents import Agent, AgentCell, AgentLine
 from scoring.models.board_rows import BoardSummary, RecordStep, Standing, StandingQuerySet, StandingsRow, StandingsSnapshot
-from scoring.models.operators import ApiToken, IdempotentRequest, SubmitterName
+from scoring.models.operators import ApiToken, IdempotentRequest, NameSkeleton, SubmitterName
 from scoring.models.submissions import AnnotationChange, Result, Submission, SubmissionQuerySet
 from scoring.models.verifications import Verification
 
 __all__ = ["Agent", "AgentCell", "AgentLine", "AnnotationChange", "ApiToken", "BoardSummary", "IdempotentRequest",
-           "SubmitterName", "RecordStep", "Result", "Standing", "StandingQuerySet", "StandingsRow",
+           "NameSkeleton", "SubmitterName", "RecordStep", "Result", "Standing", "StandingQuerySet", "StandingsRow",
            "StandingsSnapshot", "Submission", "SubmissionQuerySet", "Verification"]

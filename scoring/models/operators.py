@@ -11,7 +11,7 @@ from django.conf import settings
 from django.db import models, transaction
 from django.utils import timezone
 
-from lib.text import name_key
+from lib.text import name_key, name_skeletons
 
 TOKEN_PREFIX = "fbt"
 
@@ -101,8 +101,10 @@ class SubmitterName(models.Model):
     the whole site; a name used before (from the shell, or before operators) has no owner until
     staff give it one, and no token may take it.
 
-    Names that look alike are one name: `key` (lib.text.name_key: case, spacing and letter forms
-    folded) is unique, so "Alice", "alice" and "ａｌｉｃｅ" have one owner."""
+    Names that differ only in case, spacing or letter forms are one name: `key`
+    (lib.text.name_key) is unique, so "Alice", "alice" and "ａｌｉｃｅ" are one row. Names that can
+    be taken for each other are held apart by their skeletons (NameSkeleton): a new name that
+    looks like one already here ("аlice" with a Cyrillic а, "aIice") is refused."""
 
     name = models.CharField(max_length=100, unique=True)
     key = models.CharField(max_length=400, unique=True, editable=False)
@@ -121,6 +123,32 @@ class SubmitterName(models.Model):
         if kwargs.get("update_fields") is not None and "name" in kwargs["update_fields"]:
             kwargs["update_fields"] = {*kwargs["update_fields"], "key"}
         super().save(*args, **kwargs)
+
+
+class NameSkeleton(models.Model):
+    """One way a submitter name looks (lib.text.name_skeletons), held by that name alone: a unique
+    index, so two operators cannot take look-alike names even at the same moment. Names that looked
+    alike before skeletons were kept (migration 0015 reports them) keep their rows; the
+    skeleton they share stays with the first."""
+
+    skeleton = models.CharField(max_length=1000, unique=True)
+    name = models.ForeignKey(SubmitterName, on_delete=models.CASCADE, related_name="skeletons")
+
+    def __str__(self) -> str:
+        return f"{self.name}: {self.skeleton}"
+
+    @classmethod
+    def look_alikes(cls, name: str) -> "models.QuerySet[NameSkeleton]":
+        """The rows of other names that `name` can be taken for (its own row's not counted)."""
+        return cls.objects.filter(skeleton__in=name_skeletons(name)).exclude(name__key=name_key(name)).select_related(
+            "name")
+
+    @classmethod
+    def hold(cls, submitter_name: SubmitterName) -> None:
+        """Give the name its skeletons. Raises IntegrityError when another name holds one (the caller's
+        transaction must then be given up)."""
+        for skeleton in sorted(name_skeletons(submitter_name.name)):
+            cls.objects.get_or_create(skeleton=skeleton, name=submitter_name)
 
 
 class IdempotentRequest(models.Model):

@@ -5,6 +5,7 @@ from __future__ import annotations
 from django.db import models, transaction
 
 from catalog.models import CaseVersion, Variant
+from engine.builds import CONFINED
 from engine.sandbox import Status
 from scoring import boards
 
@@ -36,9 +37,13 @@ class SubmissionQuerySet(models.QuerySet):
         from django.utils import timezone
 
         cutoff = timezone.now() - timedelta(seconds=settings.SCORING_STALE_SECONDS if after is None else after)
-        return self.annotate(claimed_at=Coalesce("heartbeat_at", "submitted_at")).filter(
+        # An operator's entry waiting for its turn (not yet queued) is not stale: it is queued
+        # when one of theirs finishes (scoring/jobs.py `dispatch`).
+        return self.annotate(claimed_at=Coalesce("heartbeat_at", "submitted_at"),
+                             handed_at=Coalesce("queued_at", "submitted_at")).filter(
             Q(status=Submission.State.RUNNING, claimed_at__lt=cutoff)
-            | Q(status=Submission.State.PENDING, job_id="", submitted_at__lt=cutoff))
+            | Q(status=Submission.State.PENDING, job_id="", handed_at__lt=cutoff)
+            & (Q(operator__isnull=True) | Q(queued_at__isnull=False)))
 
     def set_hidden(self, hidden: bool) -> int:
         """Take these submissions, and their carried copies, off the leaderboards (or put them
@@ -123,6 +128,15 @@ class Submission(models.Model):
     attempt = models.PositiveIntegerField(default=0)
     heartbeat_at = models.DateTimeField(null=True, blank=True)  # refreshed while scoring runs
     job_id = models.CharField(max_length=64, blank=True)  # the task queue's id for the attempt
+    # When the attempt's job was handed to the task queue (scoring/jobs.py); NULL while an
+    # operator's entry waits for its turn (at most SCORING_OPERATOR_JOBS of one operator's go at once).
+    queued_at = models.DateTimeField(null=True, blank=True, editable=False)
+    # Times this attempt went back to the queue because no build sandbox could be had (no
+    # attempt spent); the reason is in `detail`, for staff.
+    sandbox_waits = models.PositiveIntegerField(default=0, db_default=0, editable=False)
+    # How its build was held (engine.builds: confined, unconfined, unsandboxed); "" when nothing
+    # was built (a module was submitted). Anything but "confined" is said wherever it is shown.
+    build_confinement = models.CharField(max_length=12, blank=True, default="", db_default="", editable=False)
     # Carry-forward (scoring/carry.py): the entry on an earlier version whose source this is,
     # scored again against this version. At most one carried copy per source and version.
     carried_from = models.ForeignKey("self", null=True, blank=True, on_delete=models.SET_NULL,
@@ -169,6 +183,9 @@ class Submission(models.Model):
             # Every entry of one model on a board (?all=1&model=).
             models.Index(fields=["version", "model", "board_group", "board_key", "submitted_at", "id"],
                          name="board_all_model"),
+            # An operator's entries in flight, and where a queued one stands (scoring/jobs.py).
+            models.Index(fields=["operator", "status", "queued_at"], name="operator_in_flight"),
+            models.Index(fields=["status", "queued_at"], name="queue_order"),
         ]
         constraints = [
             models.UniqueConstraint(fields=["version", "carried_from"], name="carried_once",
@@ -195,6 +212,11 @@ class Submission(models.Model):
         from django.conf import settings
 
         return self.attempts_used >= settings.SCORING_MAX_ATTEMPTS
+
+    @property
+    def confined(self) -> bool:
+        """Whether its build (if it had one) was held as production holds every build."""
+        return self.build_confinement in ("", CONFINED)
 
     @property
     def job_state(self) -> str:

@@ -13,7 +13,8 @@ ROOT = Path(__file__).resolve().parents[2]
 
 
 def test_without_a_cgroup_a_system_check_says_so(tmp_path):
-    """As an account that cannot make cgroups, `manage.py check` warns once."""
+    """As an account that cannot give a build an account and a cgroup, `manage.py check` warns once
+    that builds are refused (and how to fix it)."""
     state = Path(tempfile.mkdtemp(prefix="fuelboard-check-"))  # pytest's own folders are private to root
     state.chmod(0o755)
     var = state / "var"
@@ -23,7 +24,8 @@ def test_without_a_cgroup_a_system_check_says_so(tmp_path):
     done = subprocess.run(["/usr/sbin/runuser", "-u", "nobody", "--", sys.executable, "manage.py", "check"], cwd=ROOT,
                           env=environment, capture_output=True, text=True, timeout=120)
     assert "scoring.W001" in done.stderr, done.stderr
-    assert "builds run without a cgroup of their own" in done.stderr
+    assert "builds here are refused: they cannot be given an account and a cgroup of their own" in done.stderr
+    assert "SCORING_BUILD_LAUNCHER" in done.stderr
     root = subprocess.run([sys.executable, "manage.py", "check"], cwd=ROOT, capture_output=True, text=True,
                           timeout=120, env={**os.environ, "VAR_DIR": str(var)})
     assert "scoring.W001" not in root.stderr

@@ -243,6 +243,7 @@ def test_score_examples_scores_each_example_once(imported, correct_wasm, tmp_pat
 
 
 def test_without_a_build_sandbox_score_says_so_instead_of_a_traceback(adder_v1, correct_wasm, tmp_path, monkeypatch):
+    """The entry waits, pending, its attempt not spent and no `error` written; staff see why."""
     from engine import builds as build_module
 
     folder = tmp_path / "submission"
@@ -257,4 +258,21 @@ def test_without_a_build_sandbox_score_says_so_instead_of_a_traceback(adder_v1, 
     finally:
         build_module.sandbox_problem.cache_clear()
     submission = Submission.objects.get(name="x")
-    assert (submission.status, submission.job_state) == ("error", "failed")
+    assert (submission.status, submission.job_state, submission.attempt) == ("pending", "queued", 0)
+    assert submission.sandbox_waits == 1 and submission.message == "waiting for a build sandbox"
+    assert "bubblewrap (bwrap) is not installed" in submission.detail
+
+
+def test_an_entry_built_without_its_own_account_and_cgroup_says_so_wherever_it_is_shown(client, board):
+    """Only a development site (SCORING_ALLOW_UNCONFINED_BUILDS) stores such an entry; every page and
+    document that shows it says how it was built."""
+    entry = board["alice-2"]
+    Submission.objects.filter(pk=entry.pk).update(build_confinement="unconfined")
+    said = "built without an account and a cgroup of its own (a development site)"
+    assert said in client.get(f"/submissions/{entry.pk}/").content.decode()
+    assert said in client.get("/cases/adder/leaderboard/", {"version": "v1"}).content.decode()
+    assert client.get(f"/api/v1/submissions/{entry.pk}/").json()["build"] == "unconfined"
+    rows = client.get("/api/v1/cases/adder/leaderboard/", {"version": "v1"}).json()["results"]
+    assert [row["build"] for row in rows if row["submission"] == entry.pk] == ["unconfined"]
+    Submission.objects.filter(pk=entry.pk).update(build_confinement="confined")
+    assert said not in client.get(f"/submissions/{entry.pk}/").content.decode()

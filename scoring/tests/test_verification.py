@@ -15,7 +15,7 @@ from django.core.management.base import CommandError
 
 from catalog.importer import import_catalog
 from catalog.models import CaseVersion
-from scoring import service
+from scoring import building, service
 from scoring.models import Result, Submission, Verification
 from scoring.verification import request, run_verification
 
@@ -141,13 +141,13 @@ def test_a_source_is_rebuilt_for_real_and_measured_identically(tmp_path, db, mon
     (run,) = score_examples(tmp_path / "examples")
     assert run.submission.passed
     built = []
-    real = service.build_source.real
+    real = building.build_source.real
 
-    def build_again(source, version):
+    def build_again(source, version, **options):
         built.append(hashlib.sha256(source).hexdigest())
-        return real(source, version)
+        return real(source, version, **options)
 
-    monkeypatch.setattr(service, "build_source", build_again)
+    monkeypatch.setattr(building, "build_source", build_again)
     verification = run_verification(request([run.submission.pk], enqueue=False)[0].pk)
     assert built == [run.submission.source_digest]  # built again, from the stored source
     assert verification.outcome == "identical", verification.detail

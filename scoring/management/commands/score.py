@@ -69,7 +69,8 @@ class Command(CaseVersionCommand):
         except SandboxUnavailable as error:
             raise CommandError(
                 f"submission #{submission.pk} was recorded but not built: {error}. "
-                "It is marked `error`; score it again once builds can run."
+                "It waits (pending, no attempt spent): `manage.py requeue_stale_jobs` scores it again once builds "
+                "can run."
             ) from None
 
         if as_document:
