@@ -25,7 +25,7 @@ class VersionConverter:
 
 
 register_converter(VersionConverter, "version")
-# A model's name, slashes and all (lib/urlparts.py: every name round-trips).
+# A model's or a submitter's name, slashes and all (lib/urlparts.py: every name round-trips).
 register_converter(NameConverter, "name")
 
 
@@ -60,7 +60,7 @@ urlpatterns = [
     path("standings/", standings.standings, name="standings"),
     path("agents/", agents.agents, name="agents"),
     path("agents/<name:model>/", agents.agent, name="agent"),
-    path("submitters/<path:name>/", standings.submitter, name="submitter"),
+    path("submitters/<name:name>/", standings.submitter, name="submitter"),
     path("submissions/<int:pk>/", boards.submission_detail, name="submission-detail"),
     path("submissions/<int:a>/compare/<int:b>/", boards.submission_compare, name="submission-compare"),
     path("api/v1/docs", api_docs, name="api-docs"),

@@ -31,6 +31,9 @@ _HEADING = re.compile(r"<(/?)h([1-6])\b", re.IGNORECASE)
 _TABLE = re.compile(r"<table>")
 _TABLE_END = re.compile(r"</table>")
 _SCROLL = '<div class="table-scroll" role="region" aria-label="Table" tabindex="0">'
+# An image with no text alternative is invalid HTML and unread by a screen reader: one the author
+# left without `alt` is taken as decoration (alt=""). The sanitiser's output quotes every value.
+_IMAGE_WITHOUT_ALT = re.compile(r"<img\b(?![^>]*\salt=)")
 
 
 def _shift_heading(match: re.Match) -> str:
@@ -46,6 +49,7 @@ def render_markdown(text: str) -> str:
         html, tags=ALLOWED_TAGS, attributes=ALLOWED_ATTRIBUTES, url_schemes=URL_SCHEMES,
         link_rel="nofollow noopener noreferrer", strip_comments=True,
     )
+    cleaned = _IMAGE_WITHOUT_ALT.sub('<img alt=""', cleaned)
     # A wide table scrolls inside the page, not the page sideways; after sanitising, so the
     # wrapper is ours and the author's markup cannot add one.
     return _TABLE.sub(lambda match: _SCROLL + match.group(0), _TABLE_END.sub(lambda match: match.group(0) + "</div>",

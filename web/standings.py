@@ -66,14 +66,21 @@ def standings(request: HttpRequest) -> HttpResponse:
 
 def submitter(request: HttpRequest, name: str) -> HttpResponse:
     """One submitter's line of the standings, opened: their best entry on the latest public
-    version of every case they entered, with its place. 404 for a name with no entry there."""
-    from django.http import Http404
+    version of every case they entered, with its place. 404 for a name with no entry there. Every
+    name has one URL (lib/urlparts.py); another spelling of it is sent there."""
+    from urllib.parse import unquote
+
+    from django.http import Http404, HttpResponsePermanentRedirect
+    from django.urls import reverse
 
     from scoring.boards import RANKED
     from scoring.boards.places import ALL_VARIANTS
     from scoring.boards.reading import place_of
     from scoring.models import Standing
 
+    canonical = reverse("submitter", args=[name])
+    if unquote(canonical) != request.path:
+        return HttpResponsePermanentRedirect(canonical)
     rows = list(Standing.objects.filter(name=name, version__latest_public=True, variant_key=ALL_VARIANTS,
                                         submission__isnull=False)
                 .select_related("version", "version__case", "submission").order_by("version__case__slug"))

@@ -153,6 +153,17 @@ def test_description_and_changelog_are_sanitised(client, catalog, document):
     assert "safe <strong>text</strong>" in main
 
 
+def test_an_authors_image_without_a_text_alternative_is_taken_as_decoration(client, catalog):
+    """An <img> without alt is invalid HTML and unread by a screen reader: it gets alt="", and an
+    image that has one keeps it."""
+    catalog.write("description.md", '<img src="https://example.org/a.png"> ![](https://example.org/b.png) '
+                  '![a chart](https://example.org/c.png)\n', label="performance/easy/adder/v10")
+    assert import_catalog(catalog.root).ok
+    html = client.get("/cases/adder/").content.decode()
+    assert '<img alt="" src="https://example.org/a.png">' in html and '<img alt="" src="https://example.org/b.png">' in html
+    assert '<img alt="a chart" src="https://example.org/c.png">' in html
+
+
 def test_the_500_page_is_in_the_sites_style_and_needs_no_context(rf):
     from django.views.defaults import server_error
 

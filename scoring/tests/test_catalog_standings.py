@@ -121,8 +121,17 @@ def test_each_line_opens_the_submitters_best_entry_per_case(client, cases):
     assert client.get("/submitters/secret/").status_code == 404  # a hidden entry is on no board
     from django.urls import reverse
 
-    entry(easy, "team a/b ü", 5_000)  # any name a submitter may have is a URL of its own
-    assert client.get(reverse("submitter", args=["team a/b ü"])).status_code == 200
+    # Any name a submitter may have is a URL of its own, and the page's link leads to it, even a name
+    # a browser would change on the way (an empty or a dot segment, the escape's own mark).
+    for name in ("team a/b ü", "a//b", "..", "a/./b", "~tilde", "trailing/", "100%", "q?x#y"):
+        entry(easy, name, 5_000)
+        url = reverse("submitter", args=[name])
+        found = client.get(url)
+        assert found.status_code == 200 and f"<h1>{name}</h1>" in found.content.decode().replace("&#x27;", "'"), name
+        assert f'href="{url}"' in client.get("/standings/").content.decode(), name
+    # Another spelling of a name is sent to its one URL.
+    moved = client.get("/submitters/~ana/")
+    assert (moved.status_code, moved["Location"]) == (301, "/submitters/ana/")
 
 
 def test_every_scope_matches_the_formula_on_random_entries(client, cases):

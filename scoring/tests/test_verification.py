@@ -156,6 +156,24 @@ def test_a_source_is_rebuilt_for_real_and_measured_identically(tmp_path, db, mon
     assert verification.module_identical == (verification.module_digest == run.submission.module_digest)
 
 
+def test_a_rebuild_that_fails_takes_the_entrys_mark_away_in_public(client, adder_v1, correct_wasm, tmp_path, settings):
+    """The mark shows the latest re-measurement that was made: a stored source that no longer
+    builds is not reproduced, whatever an earlier one found."""
+    folder = tmp_path / "entry"
+    folder.mkdir()
+    shutil.copy(correct_wasm, folder / "solution.wasm")
+    entry = service.score(service.submit(adder_v1, adder_v1.default_variant(), "rebuilt", folder=folder))
+    assert entry.passed and entry.build_confinement == "confined"
+    assert run_verification(request([entry.pk], enqueue=False)[0].pk).outcome == "identical"
+    settings.SCORING_MAX_MODULE_BYTES = 64  # the rebuild now fails: its module is over the limit
+    assert run_verification(request([entry.pk], enqueue=False)[0].pk).outcome == "different"
+    entry.refresh_from_db()
+    assert (entry.verification, entry.verification_message) == ("different", "not reproduced: the rebuild failed")
+    page = client.get("/cases/adder/leaderboard/", {"version": "v1"}).content.decode()
+    assert "not reproduced" in page and "re-measured identically" not in page
+    assert client.get(f"/api/v1/submissions/{entry.pk}/").json()["verification"]["outcome"] == "different"
+
+
 def test_a_re_measurement_that_could_not_be_made_changes_no_public_mark(client, board, monkeypatch):
     """A worker without its sandbox, or any failure of the scorer, is staff's to see: the entry
     keeps its mark (here, none) and no page calls it not reproduced."""
