@@ -141,9 +141,18 @@ def upload_rows(result: dict) -> list[tuple]:
              f"{result['ratio']:.2f}", "≥ 0.5 (same entries)", verdict(result["ratio"] >= 0.5))]
 
 
+def worker_host_rows(result: dict) -> list[tuple]:
+    return [(f"A build-dominated sweep: {result['entries']} entries over HTTP, each build {result['build_cpu_s']:g} "
+             f"processor-seconds in its cgroup (one processor each), one worker per host (PostgreSQL, "
+             f"{result['cores']} cores)",
+             f"one host (`make serve`) {result['one_host_s']:.1f} s ({result['one_per_min']:.1f} entries/min)",
+             f"two hosts (+ `scripts/worker.sh`) {result['two_hosts_s']:.1f} s ({result['two_per_min']:.1f} entries/min)",
+             f"{result['ratio']:.2f}×", "> 1× (a second host adds workers)", verdict(result["ratio"] > 1))]
+
+
 def table(scoring: dict, imports: dict, pages: dict, boards: list[dict], catalogs: list[dict], slow: dict,
           handlebars: dict, seconds: float, batch: dict | None = None, uploads: dict | None = None,
-          agents: list[dict] = ()) -> str:
+          agents: list[dict] = (), hosts: dict | None = None) -> str:
     execution, tiny = scoring["overhead_execution"], scoring["overhead_tiny"]
     parallel, cache, hostile = scoring["parallel"], scoring["compile_cache"], scoring["hostile_answer"]
     cached, uncached = pages["cached"], pages["uncached"]
@@ -193,6 +202,8 @@ def table(scoring: dict, imports: dict, pages: dict, boards: list[dict], catalog
         rows += batch_rows(batch)
     if uploads:
         rows += upload_rows(uploads)
+    if hosts:
+        rows += worker_host_rows(hosts)
     rows.append((f"Templates against Handlebars.js, {handlebars['examples']:,} random templates and contexts",
                  "Handlebars.js 4.7.8 (Node.js)", "lib/templates/",
                  "identical" if handlebars["identical"] else "**differ**", "identical",
@@ -232,8 +243,10 @@ def main() -> None:
     batch = run("score_many.py")
     print("entries over HTTP…", flush=True)
     uploads = run("uploads.py")
+    print("worker hosts (PostgreSQL)…", flush=True)
+    hosts = run_on_postgres("worker_hosts.py")
     text = table(scoring, imports, pages, boards, catalogs, slow, handlebars, time.monotonic() - started, batch, uploads,
-                 agents)
+                 agents, hosts)
     print(text)
     if args.update_readme:
         readme = ROOT / "README.md"

@@ -10,6 +10,11 @@
 #   TASKS_BACKEND (database): TASK_WORKERS `db_worker` processes (one per core) run the queued
 #   jobs, and `requeue_stale_jobs` runs every minute; `immediate` scores in the web worker.
 #
+# Builds: started as root, the build launcher (scripts/launcher.sh) gives each build an account
+# and a cgroup of its own, and everything of the site asks it for builds; it is started again if
+# it stops. Run as another account, no build can be confined: the site refuses to start unless
+# SCORING_ALLOW_UNCONFINED_BUILDS=1 (a development machine).
+#
 # Started as root, nothing of the site runs as root, and root never writes where the site's
 # account could have put a link: the site (the set-up steps too: migrate, import, examples)
 # runs as APP_USER (made if missing, with no login and no home), nginx's workers as WEB_USER.
@@ -57,18 +62,14 @@ fi
 USER_LINE=""
 AS_APP=""
 if [ "$(id -u)" = 0 ]; then
-    if ! id -u "$APP_USER" >/dev/null 2>&1; then
-        useradd --system --user-group --no-create-home --home-dir /nonexistent --shell /usr/sbin/nologin "$APP_USER"
-    fi
+    . scripts/launcher.sh
+    site_account
     if ! id -u "$WEB_USER" >/dev/null 2>&1; then
         echo "nginx's account $WEB_USER does not exist (set WEB_USER to the account nginx's workers run as)" >&2
         exit 1
     fi
     WEB_GROUP="$(id -gn "$WEB_USER")"
     USER_LINE="user $WEB_USER $WEB_GROUP;"
-    # setpriv execs the command itself (no process in between to forward signals), with no way
-    # back to more privileges.
-    AS_APP="env HOME=$VAR_DIR setpriv --reuid=$APP_USER --regid=$APP_USER --init-groups --no-new-privs --"
     # Root's own folder for nginx, outside anything the site's account may write.
     NGINX_DIR="/run/fuelboard-front/$(printf '%s' "$VAR_DIR" | sha1sum | cut -c1-16)"
     rm -rf "$NGINX_DIR"
@@ -104,6 +105,7 @@ if [ "$(id -u)" = 0 ]; then
         echo "or run make serve as the site's own account" >&2
         exit 1
     fi
+    start_launcher
 else
     NGINX_DIR="$VAR_DIR/nginx"
     mkdir -p -m 0700 "$VAR_DIR" "$RUN_DIR" "$NGINX_DIR"
@@ -111,6 +113,8 @@ else
     rm -f "$RUN_DIR/gunicorn.sock"
 fi
 
+# Where builds cannot be confined, stop here with the reason and the way to fix it.
+$AS_APP $PY manage.py sandbox_status
 # The set-up, as the account the site runs as (the database first: it is the site's to create).
 $AS_APP $PY manage.py migrate --noinput
 $PY manage.py collectstatic --noinput --verbosity 0
@@ -171,6 +175,7 @@ if [ "$TASKS_BACKEND" = database ]; then
     done
 fi
 stop() {
+    if [ -n "$AS_APP" ]; then stop_launcher; fi
     kill "$front" "$gunicorn" $workers 2>/dev/null || true
     wait "$front" 2>/dev/null || true
     wait "$gunicorn" 2>/dev/null || true
@@ -185,6 +190,7 @@ echo "serving on $SITE_URL/ (nginx on http://$HOST:$PORT/ in front of gunicorn o
 ticks=0
 while kill -0 "$front" 2>/dev/null && kill -0 "$gunicorn" 2>/dev/null; do
     sleep 1
+    if [ -n "$AS_APP" ]; then keep_launcher; fi
     ticks=$((ticks + 1))
     if [ "$TASKS_BACKEND" = database ] && [ "$ticks" -ge 60 ]; then
         ticks=0

@@ -21,6 +21,7 @@ from pathlib import Path
 import pytest
 
 from catalog.importer import import_catalog
+from tests.serve_stack import first_answer, free_port, front_folder, get, manage_as_site, processes_of, stop
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -90,18 +91,6 @@ def test_https_makes_cookies_secure_and_enables_hsts(tmp_path):
     assert off.stdout.split() == ["False", "False", "False", "0"], off.stderr
 
 
-def _free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return probe.getsockname()[1]
-
-
-def _get(url: str, **headers) -> tuple[int, dict, bytes]:
-    request = urllib.request.Request(url, headers=headers)
-    with urllib.request.urlopen(request, timeout=10) as response:
-        return response.status, dict(response.headers), response.read()
-
-
 SLOW_CLIENTS = 200
 
 
@@ -128,7 +117,7 @@ def _ordinary_requests_survive_slow_clients(port: int) -> None:
         for _ in range(3):
             for path in ("/health/", "/cases/", "/cases/lattice/", "/standings/", "/api/v1/cases/"):
                 started = time.monotonic()
-                status, _, _ = _get(f"http://127.0.0.1:{port}{path}")
+                status, _, _ = get(f"http://127.0.0.1:{port}{path}")
                 assert status == 200 and time.monotonic() - started < 2, path
     finally:
         stop.set()
@@ -137,43 +126,8 @@ def _ordinary_requests_survive_slow_clients(port: int) -> None:
             connection.close()
 
 
-def front_folder(var: Path) -> Path:
-    """Where scripts/serve.sh keeps nginx's files: root's own folder under /run when it runs as root."""
-    import hashlib
-
-    if os.geteuid() == 0:
-        return Path("/run/fuelboard-front") / hashlib.sha1(str(var).encode()).hexdigest()[:16]
-    return var / "nginx"
-
-
-def _first_answer(server: subprocess.Popen, url: str, seconds: float) -> tuple[int, dict, bytes]:
-    """The first answer of a server starting up (an error status fails at once: nginx is up, the
-    site behind it is not)."""
-    deadline = time.monotonic() + seconds
-    while True:
-        assert server.poll() is None, server.stdout.read()
-        try:
-            return _get(url)
-        except urllib.error.HTTPError as error:
-            raise AssertionError(f"{url} answered {error.code}: {error.read()[:300]!r}") from None
-        except OSError:
-            assert time.monotonic() < deadline, f"{url} did not answer within {seconds:g} s"
-            time.sleep(0.5)
-
-
-def _processes_of(command_fragment: str, var: Path | None = None) -> list[tuple[int, str]]:
-    """(uid, command line) of the processes running `command_fragment` (with VAR_DIR `var`)."""
-    found = []
-    for entry in Path("/proc").iterdir():
-        try:
-            if var is not None and f"VAR_DIR={var}\0".encode() not in (entry / "environ").read_bytes():
-                continue
-            if entry.name.isdigit() and command_fragment in (entry / "cmdline").read_bytes().decode(errors="replace"):
-                uid = next(line for line in (entry / "status").read_text().splitlines() if line.startswith("Uid:"))
-                found.append((int(uid.split()[1]), (entry / "cmdline").read_bytes().decode(errors="replace")))
-        except (OSError, StopIteration):
-            continue
-    return found
+def _manage(env: dict, *args: str) -> str:
+    return manage_as_site(env, *args).stdout
 
 
 def _nothing_runs_as_root_and_only_nginx_reaches_the_socket(var: Path, port: int) -> None:
@@ -183,11 +137,11 @@ def _nothing_runs_as_root_and_only_nginx_reaches_the_socket(var: Path, port: int
     import pwd
 
     app = pwd.getpwnam("fuelboard")
-    gunicorns = _processes_of("config/gunicorn.py", var)  # this server's (other tests may serve too)
+    gunicorns = processes_of("config/gunicorn.py", var)  # this server's (other tests may serve too)
     assert len(gunicorns) >= 3, gunicorns  # the arbiter and two workers
     assert {uid for uid, _ in gunicorns} == {app.pw_uid}
-    assert [uid for uid, _ in _processes_of("db_worker", var)] == [app.pw_uid] * 3  # TASK_WORKERS
-    nginx_workers = [uid for uid, command in _processes_of("nginx: worker")]
+    assert [uid for uid, _ in processes_of("db_worker", var)] == [app.pw_uid] * 3  # TASK_WORKERS
+    nginx_workers = [uid for uid, command in processes_of("nginx: worker")]
     assert nginx_workers and set(nginx_workers) == {pwd.getpwnam("www-data").pw_uid}
     run = var / "run"
     assert (run.stat().st_uid, grp.getgrgid(run.stat().st_gid).gr_name, oct(run.stat().st_mode & 0o7777)) == (
@@ -203,14 +157,6 @@ def _nothing_runs_as_root_and_only_nginx_reaches_the_socket(var: Path, port: int
                             f"import socket; s = socket.socket(socket.AF_UNIX); s.connect({str(run / 'gunicorn.sock')!r})"],
                            capture_output=True, text=True)
     assert probe.returncode != 0 and "Permission denied" in probe.stderr, probe.stderr
-
-
-def _manage(env: dict, *args: str) -> str:
-    """manage.py against the served site's state, as the account the site runs as."""
-    command = [str(ROOT / ".venv" / "bin" / "python"), "manage.py", *args]
-    if os.geteuid() == 0:
-        command = ["/usr/sbin/runuser", "-u", "fuelboard", "--", "env", f"HOME={env['VAR_DIR']}", *command]
-    return subprocess.run(command, cwd=ROOT, env=env, capture_output=True, text=True, check=True).stdout
 
 
 def _upload_head(port: int, path: str, token: str = "") -> bytes:
@@ -277,7 +223,7 @@ def _large_uploads_need_a_permit_and_are_few_at_a_time(port: int, env: dict) -> 
     same address is refused while the first is under way, and a fifth in all from anywhere."""
     token = _manage(env, "api_token", "create", "uploader").splitlines()[-1]
     try:
-        _get(f"http://127.0.0.1:{port}/upload-permit/submit/")
+        get(f"http://127.0.0.1:{port}/upload-permit/submit/")
         raise AssertionError("the permit is reachable from outside")
     except urllib.error.HTTPError as refused:
         assert refused.code == 404
@@ -333,7 +279,7 @@ def _a_restart_follows_no_link_the_site_planted(state: Path, env: dict, port: in
     server = subprocess.Popen(["scripts/serve.sh"], cwd=ROOT, env={**env, "PORT": str(port)}, start_new_session=True,
                               stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
     try:
-        assert _first_answer(server, f"http://127.0.0.1:{port}/health/", 120)[0] == 200
+        assert first_answer(server, f"http://127.0.0.1:{port}/health/", 120)[0] == 200
     finally:
         os.killpg(server.pid, signal.SIGTERM)
         server.wait(timeout=30)
@@ -351,7 +297,7 @@ def _a_flood_from_one_client_is_held_to_its_rate(port: int) -> None:
 
     def fetch(_):
         try:
-            return _get(f"http://127.0.0.1:{port}/health/")[0], {}
+            return get(f"http://127.0.0.1:{port}/health/")[0], {}
         except urllib.error.HTTPError as refused:
             return refused.code, {"Retry-After": refused.headers.get("Retry-After"),
                                   "type": refused.headers.get("Content-Type"), "body": refused.read()}
@@ -364,12 +310,13 @@ def _a_flood_from_one_client_is_held_to_its_rate(port: int) -> None:
     assert refused[0]["Retry-After"] == "1" and refused[0]["type"] == "application/problem+json"
     assert b'"status": 429' in refused[0]["body"]
     time.sleep(2)
-    assert _get(f"http://127.0.0.1:{port}/health/")[0] == 200
+    assert get(f"http://127.0.0.1:{port}/health/")[0] == 200
 
 
 @pytest.mark.slow
+@pytest.mark.long
 def test_make_serve_serves_the_site_with_hashed_compressed_static_files_behind_nginx(tmp_path):
-    port = _free_port()
+    port = free_port()
     # A state folder nginx's workers can reach (pytest's own tmp folders are private to root).
     state = Path(tempfile.mkdtemp(prefix="fuelboard-serve-"))
     state.chmod(0o755)
@@ -381,19 +328,19 @@ def test_make_serve_serves_the_site_with_hashed_compressed_static_files_behind_n
     server = subprocess.Popen(["make", "serve", f"PORT={port}"], cwd=ROOT, env=env, start_new_session=True,
                               stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
     try:
-        status, headers, body = _first_answer(server, f"http://127.0.0.1:{port}/", 240)
+        status, headers, body = first_answer(server, f"http://127.0.0.1:{port}/", 240)
         assert status == 200
         html = body.decode()
         assert "Lattice" in html  # the bundled catalog, imported by make serve
         stylesheet = re.search(r'href="(/static/css/site\.[0-9a-f]{12}\.css)"', html)
         assert stylesheet, "static files are not hashed"
-        status, headers, body = _get(f"http://127.0.0.1:{port}{stylesheet.group(1)}", **{"Accept-Encoding": "gzip"})
+        status, headers, body = get(f"http://127.0.0.1:{port}{stylesheet.group(1)}", **{"Accept-Encoding": "gzip"})
         assert status == 200
         assert headers.get("Content-Encoding") == "gzip"
         assert "immutable" in headers.get("Cache-Control", "")
-        status, headers, _ = _get(f"http://127.0.0.1:{port}/cases/lattice/")
+        status, headers, _ = get(f"http://127.0.0.1:{port}/cases/lattice/")
         assert status == 200 and "unsafe-inline" not in headers["Content-Security-Policy"]
-        status, headers, body = _get(f"http://127.0.0.1:{port}/favicon.ico")  # redirected to the hashed icon
+        status, headers, body = get(f"http://127.0.0.1:{port}/favicon.ico")  # redirected to the hashed icon
         assert status == 200 and headers["Content-Type"].startswith("image/svg") and body.startswith(b"<svg")
         _ordinary_requests_survive_slow_clients(port)
         if os.geteuid() == 0:
@@ -409,11 +356,7 @@ def test_make_serve_serves_the_site_with_hashed_compressed_static_files_behind_n
         except urllib.error.HTTPError as refused:
             assert refused.code == 413
     finally:
-        os.killpg(server.pid, signal.SIGTERM)
-        try:
-            server.wait(timeout=30)
-        except subprocess.TimeoutExpired:
-            os.killpg(server.pid, signal.SIGKILL)
+        stop(server)
     log = server.stdout.read()
     assert "Booting worker" in log or "Listening at" in log, log[-2000:]
     assert f"Listening at: unix:{state / 'var' / 'run' / 'gunicorn.sock'}" in log  # behind nginx

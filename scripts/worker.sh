@@ -1,0 +1,76 @@
+#!/bin/sh
+# A worker host: a machine that runs scoring jobs for a site whose web and database are elsewhere.
+# Started as root: the site's build launcher (scripts/launcher.sh), then TASK_WORKERS `db_worker`s
+# (one per core) as APP_USER, asking it for every build; `requeue_stale_jobs` every minute (any
+# number of hosts may run it). Stops everything on Ctrl-C or TERM; the launcher is started again
+# if it stops. Run as another account, the workers run as that account and refuse to start unless
+# builds can be confined some other way (SCORING_BUILD_LAUNCHER) or SCORING_ALLOW_UNCONFINED_BUILDS=1.
+#
+#   DATABASE_URL (required: the site's PostgreSQL, over TCP), SECRET_KEY (the site's), VAR_DIR
+#   (this host's own state: the compiled-module cache; var/), APP_USER (fuelboard), TASK_WORKERS,
+#   and every SCORING_* setting (the limits of a build among them, read by the launcher too).
+set -eu
+cd "$(dirname "$0")/.."
+case "${DATABASE_URL:-}" in
+    postgres://*|postgresql://*|pgsql://*) ;;
+    *) echo "a worker host needs DATABASE_URL: the site's PostgreSQL (postgres://user:password@host:port/name)" >&2
+       exit 1 ;;
+esac
+TASKS_BACKEND=database
+VAR_DIR="${VAR_DIR:-$(pwd)/var}"
+APP_USER="${APP_USER:-fuelboard}"
+export TASKS_BACKEND VAR_DIR
+PY=.venv/bin/python
+
+if [ -L "$VAR_DIR" ]; then
+    echo "VAR_DIR ($VAR_DIR) is a symbolic link: name the folder itself" >&2
+    exit 1
+fi
+AS_APP=""
+if [ "$(id -u)" = 0 ]; then
+    . scripts/launcher.sh
+    site_account
+    mkdir -p -m 0700 "$VAR_DIR"
+    chown -R -h "$APP_USER:$APP_USER" "$VAR_DIR"
+    chmod 0700 "$VAR_DIR"
+    start_launcher
+else
+    mkdir -p -m 0700 "$VAR_DIR"
+fi
+# Where builds cannot be confined, stop here with the reason and the way to fix it.
+$AS_APP $PY manage.py sandbox_status
+workers=""
+started=0
+while [ "$started" -lt "${TASK_WORKERS:-$(nproc)}" ]; do
+    $AS_APP $PY manage.py db_worker --no-reload &
+    workers="$workers $!"
+    started=$((started + 1))
+done
+stop() {
+    kill $workers 2>/dev/null || true
+    for worker in $workers; do
+        wait "$worker" 2>/dev/null || true
+    done
+    if [ -n "$AS_APP" ]; then stop_launcher; fi
+}
+trap 'stop; exit 0' INT TERM
+echo "worker host: $started workers for $(printf '%s' "$DATABASE_URL" | sed 's|//[^@]*@|//|')"
+ticks=0
+while true; do
+    sleep 1
+    if [ -n "$AS_APP" ]; then keep_launcher; fi
+    alive=0
+    for worker in $workers; do
+        if kill -0 "$worker" 2>/dev/null; then alive=$((alive + 1)); fi
+    done
+    if [ "$alive" = 0 ]; then
+        echo "every worker stopped" >&2
+        stop
+        exit 1
+    fi
+    ticks=$((ticks + 1))
+    if [ "$ticks" -ge 60 ]; then
+        ticks=0
+        $AS_APP $PY manage.py requeue_stale_jobs >/dev/null 2>&1 || echo "requeue_stale_jobs failed" >&2
+    fi
+done
