@@ -70,7 +70,7 @@ check: setup $(NODE_STAMP)
 
 bench: setup front $(NODE_STAMP)
 	scripts/system-packages.sh bench
-	$(PY) bench/run.py --update-readme
+	$(PY) bench/run.py --update-docs
 
 clean:
 	rm -rf $(VENV) var staticfiles node_modules

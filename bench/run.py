@@ -1,4 +1,4 @@
-"""Run every benchmark and print one table; with --update-readme, also write it into README.md.
+"""Run every benchmark and print one table; with --update-docs, also write it into docs/benchmarks.md.
 
     make bench        # the same, from a fresh set-up
 """
@@ -218,7 +218,7 @@ def table(scoring: dict, imports: dict, pages: dict, boards: list[dict], catalog
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
-    parser.add_argument("--update-readme", action="store_true")
+    parser.add_argument("--update-docs", action="store_true", help="write the table into docs/benchmarks.md")
     args = parser.parse_args()
     started = time.monotonic()
     print("scoring benchmarks…", flush=True)
@@ -248,12 +248,12 @@ def main() -> None:
     text = table(scoring, imports, pages, boards, catalogs, slow, handlebars, time.monotonic() - started, batch, uploads,
                  agents, hosts)
     print(text)
-    if args.update_readme:
-        readme = ROOT / "README.md"
-        content = readme.read_text()
+    if args.update_docs:
+        page = ROOT / "docs" / "benchmarks.md"
+        content = page.read_text()
         updated = re.sub(f"{re.escape(START)}.*?{re.escape(END)}", f"{START}\n{text}\n{END}", content, flags=re.DOTALL)
-        readme.write_text(updated)
-        print("README.md updated")
+        page.write_text(updated)
+        print("docs/benchmarks.md updated")
 
 
 if __name__ == "__main__":

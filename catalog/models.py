@@ -243,7 +243,7 @@ class Variant(models.Model):
 class HeldOutInput(models.Model):
     """One [[case]] of a version, with its input and expected answer as stored at import.
 
-    Scoring reads these bytes, not the catalog folder. They are never served (SPEC §3).
+    Scoring reads these bytes, not the catalog folder. They are never served (docs/writing-cases.md).
     """
 
     Kind = manifest_rules.Kind

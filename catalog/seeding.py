@@ -1,4 +1,4 @@
-"""Lay out a run root the way the harness seeds one (SPEC §7 `seed_run`).
+"""Lay out a run root the way the harness seeds one (docs/commands.md `seed_run`).
 
 The workspace is copied to the root, every common spec and the variant's additive specs go to
 their `dest` (`.hbs` sources rendered), the contract schemas sit at their exact manifest paths,

@@ -9,7 +9,7 @@ from api.main import docs as api_docs
 from catalog.manifest import VERSION_PATTERN
 from config import permits
 from lib.urlparts import NameConverter
-from web import about, agents, boards, cases, feeds, standings
+from web import about, agents, boards, cases, docs, feeds, standings
 
 
 class VersionConverter:
@@ -57,6 +57,9 @@ urlpatterns = [
     path("cases/<slug:slug>/<version:version>/", cases.case_detail, name="case-version"),
     path("cases/<slug:slug>/<version:version>/kit/<slug:variant>.zip", cases.kit, name="kit"),
     path("about/", about.about, name="about"),
+    path("docs/", docs.page, name="docs"),
+    path("docs/screenshots/<str:file>", docs.image, name="docs-image"),
+    path("docs/<slug:name>/", docs.page, name="docs-page"),
     path("standings/", standings.standings, name="standings"),
     path("agents/", agents.agents, name="agents"),
     path("agents/<name:model>/", agents.agent, name="agent"),

@@ -1,4 +1,4 @@
-"""Evaluate a solution on a version's held-out inputs: smoke phase, then stress (SPEC §5).
+"""Evaluate a solution on a version's held-out inputs: smoke phase, then stress (docs/method.md).
 
 No Django here. Inputs run in a thread pool (each in its own store); results are returned in
 manifest order and do not depend on the number of threads.

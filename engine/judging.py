@@ -1,4 +1,4 @@
-"""Judging an answer after a clean return (SPEC §5): strict JSON, the output schema, equality.
+"""Judging an answer after a clean return (docs/method.md): strict JSON, the output schema, equality.
 
 An answer is hostile data, and checking it costs time and memory in Python: a few megabytes of
 array items take minutes against some schemas (`uniqueItems` is quadratic, a `pattern` can
@@ -88,7 +88,7 @@ def _where(path: tuple, expected: Any) -> tuple[str, str]:
 
 
 def judge_answer(output: bytes, expected: Any, validator) -> Verdict:
-    """The checks of SPEC §5 after the run: strict JSON, the schema, then equality."""
+    """The checks of docs/method.md after the run: strict JSON, the schema, then equality."""
     try:
         answer = loads_strict(output)
     except JSONDocumentError as exc:

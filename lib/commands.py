@@ -6,7 +6,7 @@ from django.core.management.base import BaseCommand
 
 
 class CaseVersionCommand(BaseCommand):
-    """A command whose `--version` names a case version, as SPEC §7 specifies.
+    """A command whose `--version` names a case version, as docs/commands.md specifies.
 
     Django gives every command a `--version` that prints Django's own version; these commands
     give the option its catalog meaning instead (stored as `case_version`).

@@ -1,4 +1,4 @@
-"""Strict JSON documents: parsing as SPEC §5 defines it, and answer comparison.
+"""Strict JSON documents: parsing as docs/method.md defines it, and answer comparison.
 
 Used by the catalog validator (inputs and expected answers must be JSON) and by the scorer
 (a solution's output must be JSON, and equal to the expected answer). No Django here.

@@ -1,7 +1,7 @@
 """The one shape of each document the site gives out about results: a submission, a board entry
 and a standings line, each built here once.
 
-`score --json` prints `submission_json()`, `leaderboard --json` prints `entry_json()` (SPEC §7:
+`score --json` prints `submission_json()`, `leaderboard --json` prints `entry_json()` (docs/commands.md:
 exactly those keys); the API's documents start from them and add what a client browsing the
 site needs (`submission_document()`, `entry_document()`); the CSV downloads are the API's rows
 (`board_table()`, `standings_table()`), so no column can say what the API does not.
@@ -65,7 +65,7 @@ def result_json(result: Result) -> dict:
 
 
 def submission_json(submission: Submission) -> dict:
-    """The `score --json` document (SPEC §7), in manifest order."""
+    """The `score --json` document (docs/commands.md), in manifest order."""
     return {
         "submission": submission.pk, "case": submission.version.case.slug, "version": submission.version.version,
         "variant": submission.variant.slug, "name": submission.name, "status": submission.status,
@@ -114,7 +114,7 @@ def submission_detail_document(submission: Submission) -> dict:
 
 
 def entry_json(entry: Entry) -> dict:
-    """The entry of `leaderboard --json` (SPEC §7: exactly these keys)."""
+    """The entry of `leaderboard --json` (docs/commands.md: exactly these keys)."""
     return {"rank": entry.rank, "name": entry.name, "submission": entry.submission, "passed": entry.passed,
             "total_fuel": entry.total_fuel, "overshoot": entry.overshoot,
             "submitted_at": entry.submitted_at.isoformat()}

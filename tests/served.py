@@ -184,9 +184,14 @@ class Site:
             "failed submission": f"/submissions/{starter}/", "compare": f"/submissions/{naive}/compare/{fast}/",
             "standings": "/standings/", "submitter": "/submitters/example-fast/", "about": "/about/",
             "agents": "/agents/", "agent": "/agents/openai/gpt-5.1/",
-            "api docs": "/api/v1/docs",
+            "api docs": "/api/v1/docs", "docs": "/docs/", "docs page": "/docs/settings/",
             "not found": "/cases/no-such-case/", "bad request": "/cases/?page=x",
         }
+
+    def manual_pages(self) -> dict[str, str]:
+        """Every page of the manual (/docs/), by its file in docs/."""
+        return {f"docs: {path.stem}": "/docs/" if path.stem == "index" else f"/docs/{path.stem}/"
+                for path in sorted((ROOT / "docs").glob("*.md"))}
 
     def staff_page_kinds(self) -> dict[str, str]:
         """The pages staff see differently (the staff-only detail), and the admin pages the site

@@ -1,4 +1,4 @@
-"""The JSON API, v1 (SPEC §8, §10): the pages' data with the same visibility rules, one list format,
+"""The JSON API, v1 (docs/api.md): the pages' data with the same visibility rules, one list format,
 problem documents for every error, read-only methods, CORS, and a schema generated from the code."""
 
 from __future__ import annotations

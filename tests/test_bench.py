@@ -71,7 +71,7 @@ def test_the_agents_benchmark_runs_and_reports_each_pages_ratio():
     assert set(result["pages"]) == {"page", "api", "by_cost", "one_harness"}
     assert all(page["ratio"] > 0 and page["ratio_from_small"] > 0 for page in result["pages"].values())
     assert result["refreshes"]["5"]["refresh_s"] > 0
-    # The README's table row, as bench/run.py writes it.
+    # The benchmarks page's table row (docs/benchmarks.md), as bench/run.py writes it.
     row = subprocess.run([sys.executable, "-c", "import json, sys; sys.path.insert(0, 'bench'); import run; "
                           "print(json.dumps(run.agents_rows(json.loads(sys.argv[1]))))", json.dumps(result)],
                          cwd=ROOT, capture_output=True, text=True, check=True)

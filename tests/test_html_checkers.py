@@ -25,7 +25,7 @@ ID_REFERENCES = re.compile(r'\s(aria-describedby|aria-labelledby|aria-controls|a
 def pages(site) -> dict[str, tuple[str, str]]:
     """kind → (path, Cookie header): every page kind, anonymous, then as staff."""
     cookie = site.staff_cookie()
-    return {**{kind: (path, "") for kind, path in site.page_kinds().items()},
+    return {**{kind: (path, "") for kind, path in {**site.page_kinds(), **site.manual_pages()}.items()},
             **{kind: (path, cookie) for kind, path in site.staff_page_kinds().items()}}
 
 

@@ -1,4 +1,4 @@
-"""The rooms of the code and the one direction of their imports (README: Architecture).
+"""The rooms of the code and the one direction of their imports (docs/contributing.md).
 
 `lib` and `engine` are plain packages that import no app; the domain apps (`catalog`,
 `scoring`, with `sitecache` beneath them) never import the web layer; the pages (`web`) and the

@@ -1,4 +1,4 @@
-"""Held-out inputs and expected answers are never served (SPEC §3)."""
+"""Held-out inputs and expected answers are never served (docs/writing-cases.md)."""
 
 from __future__ import annotations
 

@@ -25,7 +25,7 @@ from tests.serve_stack import first_answer, free_port, front_folder, get, manage
 
 ROOT = Path(__file__).resolve().parent.parent
 
-# The production settings the README documents (see "Deploying").
+# The production settings the manual documents (docs/operating.md, "Deploying").
 PRODUCTION_ENV = {
     "SECRET_KEY": secrets.token_urlsafe(50),
     "DEBUG": "0",

@@ -1,4 +1,4 @@
-"""Settings come from the environment through strict readers (SPEC §9)."""
+"""Settings come from the environment through strict readers (docs/settings.md)."""
 
 from __future__ import annotations
 

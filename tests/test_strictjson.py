@@ -1,4 +1,4 @@
-"""Strict JSON parsing and answer equality (SPEC §5)."""
+"""Strict JSON parsing and answer equality (docs/method.md)."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Every name pattern matches the whole value (SPEC §11): a trailing newline is refused everywhere.
+"""Every name pattern matches the whole value (docs/writing-cases.md): a trailing newline is refused everywhere.
 
 Python's `$` also matches before a final newline, so `slug = "x\\n"` used to validate, import,
 and then break every page that reverses a URL with that slug (500s on /, /cases/, the sitemap,

@@ -36,7 +36,7 @@ def about(request: HttpRequest) -> HttpResponse:
     return render(request, "scoring/about.html", context)
 
 
-# The per-input statuses in the order they are checked (SPEC §5), as the about page explains them.
+# The per-input statuses in the order they are checked (docs/method.md), as the about page explains them.
 STATUS_MEANINGS = (
     ("fuel_exhausted", "the input's ceiling ran out (recorded as the ceiling; no answer)"),
     ("timeout", "the wall-clock guard fired"),

@@ -61,7 +61,7 @@ CASE_KEYS = ("input", "expected", "kind", "fuel_runway")
 SANDBOX_KEYS = ("fuel_limit", "max_memory_bytes")
 SPEC_KEYS = ("source", "dest")
 VARIANT_KEYS = ("slug", "name", "spec")
-# Export names the solution ABI reserves (SPEC §4); the entry cannot be one of them.
+# Export names the solution ABI reserves (docs/taking-part.md); the entry cannot be one of them.
 ABI_EXPORTS = ("memory", "alloc")
 
 

@@ -1,4 +1,4 @@
-"""Every catalog rule (source document + SPEC §2): one broken copy of a valid catalog per rule.
+"""Every catalog rule (docs/writing-cases.md): one broken copy of a valid catalog per rule.
 
 Each case breaks exactly one rule and expects an error of the form `<file>: <key>: <message>`
 that names the offending file and key, and expects the broken version not to validate.

@@ -1,4 +1,4 @@
-"""The public case pages (SPEC §8): list, filters, a case version, experimental visibility, XSS."""
+"""The public case pages (docs/reading.md): list, filters, a case version, experimental visibility, XSS."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Run a solution module on one input in a wasmtime sandbox under fuel metering (SPEC §4–§5).
+"""Run a solution module on one input in a wasmtime sandbox under fuel metering (docs/taking-part.md, docs/method.md).
 
 No Django here. `load_solution()` compiles and checks a module once; `Solution.run()` runs it on
 one input in a fresh store and returns an `Outcome`. Engine and Module are shared across threads;

@@ -1,4 +1,4 @@
-"""Checking a compiled module against the solution ABI (SPEC §4), and wasmtime's words made public.
+"""Checking a compiled module against the solution ABI (docs/taking-part.md), and wasmtime's words made public.
 
 Messages are public and never quote what the module chose (import names, function names,
 text a compiler quotes); `detail` holds the full text, for staff.
@@ -103,7 +103,7 @@ def _check_function(exports: dict, name: str, params: list[str], results: list[s
 
 
 def check_module(module: wasmtime.Module, wasm: bytes, entry: str, max_memory_bytes: int) -> None:
-    """Raise InvalidModule naming every way the module breaks the ABI of SPEC §4."""
+    """Raise InvalidModule naming every way the module breaks the ABI of docs/taking-part.md."""
     problems: list[str] = []
     detail = ""
     imports = [f"{item.module}.{item.name}" for item in module.imports]

@@ -1,4 +1,4 @@
-"""Running a solution on one input in a fresh store under fuel metering, and judging the answer (SPEC §5)."""
+"""Running a solution on one input in a fresh store under fuel metering, and judging the answer (docs/method.md)."""
 
 from __future__ import annotations
 
@@ -36,7 +36,7 @@ class Outcome:
     """What happened to one input."""
 
     status: Status
-    fuel: int | None  # see SPEC §5 for what is recorded under each status
+    fuel: int | None  # see docs/method.md for what is recorded under each status
     fuel_limit: int
     ceiling: int
     overshoot: int = 0
@@ -76,7 +76,7 @@ class Solution:
 
     def run(self, input_bytes: bytes, *, judge: JudgeFunction, fuel_limit: int, ceiling: int,
             wall_seconds: float, answer_limit: int) -> Outcome:
-        """Run one input in a fresh store and judge the answer (SPEC §5, checks in order).
+        """Run one input in a fresh store and judge the answer (docs/method.md, checks in order).
 
         The wall-clock budget covers `alloc`, the entry and judging; an answer longer than
         `answer_limit` bytes is refused before it is read.

@@ -1,4 +1,4 @@
-"""The sandbox (SPEC §4–§5) with small WAT modules: every status, every invalid-module reason."""
+"""The sandbox (docs/taking-part.md, docs/method.md) with small WAT modules: every status, every invalid-module reason."""
 
 from __future__ import annotations
 
@@ -108,7 +108,7 @@ def test_exactly_at_the_limit_passes():
 
 
 def test_using_the_whole_ceiling_reads_as_fuel_exhausted():
-    """0 fuel left cannot be told apart from an overrun, so it counts as one (SPEC §5)."""
+    """0 fuel left cannot be told apart from an overrun, so it counts as one (docs/method.md)."""
     wasm = wat.constant(b"{}", iterations=100)
     used = run(wasm).fuel
     outcome = run(wasm, fuel_limit=used)

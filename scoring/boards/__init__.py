@@ -1,4 +1,4 @@
-"""Leaderboards kept in the database (SPEC §6): each submitter's best entry, ranked by an index.
+"""Leaderboards kept in the database (docs/reading.md): each submitter's best entry, ranked by an index.
 
 A submission's place on the boards is two columns written with it (`board_group`, `board_key`):
 group 0 passed (key: total fuel), 1 correct but over the pass line (key: total fuel), 2 the rest

@@ -22,7 +22,7 @@ def variant_key(variant_id: int | None) -> int:
 GROUP_NAMES = {RANKED: "ranked", OVER_LIMIT: "over_limit", UNRANKED: "unranked", EXCLUDED: "excluded"}
 
 
-# Board order, the one rule (SPEC §6: fuel, then the earlier entry): of submissions, and of the
+# Board order, the one rule (docs/reading.md: fuel, then the earlier entry): of submissions, and of the
 # standings rows that stand for them (their copies of the same columns; one index each).
 BOARD_ORDER = ("board_group", "board_key", "submitted_at", "pk")
 STANDING_ORDER = ("board_group", "board_key", "submitted_at", "submission_id")

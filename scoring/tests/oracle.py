@@ -1,4 +1,4 @@
-"""SPEC §6 ranking written the plain way, over every row in Python: the oracle the database's
+"""docs/reading.md ranking written the plain way, over every row in Python: the oracle the database's
 indexed, paginated leaderboards are checked against (scoring/boards/ does not use it)."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""Leaderboards (SPEC §6): ranking, the default best-per-submitter view, pages and JSON."""
+"""Leaderboards (docs/reading.md): ranking, the default best-per-submitter view, pages and JSON."""
 
 from __future__ import annotations
 

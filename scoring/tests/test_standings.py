@@ -88,7 +88,7 @@ def test_the_standings_kept_as_scores_land_equal_a_rebuild(adder_v1, modules, dj
     kept = snapshot()
     boards.rebuild()
     assert snapshot() == kept
-    # And the board it gives is the one SPEC §6 orders: each submitter's best, ranked.
+    # And the board it gives is the one docs/reading.md orders: each submitter's best, ranked.
     on_board = Submission.objects.filter(version=adder_v1, board_group__isnull=False)
     expected = rank(list(on_board.values(*boards.SUBMISSION_FIELDS, "excluded")), best_per_name=True)
     assert list(boards.Leaderboard(adder_v1)) == expected
