@@ -8,7 +8,9 @@ from pathlib import Path
 import pytest
 from django.core.cache import cache, caches
 
-from catalog.tests.conftest import VALID_CATALOG, CatalogTree
+from catalog.tests.trees import VALID_CATALOG, CatalogTree
+from tests import served
+from tests.browsing import SCREENSHOTS
 
 
 def pytest_collection_modifyitems(config, items):
@@ -101,7 +103,7 @@ def adder_v1(imported):
 def correct_wasm(imported, tmp_path) -> Path:
     """A module that answers every held-out input of adder v1 correctly."""
     from engine.tests import wat
-    from scoring.tests.conftest import adder_answers
+    from scoring.tests.helpers import adder_answers
 
     path = tmp_path / "adder.wasm"
     path.write_bytes(wat.lookup(adder_answers(imported)))
@@ -111,9 +113,10 @@ def correct_wasm(imported, tmp_path) -> Path:
 @pytest.fixture
 def board(adder_v1, imported, tmp_path):
     """alice (fast, twice), bob (slow), carol (wrong) on adder v1."""
-    from scoring.service import score, submit
     from engine.tests import wat
-    from scoring.tests.conftest import adder_answers
+    from scoring.attempts import score
+    from scoring.recording import submit
+    from scoring.tests.helpers import adder_answers
 
     answers = adder_answers(imported)
     paths = {}
@@ -132,3 +135,55 @@ def board(adder_v1, imported, tmp_path):
         "carol": score(submit(adder_v1, variant, "carol", wasm_file=paths["wrong"])),
     }
     return made
+
+
+# --- the served bundled catalog (tests/served.py): the browser, API-contract and submission tests ---
+
+
+@pytest.fixture(scope="session")
+def site_template(tmp_path_factory):
+    """The bundled catalog imported and its examples scored, once per run (tests/served.py).
+
+    Once per run, not once per test process: every test that uses it is in the xdist group
+    "served-site", which pytest-xdist's --dist loadgroup runs in one process. A second process
+    preparing it means the grouping broke (as it does with pytest 9.2, whose node ids xdist
+    3.8 can no longer suffix), and the suite pays for every build twice: say so."""
+    import os
+
+    worker = os.environ.get("PYTEST_XDIST_WORKER")
+    if worker:  # the workers' base folders share a parent: the run's
+        claim = tmp_path_factory.getbasetemp().parent / "served-site-prepared-by"
+        try:
+            with open(claim, "x") as taken:
+                taken.write(worker)
+        except FileExistsError:
+            pytest.fail(f"the served site was prepared by {claim.read_text()} already: the tests of the "
+                        "xdist group 'served-site' are split across processes (is --dist loadgroup grouping?)")
+    template = served.prepare(tmp_path_factory.mktemp("served-site"))
+    yield template
+    template.drop()
+
+
+@pytest.fixture(scope="session")
+def shared_site(site_template):
+    site = served.serve(site_template)
+    yield site
+    site.stop()
+
+
+@pytest.fixture
+def site(shared_site) -> str:
+    """The URL of the served bundled catalog, shared by the tests that only read it."""
+    SCREENSHOTS.mkdir(parents=True, exist_ok=True)
+    return shared_site.url
+
+
+@pytest.fixture
+def own_site(site_template):
+    """A served bundled catalog of this test's own, for a test that changes what it shows."""
+    SCREENSHOTS.mkdir(parents=True, exist_ok=True)
+    site = served.serve(site_template)
+    yield site
+    site.stop()
+
+

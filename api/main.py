@@ -23,7 +23,7 @@ from catalog.models import UnknownTarget
 from lib.api import ONE_LINE, ONE_LINE_MESSAGE, PROBLEM_TYPE, ApiProblem, bad_parameters, problem
 from lib.openapi import describe
 from lib.siteurl import site_url
-from scoring.boards import BadModel
+from scoring.boards.reading import BadModel
 from scoring.compare import NotComparable
 from scoring.intake import IntakeRefused
 from scoring.standings import BadFilter

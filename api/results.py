@@ -15,7 +15,7 @@ from catalog.reading import shown_board, version_generations
 from lib.api import ONE_LINE, PAGE_MAX, PAGE_SIZE, PAGE_SIZE_MAX, Problem, document, page_links
 from lib.csvexport import csv_response
 from lib.siteurl import site_url
-from scoring.boards import MODEL_MAX, model_filter
+from scoring.boards.reading import MODEL_MAX, model_filter
 from scoring.compare import compare
 from scoring.documents import (
     board_table,
@@ -29,6 +29,7 @@ from scoring.history import steps, steps_query
 from scoring.models import Submission
 from scoring.standings import Standings, request_refresh, standings_generations
 from sitecache.pages import not_kept
+from scoring.boards.reading import Leaderboard as Board
 
 router = Router(tags=["results"])
 
@@ -115,7 +116,7 @@ def leaderboard(request: HttpRequest, slug: str,
 
     def render():
         case_version, chosen = shown_board(slug, query["version"], query["variant"])
-        entries = Submission.objects.leaderboard(case_version, variant=chosen, include_all=all, model=query["model"])
+        entries = Board(case_version, variant=chosen, include_all=all, model=query["model"])
         shown, links = page_links(request, entries, page=page, page_size=page_size, query=query)
         response = document(Leaderboard, {
             "case": case_version.case.slug, "version": case_version.version,

@@ -15,6 +15,7 @@ from ninja import File, Form, Query, Router, UploadedFile
 from ninja.security import HttpBearer
 
 from api.schemas import OperatorSubmissions, SubmissionDetail, SubmissionDocument
+from catalog.runrecords import MAX_RECORD_BYTES
 from lib.api import PAGE_MAX, PAGE_SIZE, PAGE_SIZE_MAX, Problem, document, page_links
 from scoring import intake
 from scoring.documents import submission_detail_document, submission_document
@@ -89,7 +90,7 @@ def submit(request: HttpRequest,
         checked = intake.check(intake.Request(
             case=case, name=name, version=version, variant=variant, source=path, source_name=source_name,
             wasm=wasm.read(settings.SCORING_MAX_MODULE_BYTES + 1) if wasm is not None else None,
-            record=record.read(intake.MAX_RECORD_BYTES + 1) if record is not None else None, meta=meta,
+            record=record.read(MAX_RECORD_BYTES + 1) if record is not None else None, meta=meta,
             idempotency_key=request.headers.get("Idempotency-Key")))
     finally:
         if folder is not None:

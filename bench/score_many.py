@@ -52,9 +52,9 @@ def fresh(workdir: Path, template: Path | None = None) -> dict:
 
 def modules(folder: Path, lines: int) -> list[Path]:
     """Distinct correct modules (a different amount of busy work each, so distinct sources)."""
-    from catalog.tests.conftest import CatalogTree
+    from catalog.tests.trees import CatalogTree
     from engine.tests import wat
-    from scoring.tests.conftest import adder_answers
+    from scoring.tests.helpers import adder_answers
 
     answers = adder_answers(CatalogTree(CATALOG))
     paths = []

@@ -26,7 +26,7 @@ from engine.evaluate import EvaluationInput, evaluate  # noqa: E402
 from engine.judging import Judge  # noqa: E402
 from engine.sandbox import ModuleCache, engine, load_solution  # noqa: E402
 from engine.tests import wat  # noqa: E402
-from engine.tests.test_sandbox import slow_to_compile  # noqa: E402
+from engine.tests.hostile import slow_to_compile  # noqa: E402
 
 ANY = Judge(b'{"type": "object"}', memory_bytes=2 << 30)
 CEILING = 10**13

@@ -31,7 +31,7 @@ os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings")
 import django
 django.setup()
 from django.db import transaction
-from scoring import boards
+from scoring.boards.updates import update_boards
 from scoring.models import Result, Submission
 from engine.sandbox import ENGINE_DIGEST, WASMTIME_VERSION
 versions = {versions!r}
@@ -46,7 +46,7 @@ while True:
             status="scored", passed=True, total_fuel=500 + index % 997, passed_count=2, input_count=2)
         Result.objects.bulk_create([Result(submission=submission, position=p, kind="stress", input_path="x",
                                            status="passed", fuel=1, fuel_limit=1, ceiling=1) for p in range(2)])
-        boards.update_boards([submission.pk])
+        update_boards([submission.pk])
     index += 1
     time.sleep(max(0.0, 0.05 - (time.monotonic() - started)))
 """

@@ -45,9 +45,9 @@ cp solution.wasm out.wasm
 
 def catalog(folder: Path) -> bytes:
     """The test catalog's adder v1, built by the submission's own build.sh; and its correct module."""
-    from catalog.tests.conftest import ADDER_V1, VALID_CATALOG, CatalogTree
+    from catalog.tests.trees import ADDER_V1, VALID_CATALOG, CatalogTree
     from engine.tests import wat
-    from scoring.tests.conftest import adder_answers
+    from scoring.tests.helpers import adder_answers
 
     tree = CatalogTree(folder)
     shutil.copytree(VALID_CATALOG / ADDER_V1, tree.root / ADDER_V1)

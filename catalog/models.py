@@ -9,6 +9,7 @@ from django.db import models
 
 from catalog import manifest as manifest_rules
 from lib.errors import DomainError
+from lib.templates import render_template
 
 
 class Case(models.Model):
@@ -238,6 +239,11 @@ class Variant(models.Model):
 
     def spec_files(self) -> tuple[manifest_rules.SpecFile, ...]:
         return tuple(manifest_rules.SpecFile(**spec) for spec in self.specs)
+
+    def rendered_prompt(self) -> bytes:
+        """The prompt a run of this variant is handed (PROMPT.md), as Handlebars renders it."""
+        template = bytes(self.version.files.get(path=self.version.prompt_path).content)
+        return render_template(template, self.template_context).encode("utf-8")
 
 
 class HeldOutInput(models.Model):

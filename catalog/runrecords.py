@@ -21,9 +21,10 @@ from django.utils import timezone
 from jsonschema import Draft202012Validator
 
 from catalog.manifest import PROMPT_DEST
+from catalog.models import resolve_target
 from lib.errors import DomainError
 from lib.files import read_regular
-from lib.strictjson import JSONDocumentError, loads_strict
+from lib.strictjson import DocumentTooLarge, JSONDocumentError, loads_capped
 from lib.text import LINE_REFUSED, TEXT_REFUSED
 
 RECORD_FORMAT = "run-record/1"
@@ -156,9 +157,8 @@ def validate_run(run) -> dict:
 
 
 def prompt_digest(version, variant) -> str:
-    from catalog.seeding import run_root_files
-
-    return hashlib.sha256(run_root_files(version, variant)[PROMPT_DEST]).hexdigest()
+    """What a run record's prompt digest must be: the SHA-256 of the prompt the variant renders now."""
+    return hashlib.sha256(variant.rendered_prompt()).hexdigest()
 
 
 def new_record(version, variant, files: dict[str, bytes]) -> dict:
@@ -203,13 +203,18 @@ def read_record(path: Path) -> RunRecord:
         data = read_regular(path, MAX_RECORD_BYTES)
     except OSError as error:
         raise RunRecordError("unreadable", f"run record {path} could not be read: {error.strerror}") from None
-    if len(data) > MAX_RECORD_BYTES:
-        raise RunRecordError("unreadable", f"run record {path} is larger than {MAX_RECORD_BYTES:,} bytes")
+    return parse_record(read_record_bytes(data, f"run record {path}"), f"run record {path}")
+
+
+def read_record_bytes(data: bytes, what: str):
+    """A run record's JSON document, read with MAX_RECORD_BYTES + 1 bytes at most. Raises
+    RunRecordError (`too_large`, `unreadable`)."""
     try:
-        document = loads_strict(data)
+        return loads_capped(data, MAX_RECORD_BYTES)
+    except DocumentTooLarge:
+        raise RunRecordError("too_large", f"{what} is larger than {MAX_RECORD_BYTES:,} bytes") from None
     except JSONDocumentError as error:
-        raise RunRecordError("unreadable", f"run record {path} is not strict JSON: {error}") from None
-    return parse_record(document, f"run record {path}")
+        raise RunRecordError("unreadable", f"{what} is not strict JSON: {error}") from None
 
 
 _DECIMAL = re.compile(r"[0-9]{1,15}(\.[0-9]{1,9})?")
@@ -253,14 +258,19 @@ def check_target(record: RunRecord, version, variant) -> None:
                                       f"{version.case.slug} {version.version} (variant {variant.slug})")
 
 
-def resolve_record(record: RunRecord, *, slug: str | None, version: str | None, variant: str | None):
-    """The (version, variant) a record names, refusing explicit arguments that disagree with it."""
-    from catalog.models import resolve_target
-
-    for name, given, recorded in (("case", slug, record.case), ("--version", version, record.version),
-                                  ("--variant", variant, record.variant)):
+def refuse_disagreement(record: RunRecord, *, case: str | None, version: str | None, variant: str | None,
+                        names: tuple[str, str, str] = ("case", "version", "variant")) -> None:
+    """The one rule of a target named beside a run record: the record names it, and whatever else
+    is named must agree (`names`: how the asker calls the three, `--version` on the command
+    line). Raises RunRecordError (`mismatch`)."""
+    for name, given, recorded in zip(names, (case, version, variant), (record.case, record.version, record.variant)):
         if given is not None and given != recorded:
             raise RunRecordError("mismatch", f"{name} {given} disagrees with the run record, which names {recorded}")
+
+
+def resolve_record(record: RunRecord, *, slug: str | None, version: str | None, variant: str | None):
+    """The (version, variant) a record names, refusing explicit arguments that disagree with it."""
+    refuse_disagreement(record, case=slug, version=version, variant=variant, names=("case", "--version", "--variant"))
     target = resolve_target(record.case, record.version, record.variant)
     check_target(record, *target)
     return target
@@ -281,7 +291,6 @@ def target_and_run(slug, version, variant, record_path, meta: dict):
     else:
         if not slug:
             raise RunRecordError("bad_target", "name the case (SLUG), or give --run-record")
-        from catalog.models import resolve_target
 
         case_version, chosen = resolve_target(slug, version, variant)
     return case_version, chosen, merged_run(record, meta)

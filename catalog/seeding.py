@@ -16,6 +16,7 @@ from pathlib import Path, PurePosixPath
 
 from catalog.manifest import PROMPT_DEST
 from catalog.models import CaseVersion, Variant
+from catalog.runrecords import new_record, write_record
 from lib.errors import DomainError
 from lib.templates import render_template
 
@@ -58,15 +59,13 @@ def run_root_files(version: CaseVersion, variant: Variant) -> dict[str, bytes]:
         files[spec.dest] = source
     for schema in (version.contract_input, version.contract_output):
         files[schema] = stored[schema]
-    files[PROMPT_DEST] = render_template(stored[version.prompt_path], context).encode("utf-8")
+    files[PROMPT_DEST] = variant.rendered_prompt()
     return files
 
 
 def seed_run(version: CaseVersion, variant: Variant, dest: Path, *, record: Path | None = None) -> SeededRun:
     """Write the run root to `dest` (which must not exist, or be empty), all or nothing; with
     `record`, also its run record (catalog.runrecords) there, written last."""
-    from catalog.runrecords import new_record, write_record
-
     dest = Path(dest)
     if dest.exists() and (not dest.is_dir() or any(dest.iterdir())):
         raise SeedError("destination_exists", f"{dest} already exists and is not an empty folder")

@@ -7,6 +7,8 @@ from __future__ import annotations
 
 from django.http import HttpRequest, HttpResponse
 
+from scoring.models import ApiToken
+
 
 def _answer(allowed: bool, status: int) -> HttpResponse:
     response = HttpResponse(status=204 if allowed else status)
@@ -16,7 +18,6 @@ def _answer(allowed: bool, status: int) -> HttpResponse:
 
 def submit(request: HttpRequest) -> HttpResponse:
     """A POST to the submissions API needs a live token (any other method has no body to read)."""
-    from scoring.models import ApiToken
 
     if request.headers.get("X-Original-Method", "POST") != "POST":
         return _answer(True, 204)

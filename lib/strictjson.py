@@ -16,6 +16,24 @@ class JSONDocumentError(ValueError):
     """The bytes are not a strict JSON document. The message never quotes the document."""
 
 
+class DocumentTooLarge(JSONDocumentError):
+    """The bytes are more than the document may hold (read with one byte past the cap)."""
+
+    def __init__(self, limit: int):
+        super().__init__(f"larger than {limit:,} bytes")
+        self.limit = limit
+
+
+def loads_capped(data: bytes, limit: int) -> Any:
+    """`loads_strict` of a document that may be at most `limit` bytes: the one reader of a bounded
+    document someone sent (a run record, run fields, a sweep's line). `data` is read with one byte
+    past the cap, so that an oversized document is told from one exactly at it. Raises
+    DocumentTooLarge before parsing anything, else JSONDocumentError."""
+    if len(data) > limit:
+        raise DocumentTooLarge(limit)
+    return loads_strict(data)
+
+
 def _reject_constant(name: str) -> Any:
     raise JSONDocumentError(f"{name} is not JSON")
 

@@ -132,3 +132,9 @@ def name_skeletons(value: str) -> set[str]:
     checker = _spoof_checker()
     shown = unicodedata.normalize("NFKC", value)
     return {checker.getSkeleton(0, name_key(value)), name_key(checker.getSkeleton(0, shown))}
+
+
+def storable(text: str) -> str:
+    """Text the database can hold: a submission's own words (a function name in a trap, an
+    import name, its build output) may carry NUL characters, which PostgreSQL refuses."""
+    return text.replace("\0", "\\0") if "\0" in text else text

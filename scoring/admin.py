@@ -9,10 +9,19 @@ from django.db import transaction
 from catalog.admin import CaseVersionAdmin
 from lib.admin import ReadOnlyInline
 from lib.text import refused_character
-from scoring import boards
+from scoring.boards.updates import announce_versions, set_hidden, update_boards
 from scoring.carry import CarryRefused, carry_forward, describe, score_carried
 from scoring.jobs import new_attempt
-from scoring.models import AnnotationChange, ApiToken, Result, Submission, SubmitterName, Verification
+from scoring.management.commands.api_token import grant_submitting
+from scoring.models import (
+    AnnotationChange,
+    ApiToken,
+    Result,
+    Submission,
+    SubmitterName,
+    Verification,
+)
+from scoring.verification import request as request_verifications
 
 
 class AnnotationChangeInline(ReadOnlyInline):
@@ -130,16 +139,16 @@ class SubmissionAdmin(admin.ModelAdmin):
                     copy.annotation, copy.excluded = obj.annotation, obj.excluded
                     record_annotation(copy, request.user)
             copies.update(**decided)
-            boards.update_boards([obj.pk, *copies.values_list("pk", flat=True)])
+            update_boards([obj.pk, *copies.values_list("pk", flat=True)])
 
     @admin.action(description="Hide from leaderboards")
     def hide_from_leaderboards(self, request, queryset):
-        count = queryset.set_hidden(True)
+        count = set_hidden(queryset, True)
         self.message_user(request, f"{count} submission(s) hidden from leaderboards.", messages.SUCCESS)
 
     @admin.action(description="Show on leaderboards again")
     def show_on_leaderboards(self, request, queryset):
-        count = queryset.set_hidden(False)
+        count = set_hidden(queryset, False)
         self.message_user(request, f"{count} submission(s) shown on leaderboards.", messages.SUCCESS)
 
     @admin.action(description="Score again (queue a new scoring job)")
@@ -153,7 +162,6 @@ class SubmissionAdmin(admin.ModelAdmin):
 
     @admin.action(description="Measure again (queue a re-measurement; results stay as they are)")
     def remeasure(self, request, queryset):
-        from scoring.verification import request as request_verifications
 
         made = request_verifications(list(queryset.values_list("pk", flat=True)), enqueue=True)
         self.message_user(request, f"{len(made)} re-measurement(s) queued: see Verifications.", messages.SUCCESS)
@@ -184,7 +192,6 @@ class VerificationAdmin(admin.ModelAdmin):
 def record_annotation(submission: Submission, user) -> None:
     """Keep the annotation as it now stands in the audit trail, and let every page showing the
     entry know (the annotation's text is on its leaderboards even when its place is unchanged)."""
-    from scoring.boards.updates import announce_versions
 
     AnnotationChange.objects.create(submission=submission, submission_number=submission.pk,
                                     annotation=submission.annotation,
@@ -262,7 +269,6 @@ class ApiTokenAdmin(admin.ModelAdmin):
         if change:
             super().save_model(request, obj, form, change)
             return
-        from scoring.management.commands.api_token import grant_submitting
 
         token, secret = ApiToken.issue(obj.user, obj.label)
         obj.pk = token.pk

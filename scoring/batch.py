@@ -18,12 +18,21 @@ from pathlib import Path
 from django.db import close_old_connections, connection, transaction
 
 from catalog.models import UnknownTarget
-from catalog.runrecords import NUMERIC_RUN_FIELDS, RunRecordError, target_and_run, typed_value
+from catalog.runrecords import (
+    NUMERIC_RUN_FIELDS,
+    RunRecordError,
+    target_and_run,
+    typed_value,
+)
+from engine.builds import SandboxUnavailable
 from lib.errors import DomainError
 from lib.files import open_regular
-from lib.strictjson import JSONDocumentError, loads_strict
+from lib.strictjson import DocumentTooLarge, JSONDocumentError, loads_capped
+from scoring.attempts import score
+from scoring.entries import EXHAUSTED, STANDING, claim_entry
+from scoring.jobs import enqueue_scoring
 from scoring.models import Submission
-from scoring.service import ScoringError, check_name, read_source, source_digest
+from scoring.recording import ScoringError, check_name, read_source, source_digest
 
 MAX_LINE_BYTES = 64 * 1024
 MAX_LINES = 100_000
@@ -127,10 +136,10 @@ class Sources:
 def check_line(number: int, raw: bytes, base: Path, sources: Sources | None = None) -> Line:
     """One line, checked against everything `score` would refuse. Raises BadLine."""
     sources = sources or Sources()
-    if len(raw) > MAX_LINE_BYTES:
-        raise BadLine("too_long", f"longer than {MAX_LINE_BYTES:,} bytes")
     try:
-        item = loads_strict(raw)
+        item = loads_capped(raw, MAX_LINE_BYTES)
+    except DocumentTooLarge:
+        raise BadLine("too_long", f"longer than {MAX_LINE_BYTES:,} bytes") from None
     except JSONDocumentError as error:
         raise BadLine("not_json", f"not strict JSON: {error}") from None
     if not isinstance(item, dict):
@@ -202,7 +211,6 @@ def check_lines(path: Path) -> Checked:
 def claim(line: Line, source: tuple[str, str, bytes]) -> Submission | None:
     """The submission to score for the line, recorded (or taken over) now; None if it has one
     already (scoring.entries: the rule the submissions API shares)."""
-    from scoring.entries import EXHAUSTED, STANDING, claim_entry
 
     claimed = claim_entry(line.version, line.variant, line.name, source, run=line.run)
     if claimed.outcome == STANDING:
@@ -218,9 +226,6 @@ def claim(line: Line, source: tuple[str, str, bytes]) -> Submission | None:
 
 def run_line(line: Line, *, enqueue: bool, sources: Sources | None = None) -> Line:
     """Submit and score (or queue) one checked line, unless it was scored before."""
-    from engine.builds import SandboxUnavailable
-    from scoring.jobs import enqueue_scoring
-    from scoring.service import score
 
     try:
         source = (sources or Sources()).take(line)  # packed before any lock is taken

@@ -28,7 +28,8 @@ from lib.errors import DomainError
 from scoring.jobs import enqueue_scoring
 from scoring.models import Standing, Submission
 from engine.progress import ScoringProgress
-from scoring.service import record_submission, score
+from scoring.attempts import score
+from scoring.recording import record_submission
 from scoring.boards import OVER_LIMIT, RANKED
 
 logger = logging.getLogger(__name__)
@@ -132,7 +133,7 @@ def score_carried(carried: list[Carried], *, progress: Callable[[Submission], Sc
     """Score the new submissions: here, one after the other (the immediate task backend, or
     `inline`), or as queued jobs for the workers (the database backend).
 
-    A submission whose scoring fails is marked `error` (scoring.service.score) and the rest go on.
+    A submission whose scoring fails is marked `error` (scoring.attempts.score) and the rest go on.
     """
     inline = settings.TASKS_BACKEND == "immediate" if inline is None else inline
     for item in carried:

@@ -5,6 +5,9 @@ from __future__ import annotations
 from django.conf import settings
 from django.core.checks import Warning
 
+from engine.builds import confinement_problem
+from scoring.building import HOW_TO_CONFINE, unconfined_builds_allowed
+
 
 def build_cgroups(app_configs=None, **kwargs) -> list[Warning]:
     """A build gets an account and a cgroup of its own, from the build launcher or from a scorer
@@ -13,9 +16,7 @@ def build_cgroups(app_configs=None, **kwargs) -> list[Warning]:
     worker's start (asking it costs a connection)."""
     if settings.SCORING_BUILD_LAUNCHER:
         return []
-    from engine.builds import confinement_problem
 
-    from scoring.building import HOW_TO_CONFINE, unconfined_builds_allowed
 
     problem = confinement_problem()
     if problem is None:

@@ -5,11 +5,8 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
-from scoring.models import Result, Submission
-
-CHART_HALF_WIDTH = 260  # SVG units from the middle (ratio 1) to the edge
-CHART_ROW_HEIGHT = 22
-CHART_LABEL_WIDTH = 120
+from scoring.boards import RANKED
+from scoring.models import Result, Standing, Submission
 
 
 class NotComparable(Exception):
@@ -34,15 +31,6 @@ class InputPair:
 
 
 @dataclass(frozen=True)
-class Bar:
-    pair: InputPair
-    x: float  # left edge, SVG units
-    width: float
-    y: int
-    slower: bool  # A used more fuel than B on this input
-
-
-@dataclass(frozen=True)
 class Comparison:
     a: Submission
     b: Submission
@@ -62,22 +50,6 @@ class Comparison:
         if not ratios:
             return None
         return math.exp(sum(math.log(ratio) for ratio in ratios) / len(ratios))
-
-    def bars(self) -> list[Bar]:
-        """A bar per input both passed, from the middle (ratio 1) outwards, on a log scale:
-        left where A used less, right where it used more."""
-        rated = [pair for pair in self.pairs if pair.ratio is not None]
-        if not rated:
-            return []
-        span = max(max(abs(math.log10(pair.ratio)) for pair in rated), 0.3)  # at least a factor of 2 each way
-        middle = CHART_LABEL_WIDTH + CHART_HALF_WIDTH
-        bars = []
-        for index, pair in enumerate(rated):
-            width = round(CHART_HALF_WIDTH * abs(math.log10(pair.ratio)) / span, 1)
-            slower = pair.ratio > 1
-            bars.append(Bar(pair, middle if slower else middle - width, max(width, 0.5), index * CHART_ROW_HEIGHT, slower))
-        return bars
-
 
 
 def compare(a: Submission, b: Submission) -> Comparison:
@@ -99,8 +71,6 @@ def compare(a: Submission, b: Submission) -> Comparison:
 
 def leader_of(version_id: int) -> int | None:
     """The submission at rank 1 of the version's leaderboard (every variant), if any."""
-    from scoring.boards import RANKED
-    from scoring.models import Standing
 
     return (Standing.objects.board(version_id).filter(board_group=RANKED).in_board_order()
             .values_list("submission_id", flat=True).first())

@@ -20,9 +20,11 @@ from catalog.models import CaseVersion, HeldOutInput, Variant
 from engine.kinds import Kind
 from lib.siteurl import site_url
 from lib.urlparts import name_paths
-from scoring.boards import CURRENT_ENGINE, Entry, engine_label
+from scoring.boards import CURRENT_ENGINE, engine_label
+from scoring.boards.reading import Entry
 from scoring.models import Result, Submission
 from scoring.queue import queue_place
+from scoring.boards.reading import Leaderboard
 
 CSV_CHUNK = 500  # entries read per query while a download streams
 
@@ -147,7 +149,7 @@ def download_name(*parts: str, today: date | None = None) -> str:
 def board_table(version: CaseVersion, variant: Variant | None, include_all: bool,
                 model: str | None = None) -> tuple[str, list[str], Iterator[list]]:
     """The whole board (every page) as (file name, header, rows), read a chunk at a time."""
-    entries = Submission.objects.leaderboard(version, variant=variant, include_all=include_all, model=model)
+    entries = Leaderboard(version, variant=variant, include_all=include_all, model=model)
     stress = stress_inputs_of(version)
     line = pass_line(version, len(stress))
     header = [*BOARD_CSV_FIELDS, "share_of_limit_percent", *BOARD_CSV_AFTER,

@@ -16,7 +16,10 @@ from django.db import transaction
 from django.utils import timezone
 
 from catalog.models import CaseVersion, Variant
+from scoring.boards.updates import lock_board
+from scoring.jobs import new_attempt
 from scoring.models import Submission
+from scoring.recording import record_submission, source_digest
 
 NEW, RETRIED, STANDING, EXHAUSTED = "new", "retried", "standing", "exhausted"
 
@@ -53,7 +56,6 @@ def claim_entry(version: CaseVersion, variant: Variant, name: str, source: tuple
     recorded (the submissions API checks its quotas and takes the name there); `after_claim(claim)`
     runs in the same transaction once the claim is known (the API records its Idempotency-Key
     there). Either may raise, and then nothing of the claim is stored."""
-    from scoring.boards.updates import lock_board
 
     with transaction.atomic():
         lock_board(version.pk)
@@ -66,8 +68,6 @@ def claim_entry(version: CaseVersion, variant: Variant, name: str, source: tuple
 
 def _claim(version: CaseVersion, variant: Variant, name: str, source: tuple[str, str, bytes], *, run, operator,
            retried_by: str, before_recording) -> Claim:
-    from scoring.jobs import new_attempt
-    from scoring.service import record_submission, source_digest
 
     standing, left = earlier(version, variant, name, source_digest(source[2]))
     if standing is not None:

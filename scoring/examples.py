@@ -17,7 +17,8 @@ from django.conf import settings
 from catalog.models import CaseVersion
 from engine.builds import pack_folder
 from scoring.models import Submission
-from scoring.service import score, submit
+from scoring.attempts import score
+from scoring.recording import submit
 
 EXAMPLE_PREFIX = "example-"
 

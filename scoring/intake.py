@@ -27,19 +27,19 @@ from django.utils import timezone
 
 from catalog.models import CaseVersion, UnknownTarget, Variant
 from catalog.reading import shown_board
-from catalog.runrecords import RunRecordError, check_target, merged_run, parse_record, typed_value
+from catalog.runrecords import (RunRecordError, check_target, merged_run, parse_record,
+                                read_record_bytes, refuse_disagreement, typed_value)
 from engine.builds import SourceTooLarge, pack_folder
 from lib.errors import DomainError
-from lib.strictjson import JSONDocumentError, loads_strict
+from lib.strictjson import DocumentTooLarge, JSONDocumentError, loads_capped
 from lib.unpack import ArchiveError, ArchiveLimits, extract_archive
 from scoring.entries import EXHAUSTED, STANDING, Claim, claim_entry
 from lib.text import name_key
 from scoring.models import IdempotentRequest, NameSkeleton, Submission, SubmitterName
 from scoring.models.operators import IDEMPOTENCY_KEEP
-from scoring.service import ScoringError, check_name, source_digest
+from scoring.recording import ScoringError, check_name, source_digest
 
 WASM_MAGIC = b"\0asm\x01\x00\x00\x00"
-MAX_RECORD_BYTES = 64 * 1024
 MAX_META_BYTES = 16 * 1024
 MAX_IDEMPOTENCY_KEY = 200
 
@@ -75,7 +75,7 @@ class Checked:
     variant: Variant
     name: str
     run: dict
-    source: tuple[str, str, bytes]  # (kind, label, bytes), as service.read_source gives
+    source: tuple[str, str, bytes]  # (kind, label, bytes), as recording.read_source gives
     digest: str = field(init=False)
 
     def __post_init__(self):
@@ -89,21 +89,15 @@ class Checked:
 
 
 def _refused_record(refused: RunRecordError) -> IntakeRefused:
-    return IntakeRefused(422, f"record_{refused.code}", refused.message)
+    return IntakeRefused(413 if refused.code == "too_large" else 422, f"record_{refused.code}", refused.message)
 
 
 def _record(request: Request):
     """The run record sent, parsed and checked against the published schema (None if none)."""
     if request.record is None:
         return None
-    if len(request.record) > MAX_RECORD_BYTES:
-        raise IntakeRefused(413, "record_too_large", f"the run record is larger than {MAX_RECORD_BYTES:,} bytes")
     try:
-        try:
-            document = loads_strict(request.record)
-        except JSONDocumentError as error:
-            raise RunRecordError("unreadable", f"the run record is not strict JSON: {error}") from None
-        return parse_record(document, "the run record")
+        return parse_record(read_record_bytes(request.record, "the run record"), "the run record")
     except RunRecordError as refused:
         raise _refused_record(refused) from None
 
@@ -114,11 +108,10 @@ def _target(request: Request, record) -> tuple[CaseVersion, Variant]:
     --run-record` refuses a SLUG, --version or --variant against its record)."""
     version, variant = request.version or None, request.variant or None
     if record is not None:
-        for field_name, given, recorded in (("case", request.case, record.case), ("version", version, record.version),
-                                            ("variant", variant, record.variant)):
-            if given is not None and given != recorded:
-                raise _refused_record(RunRecordError(
-                    "mismatch", f"{field_name} {given} disagrees with the run record, which names {recorded}"))
+        try:
+            refuse_disagreement(record, case=request.case, version=version, variant=variant)
+        except RunRecordError as refused:
+            raise _refused_record(refused) from None
         version, variant = record.version, record.variant
     try:
         found, chosen = shown_board(request.case, version, variant)
@@ -138,10 +131,10 @@ def _run_fields(request: Request, record) -> dict:
     meta = {}
     try:
         if request.meta:
-            if len(request.meta.encode()) > MAX_META_BYTES:
-                raise IntakeRefused(413, "meta_too_large", f"meta is larger than {MAX_META_BYTES:,} bytes")
             try:
-                meta = loads_strict(request.meta.encode())
+                meta = loads_capped(request.meta.encode(), MAX_META_BYTES)
+            except DocumentTooLarge:
+                raise IntakeRefused(413, "meta_too_large", f"meta is larger than {MAX_META_BYTES:,} bytes") from None
             except JSONDocumentError as error:
                 raise RunRecordError("invalid", f"meta is not strict JSON: {error}") from None
             if not isinstance(meta, dict):

@@ -34,10 +34,13 @@ from django.utils import timezone
 from django_tasks import task
 
 from engine.builds import SandboxUnavailable
-from scoring import boards
+from scoring.agents.computing import refresh_agents_job
+from scoring.attempts import Superseded, score
+from scoring.boards.updates import update_boards
 from scoring.models import Submission
 from scoring.queue import in_flight
-from scoring.service import Superseded, score
+from scoring.standings.computing import refresh_standings_job
+from scoring.verification import verify_submission_job
 
 logger = logging.getLogger(__name__)
 
@@ -99,29 +102,9 @@ def _retry_later(submission: Submission) -> None:
     _paused_until = max(_paused_until, time.monotonic() + delay)
 
 
-@task()
-def refresh_standings_job() -> float:
-    """Recompute the catalog-wide standings (scoring/standings.py). Returns seconds."""
-    from scoring.standings import refresh
-
-    return refresh()
-
-
-@task()
-def refresh_agents_job() -> float:
-    """Recompute the agents matrix (scoring/agents/). Returns seconds."""
-    from scoring.agents import refresh
-
-    return refresh()
-
-
-@task()
-def verify_submission_job(verification_id: int) -> str:
-    """Measure a stored entry again, on whichever worker takes this (scoring/verification.py).
-    Returns the outcome."""
-    from scoring.verification import run_verification
-
-    return run_verification(verification_id).outcome
+# Tasks queued before they moved beside their work are found here by their old path.
+refresh_standings_job, refresh_agents_job, verify_submission_job = (
+    refresh_standings_job, refresh_agents_job, verify_submission_job)
 
 
 def _queue(submission_id: int, attempt: int) -> None:
@@ -187,7 +170,7 @@ def new_attempt(submission: Submission, message: str = "", *, enqueue: bool = Tr
         current.verification, current.verified_at, current.verification_message = "", None, ""
         current.save(update_fields=["attempt", "status", "message", "heartbeat_at", "job_id", "queued_at",
                                     "sandbox_waits", "verification", "verified_at", "verification_message"])
-        boards.update_boards([current.pk])  # it leaves the leaderboards until scored again
+        update_boards([current.pk])  # it leaves the leaderboards until scored again
         if enqueue:
             enqueue_scoring(current)
     return current
@@ -221,7 +204,7 @@ def requeue_stale(stale_after: float | None = None) -> list[tuple[Submission, st
                     status=Submission.State.ERROR,
                     message=f"gave up after {submission.attempts_used} attempts: the scorer stopped responding each time",
                 )
-                boards.update_boards([submission.pk])
+                update_boards([submission.pk])
             if updated:
                 handled.append((submission, "failed"))
             continue

@@ -19,6 +19,10 @@ from typing import Callable
 from django.conf import settings
 from django.utils import timezone
 
+from scoring.models import StandingsSnapshot
+from sitecache.models import CATALOG, Generation
+from sitecache.models import STANDINGS as STANDINGS_GENERATION
+
 # The snapshot rows' keys: one per table.
 STANDINGS, AGENTS = 1, 2
 # A refresh that was asked for and has not finished after this long is asked for again.
@@ -31,13 +35,11 @@ _last_check: dict[int, float] = {}
 
 def current_source() -> str:
     """What the tables are computed from: the generations every change to them bumps."""
-    from sitecache.models import CATALOG, STANDINGS as STANDINGS_GENERATION, Generation
 
     return ".".join(str(value) for value in Generation.current([CATALOG, STANDINGS_GENERATION]))
 
 
 def snapshot(table: int):
-    from scoring.models import StandingsSnapshot
 
     return StandingsSnapshot.objects.filter(pk=table).first()
 
@@ -49,7 +51,6 @@ def request_refresh(table: int, enqueue: Callable[[], object]) -> bool:
     At most one refresh is asked for at a time (a compare-and-set on the snapshot row); with the
     immediate task backend it runs right here, before the page is read.
     """
-    from scoring.models import StandingsSnapshot
 
     if settings.STANDINGS_REFRESH_SECONDS:
         if time.monotonic() - _last_check.get(table, -math.inf) < min(CHECK_SECONDS, settings.STANDINGS_REFRESH_SECONDS):
@@ -76,8 +77,6 @@ def request_refresh(table: int, enqueue: Callable[[], object]) -> bool:
 def store(table: int, source: str, started: float, scopes: dict, generation: str) -> float:
     """Say that `table` was computed from `source` (inside the transaction that replaced its rows),
     and bump its pages' `generation`. Returns the seconds since `started`."""
-    from scoring.models import StandingsSnapshot
-    from sitecache.models import Generation
 
     seconds = time.perf_counter() - started
     StandingsSnapshot.objects.update_or_create(pk=table, defaults={

@@ -18,15 +18,20 @@ from __future__ import annotations
 import logging
 import socket
 
+from django.conf import settings
 from django.db import transaction
+from django.dispatch import receiver
 from django.utils import timezone
+from django_tasks import task
 
 from engine.progress import ScoringProgress
 from engine.sandbox import ENGINE_DIGEST, WASMTIME_VERSION
+from lib.text import storable
 from scoring.boards import RANKED
 from scoring.boards.updates import announce_versions
+from scoring.measuring import Measurement, measure
 from scoring.models import Standing, Submission, Verification
-from scoring.service import Measurement, measure
+from scoring.signals import new_records
 
 logger = logging.getLogger(__name__)
 Outcome = Verification.Outcome
@@ -57,9 +62,21 @@ def request(submission_ids, *, enqueue: bool) -> list[Verification]:
     return made
 
 
-def _enqueue(verification_id: int) -> None:
-    from scoring.jobs import verify_submission_job
+@task()
+def verify_submission_job(verification_id: int) -> str:
+    """Measure a stored entry again, on whichever worker takes this. Returns the outcome."""
+    return run_verification(verification_id).outcome
 
+
+@receiver(new_records, dispatch_uid="verify-new-records")
+def _verify_new_records(submission_ids: list[int], **kwargs) -> None:
+    """With VERIFY_NEW_RECORDS, a re-measurement of each new record of a board (over every
+    variant), queued when the transaction that set it commits."""
+    if settings.VERIFY_NEW_RECORDS:
+        request(submission_ids, enqueue=True)
+
+
+def _enqueue(verification_id: int) -> None:
     def send() -> None:
         result = verify_submission_job.enqueue(verification_id)
         Verification.objects.filter(pk=verification_id).update(job_id=str(result.id)[:64])
@@ -145,8 +162,6 @@ def _record(verification: Verification, outcome: str, message: str, detail: str,
     """Store the outcome and, when it is public (identical or different) and the entry is still the
     attempt that was measured, mark the entry and let its boards' pages (and the matrix) show it.
     An entry scored again meanwhile keeps no mark of results it no longer has."""
-    from scoring.service import storable
-
     with transaction.atomic():
         current = Submission.objects.select_for_update().only("attempt", "status", "version_id").get(
             pk=verification.submission_id)

@@ -7,7 +7,7 @@ from datetime import timedelta
 from django.utils import timezone
 
 from catalog.models import Case, CaseVersion, HeldOutInput, Tag, Variant
-from scoring import boards
+from scoring.boards.rebuilding import rebuild
 from scoring.models import Result, Submission
 from engine.sandbox import ENGINE_DIGEST, WASMTIME_VERSION
 from sitecache.models import CATALOG, Generation
@@ -79,7 +79,7 @@ def make_submissions(version: CaseVersion, count: int, *, distinct_names: bool =
         ])
         if keep:
             made += submissions
-    boards.rebuild([version.pk])
+    rebuild([version.pk])
     return made
 
 
@@ -113,7 +113,7 @@ def make_many_submissions(version: CaseVersion, count: int) -> None:
                 CASE WHEN s.passed THEN 'passed' ELSE 'wrong_answer' END, 100 + p.position, 1000000, 1000000, 0, '', '', 0, ''
             FROM {submission} s CROSS JOIN (SELECT 0 AS position UNION ALL SELECT 1) AS p WHERE s.version_id = %s
         """, [version.pk])
-    boards.rebuild([version.pk])
+    rebuild([version.pk])
 
 
 def make_trials(versions: list[CaseVersion], agents: list[tuple[str, str]], *, trials: int = 3, seed: int = 0,
@@ -144,7 +144,7 @@ def make_trials(versions: list[CaseVersion], agents: list[tuple[str, str]], *, t
                     harness=harness, cost_usd=run.get("cost_usd"), input_tokens=run.get("input_tokens"),
                     output_tokens=run.get("output_tokens")))
     made = Submission.objects.bulk_create(made, batch_size=5000)
-    boards.rebuild([version.pk for version in versions])
+    rebuild([version.pk for version in versions])
     return made
 
 
@@ -177,4 +177,4 @@ def make_many_trials(versions: list[CaseVersion], first_agent: int, agents: int)
                 0.01 * (1 + (v.id + n.i) %% 300), 1000 + (v.id * 13 + n.i) %% 50000, 100 + (v.id + n.i * 7) %% 5000, '', ''
             FROM catalog_caseversion v CROSS JOIN ({numbers}) AS n WHERE v.id BETWEEN %s AND %s
         """, [variants[low] - low, b"", WASMTIME_VERSION, ENGINE_DIGEST, False, timezone.now(), False, low, high])
-    boards.rebuild([version.pk for version in versions])
+    rebuild([version.pk for version in versions])

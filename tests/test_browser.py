@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.conftest import ROOT, SCREENSHOTS
+from tests.browsing import ROOT, SCREENSHOTS
 from tests.served import STAFF
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow, pytest.mark.xdist_group("served-site")]

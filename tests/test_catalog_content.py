@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 from django.conf import settings
 
-from catalog.importer import import_catalog, import_scan
+from catalog.importer import import_scan
 from catalog.manifest import scan_catalog
 from catalog.models import CaseVersion
 from catalog.seeding import seed_run
@@ -19,7 +19,8 @@ from engine.builds import pack_folder
 from scoring.examples import example_folders
 from scoring.models import Submission
 from scoring.building import build_source
-from scoring.service import score, submit
+from scoring.attempts import score
+from scoring.recording import submit
 
 ROOT = Path(__file__).resolve().parent.parent
 CATALOG = ROOT / "test-cases"

@@ -15,16 +15,15 @@ from pathlib import Path
 
 import pytest
 
-from catalog.tests.conftest import ADDER_V1, VALID_CATALOG, CatalogTree
+from catalog.tests.trees import ADDER_V1, VALID_CATALOG, CatalogTree
 from engine.tests import wat
-from scoring.tests.conftest import adder_answers
+from scoring.tests.helpers import adder_answers
 from tests.helpers import SubprocessDatabase, command_env, consistency, generate_catalog, manage, start
+from tests.hostile import IMPORT_KILLS, SCORE_KILLS
 
 pytestmark = pytest.mark.slow
 VERSIONS = 40
-IMPORT_KILLS = 5
 KILLED_IMPORT_VERSIONS = 120  # more than five interrupted imports can finish
-SCORE_KILLS = 3
 
 
 @pytest.fixture

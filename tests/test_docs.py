@@ -84,6 +84,21 @@ def test_the_link_check_finds_a_broken_anchor_and_a_missing_page(tmp_path):
                                      "probe.md: missing.md (no such file)"]
 
 
+def test_no_page_of_the_manual_skips_a_heading_level():
+    """A page's title is its <h1>; under it, `##`, then `###`…: a reader (and a screen reader)
+    follows the outline."""
+    skipped = []
+    for path in sorted(DOCS.glob("*.md")):
+        level = 1
+        for line in outside_code_lines(path.read_text()):
+            heading = re.match(r"(#{1,6}) ", line)
+            if heading:
+                if len(heading.group(1)) > level + 1:
+                    skipped.append(f"{path.name}: {line}")
+                level = len(heading.group(1))
+    assert skipped == []
+
+
 def settings_read(settings_source: str, scripts: list[str]) -> set[str]:
     """The environment variables config/settings.py reads (through config/env.py's readers or
     os.environ), and those the serving scripts read (`${NAME:-default}`)."""

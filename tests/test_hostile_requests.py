@@ -9,7 +9,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from catalog.importer import import_catalog
-from catalog.tests.conftest import VALID_CATALOG
+from catalog.tests.trees import VALID_CATALOG
+from tests.hostile import NASTY_URLS, RANDOM_REQUESTS
 
 pytestmark = pytest.mark.django_db
 
@@ -31,9 +32,6 @@ def catalog_loaded(db):
     assert import_catalog(VALID_CATALOG).ok
 
 
-RANDOM_REQUESTS = 300
-
-
 @settings(max_examples=RANDOM_REQUESTS, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow])
 @given(prefix=st.sampled_from(PREFIXES), segment=nasty_text,
        params=st.dictionaries(st.sampled_from(PARAMETERS), nasty_text, max_size=4))
@@ -42,17 +40,6 @@ def test_no_url_or_parameter_makes_a_server_error(client, catalog_loaded, prefix
     url = path + ("?" + urlencode(params) if params else "")
     response = client.get(url)
     assert response.status_code < 500, (url, response.status_code)
-
-
-NASTY_URLS = [
-    "/submissions/99999999999999999999999/", "/api/v1/submissions/99999999999999999999999/",
-    "/cases/adder/?version=%00", "/cases/adder/leaderboard/?version=%00", "/cases/adder/leaderboard/?variant=%00",
-    "/api/v1/cases/adder/leaderboard/?version=%00&variant=%00", "/cases/?q=%00", "/cases/?page=-1",
-    "/cases/adder/v1%00/", "/api/v1/cases/?tag=%00",
-    "/standings/?tag=%00", "/api/v1/standings/?difficulty=%00&tag=%00", "/standings/?format=%00",
-    "/cases/adder/leaderboard/?format=%00", "/submissions/99999999999999999999999/compare/1/",
-    "/api/v1/submissions/1/compare/99999999999999999999999/", "/standings/?difficulty=easy&tag=arithmetic&page=2",
-]
 
 
 @pytest.mark.parametrize("url", NASTY_URLS)

@@ -9,7 +9,7 @@ import pytest
 
 from catalog.runrecords import RUN_RECORD_SCHEMA, RunRecordError, validate_run
 from lib.text import refused_character
-from scoring.service import ScoringError, check_name
+from scoring.recording import ScoringError, check_name
 
 REFUSED = ["\uffff", "\ufffe", "\ufdd0", "\u202e", "\u2066", "\u200b", "\u200f", "\ufeff", "\x85", "\x7f",
            "\ud800", "\x00", "\x1b",
@@ -70,7 +70,7 @@ def test_the_published_schema_states_the_same_rule():
 
 @pytest.mark.django_db
 def test_an_annotation_follows_the_rule_in_the_admin(admin_client, board):
-    from scoring.tests.conftest import admin_change
+    from scoring.tests.helpers import admin_change
 
     entry = board["carol"]
     url = f"/admin/scoring/submission/{entry.pk}/change/"

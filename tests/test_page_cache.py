@@ -7,8 +7,10 @@ from django.db import connection
 from django.test.utils import CaptureQueriesContext
 
 from catalog.importer import import_catalog
+from scoring.attempts import score
+from scoring.recording import submit
 from sitecache.models import CATALOG, Generation
-from scoring.service import score, submit
+from tests.hostile import CACHE_BYPASS_URLS
 
 pytestmark = pytest.mark.django_db
 
@@ -74,11 +76,6 @@ def test_signed_in_users_are_never_served_from_the_cache(admin_client, client, i
 
 
 # --- the key holds what a page reads, nothing else (issue: the cache could be bypassed) -------------
-
-
-CACHE_BYPASS_URLS = ["/cases/adder/leaderboard/?junk=second", "/cases/adder/leaderboard/",
-                     "/cases/adder/leaderboard/?all=0", "/cases/adder/leaderboard/?page=1",
-                     "/cases/adder/leaderboard/?utm_source=x&junk=3", "/cases/adder/leaderboard/?all=yes&page="]
 
 
 def test_unknown_parameters_cannot_make_a_page_miss_the_cache(client, imported):
@@ -198,7 +195,7 @@ def test_a_new_best_or_entry_on_a_latest_version_refreshes_the_case_list_but_a_w
         client, imported, correct_wasm, tmp_path):
     from catalog.models import CaseVersion
     from engine.tests import wat
-    from scoring.tests.conftest import adder_answers
+    from scoring.tests.helpers import adder_answers
 
     latest = CaseVersion.objects.get(case__slug="adder", version="v10")
     queries(client, "/cases/")

@@ -6,9 +6,10 @@ import pytest
 
 from catalog.importer import import_catalog
 from catalog.models import CaseVersion
-from scoring.service import score, submit
+from scoring.attempts import score
+from scoring.recording import submit
 from engine.tests import wat
-from scoring.tests.conftest import adder_answers
+from scoring.tests.helpers import adder_answers
 
 pytestmark = pytest.mark.django_db
 

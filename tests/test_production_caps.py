@@ -26,10 +26,10 @@ from pathlib import Path
 import httpx
 import pytest
 
-from catalog.tests.conftest import ADDER_V1, VALID_CATALOG, CatalogTree
+from catalog.tests.trees import ADDER_V1, VALID_CATALOG, CatalogTree
 from engine.builds import pack_folder
 from engine.tests import wat
-from scoring.tests.conftest import adder_answers
+from scoring.tests.helpers import adder_answers
 from tests.serve_stack import (ROOT, first_answer, free_port, manage_as_site, poll_json, postgres_database, stop,
                                 uids_running)
 

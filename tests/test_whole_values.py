@@ -13,9 +13,9 @@ import pytest
 
 from catalog.manifest import SLUG_PATTERN, VERSION_PATTERN
 from catalog.models import CaseVersion, UnknownTarget, resolve_target
-from catalog.tests.test_admin import IMPORT_URL, new_version_folder, tar_folder
+from catalog.tests.archives import IMPORT_URL, new_version_folder, tar_folder
 from lib.paging import BadPage, parse_page
-from scoring.service import ScoringError, check_name
+from scoring.recording import ScoringError, check_name
 
 pytestmark = pytest.mark.django_db
 

@@ -16,9 +16,9 @@ import time
 
 import pytest
 
-from catalog.tests.conftest import ADDER_V1, VALID_CATALOG, CatalogTree
+from catalog.tests.trees import ADDER_V1, VALID_CATALOG, CatalogTree
 from engine.tests import wat
-from scoring.tests.conftest import adder_answers
+from scoring.tests.helpers import adder_answers
 from tests.helpers import ROOT, SubprocessDatabase, command_env, manage
 JOBS = 4  # enough for both workers to be busy when one dies, and for the other to go on
 pytestmark = pytest.mark.slow
@@ -46,7 +46,7 @@ def test_a_worker_killed_mid_job_loses_nothing_and_counts_nothing_twice(worker_e
         "from django.db import transaction\n"
         "from catalog.models import CaseVersion\n"
         "from scoring.jobs import enqueue_scoring\n"
-        "from scoring.service import submit\n"
+        "from scoring.recording import submit\n"
         "from pathlib import Path\n"
         "version = CaseVersion.objects.get(case__slug='adder')\n"
         f"for index in range({JOBS}):\n"

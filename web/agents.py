@@ -16,7 +16,8 @@ from lib.csvexport import csv_response
 from lib.paging import BadPage, page_of
 from lib.urlparts import name_paths
 from scoring.agents import SORTS, Matrix, request_refresh, trials
-from scoring.boards import BOARD_ORDER, model_filter
+from scoring.boards import BOARD_ORDER
+from scoring.boards.reading import model_filter
 from scoring.boards.reading import BadModel
 from scoring.documents import agents_table
 from scoring.models import Agent, AgentLine
@@ -26,6 +27,7 @@ from sitecache.pages import cached_page, choice, page, query_without, text
 from web.errors import BadFormat, bad_request, wants_csv
 from web.matrix import Column, points_html, row_html
 from web.standings import refreshing
+from web.charts import cost_chart
 
 AGENTS_PER_PAGE = 50
 CASES_PER_PAGE = 12  # case columns a page shows (?cases= pages through them)
@@ -53,7 +55,7 @@ def agents(request: HttpRequest) -> HttpResponse:
     cells = matrix.cells(lines, columns)
     shown = [Column.of(version) for version in columns]
     path = name_paths("agent")  # one reverse() for every row's link
-    chart = matrix.chart(AGENTS_PER_PAGE)
+    chart = cost_chart(*matrix.chart_rows(), AGENTS_PER_PAGE)
     chart_query = query_without(request, AGENTS_PARAMETERS, ("page", "cases", "format"))
     context = {
         "matrix": matrix,

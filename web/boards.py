@@ -2,9 +2,6 @@
 
 from __future__ import annotations
 
-import math
-from dataclasses import dataclass
-
 from django.core.paginator import Paginator
 from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, render
@@ -15,33 +12,29 @@ from catalog.runrecords import RUN_FIELDS
 from engine.sandbox import WASMTIME_VERSION
 from lib.csvexport import csv_response
 from lib.paging import BadPage, page_of
-from scoring.boards import CURRENT_ENGINE, BadModel, Entry, model_filter
-from scoring.boards.reading import place_of
-from scoring.compare import CHART_HALF_WIDTH as COMPARE_HALF_WIDTH
-from scoring.compare import CHART_LABEL_WIDTH as COMPARE_LABEL_WIDTH
-from scoring.compare import CHART_ROW_HEIGHT as COMPARE_ROW_HEIGHT
+from scoring.boards import CURRENT_ENGINE
+from scoring.boards.reading import BadModel, Leaderboard, model_filter, place_of
 from scoring.compare import NotComparable, compare, leader_of
 from scoring.documents import board_table, pass_line, share_of_limit, stress_fuel, stress_inputs_of
-from scoring.history import history_chart
 from scoring.models import Submission, Verification
 from sitecache.pages import cached_page, choice, flag, not_kept, page, query_without, text
 from web.cases import version_scope
+from web.charts import (
+    CHART_BAR_WIDTH,
+    CHART_ENTRIES,
+    COMPARE_HALF_WIDTH,
+    COMPARE_LABEL_WIDTH,
+    COMPARE_ROW_HEIGHT,
+    chart_bars,
+    comparison_bars,
+    history_chart,
+)
 from web.errors import BadFormat, bad_request, wants_csv
 
 ENTRIES_PER_PAGE = 50
-CHART_ENTRIES = 20
-CHART_BAR_WIDTH = 380  # SVG units of the longest bar
-CHART_ROW_HEIGHT = 22
 FAILED_SHOWN_FIRST = 3  # inputs named in a failed entry's reason, at the top of its page
 # The query parameters a leaderboard reads (and so its cache key holds).
 LEADERBOARD_PARAMETERS = (text("version"), text("variant"), flag("all"), text("model"), page(), choice("format"))
-
-
-@dataclass(frozen=True)
-class Bar:
-    entry: Entry
-    width: float  # SVG units, up to CHART_BAR_WIDTH
-    y: int
 
 
 def leaderboard_selection(request: HttpRequest, slug: str) -> tuple[CaseVersion, Variant | None, bool]:
@@ -53,20 +46,6 @@ def leaderboard_selection(request: HttpRequest, slug: str) -> tuple[CaseVersion,
     return version, variant, request.GET.get("all") == "1"
 
 
-def chart_bars(entries: list[Entry]) -> list[Bar]:
-    """Horizontal bars for the ranked totals, on a log scale (totals span orders of magnitude)."""
-    ranked = [entry for entry in entries if entry.rank is not None]
-    if not ranked:
-        return []
-    totals = [max(entry.total_fuel, 1) for entry in ranked]
-    low, high = math.log10(min(totals)) - 0.5, math.log10(max(totals))
-    span = max(high - low, 1e-9)
-    return [
-        Bar(entry, round(CHART_BAR_WIDTH * (math.log10(total) - low) / span, 1), index * CHART_ROW_HEIGHT)
-        for index, (entry, total) in enumerate(zip(ranked, totals))
-    ]
-
-
 @cached_page(*LEADERBOARD_PARAMETERS, scope=version_scope)
 def leaderboard(request: HttpRequest, slug: str) -> HttpResponse:
     version, variant, include_all = leaderboard_selection(request, slug)
@@ -76,7 +55,7 @@ def leaderboard(request: HttpRequest, slug: str) -> HttpResponse:
             return csv_response(*board_table(version, variant, include_all, model))
     except (BadFormat, BadModel) as bad:
         return bad_request(request, str(bad))
-    entries = Submission.objects.leaderboard(version, variant=variant, include_all=include_all, model=model)
+    entries = Leaderboard(version, variant=variant, include_all=include_all, model=model)
     try:
         page = page_of(Paginator(entries, ENTRIES_PER_PAGE), request.GET.get("page"))
     except BadPage as bad:
@@ -171,7 +150,7 @@ def submission_compare(request: HttpRequest, a: int, b: int) -> HttpResponse:
         comparison = compare(public_submission_or_404(a), public_submission_or_404(b))
     except NotComparable as reason:
         return bad_request(request, str(reason))
-    bars = comparison.bars()
+    bars = comparison_bars(comparison)
     context = {
         "comparison": comparison,
         "a": comparison.a,

@@ -6,14 +6,19 @@ import functools
 
 from django.conf import settings
 from django.core.paginator import Paginator
-from django.http import HttpRequest, HttpResponse
+from django.http import Http404, HttpRequest, HttpResponse, HttpResponsePermanentRedirect
 from django.shortcuts import render
+from django.urls import reverse
 
 from catalog.manifest import DIFFICULTIES
 from catalog.models import Tag
 from lib.csvexport import csv_response
 from lib.paging import BadPage, page_of
+from scoring.boards import RANKED
+from scoring.boards.places import ALL_VARIANTS
+from scoring.boards.reading import place_of
 from scoring.documents import standings_table
+from scoring.models import Standing
 from scoring.standings import BadFilter, Standings, request_refresh, standings_generations
 from sitecache.pages import cached_page, choice, page, query_without, text
 from web.errors import BadFormat, bad_request, wants_csv
@@ -70,13 +75,7 @@ def submitter(request: HttpRequest, name: str) -> HttpResponse:
     name has one URL (lib/urlparts.py); another spelling of it is sent there."""
     from urllib.parse import unquote
 
-    from django.http import Http404, HttpResponsePermanentRedirect
-    from django.urls import reverse
 
-    from scoring.boards import RANKED
-    from scoring.boards.places import ALL_VARIANTS
-    from scoring.boards.reading import place_of
-    from scoring.models import Standing
 
     canonical = reverse("submitter", args=[name])
     if unquote(canonical) != request.path:

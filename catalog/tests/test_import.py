@@ -7,7 +7,7 @@ from django.core.management import call_command
 
 from catalog.importer import IMPORTED, REFUSED, UNCHANGED, import_catalog, import_version
 from catalog.models import Case, CaseVersion, HeldOutInput, Tag, Variant, VersionFile
-from catalog.tests.conftest import ADDER_V1
+from catalog.tests.trees import ADDER_V1
 
 pytestmark = pytest.mark.django_db
 

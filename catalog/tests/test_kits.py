@@ -99,7 +99,8 @@ def test_the_case_page_says_what_a_solver_needs(client, adder_v1, settings):
 
 
 def test_the_case_list_shows_entries_and_when_a_case_changed(client, adder_v1, correct_wasm):
-    from scoring.service import score, submit
+    from scoring.attempts import score
+    from scoring.recording import submit
 
     latest = CaseVersion.objects.get(case__slug="adder", version="v10")
     for name in ("ada", "bob"):
@@ -112,7 +113,8 @@ def test_the_case_list_shows_entries_and_when_a_case_changed(client, adder_v1, c
 def test_a_failed_submission_is_never_green_and_says_the_same_everywhere(client, adder_v1, tmp_path, settings):
     import re
 
-    from scoring.service import score, submit
+    from scoring.attempts import score
+    from scoring.recording import submit
 
     folder = tmp_path / "broken"
     folder.mkdir()

@@ -10,13 +10,13 @@ import tomllib
 from decimal import Decimal
 from pathlib import Path
 
-from hypothesis import HealthCheck, given, settings
+from hypothesis import given
 from hypothesis import strategies as st
 
 from catalog.manifest import ManifestError, scan_catalog
-from catalog.tests.conftest import ADDER_V1, VALID_CATALOG
+from catalog.tests.broken_manifests import FUZZ_SETTINGS
+from catalog.tests.trees import ADDER_V1, VALID_CATALOG
 
-FUZZ_SETTINGS = settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 VALID_MANIFEST = tomllib.loads((VALID_CATALOG / ADDER_V1 / "test-case.toml").read_text())
 
 

@@ -7,7 +7,7 @@ import io
 import pytest
 from django.core.management import CommandError, call_command
 
-from catalog.tests.conftest import ADDER_V1
+from catalog.tests.trees import ADDER_V1
 
 pytestmark = pytest.mark.django_db
 

@@ -10,14 +10,15 @@ import wasmtime
 from engine.judging import Judge
 from engine.sandbox import (
     ENGINE_DIGEST,
-    module_digest,
     InvalidModule,
     ModuleCache,
     Status,
     load_solution,
+    module_digest,
     trap_message,
 )
 from engine.tests import wat
+from engine.tests.hostile import INVALID_MODULES, slow_to_compile
 
 ANY_OBJECT = b'{"type": "object"}'
 SUM_SCHEMA = b'{"type": "object", "required": ["sum"], "properties": {"sum": {"type": "integer"}}}'
@@ -267,31 +268,6 @@ def test_a_wrong_answer_at_the_root():
 
 # --- invalid modules -------------------------------------------------------------------------------
 
-INVALID_MODULES = [
-    ("import", wat.module(imports='(import "env" "clock" (func))'), "module must be import-free but imports 1 item"),
-    ("two-tables", wat.module(extra="(table 1 funcref) (table 1 funcref)"), "module declares 2 tables; at most 1 is allowed"),
-    ("huge-table", wat.module(extra="(table 2000000 funcref)"), "a table's initial size exceeds 1,048,576 slots"),
-    ("threads", wat.module(memory='(memory (export "memory") 1 1 shared)'), "threads must be enabled"),
-    ("tail-calls", wat.module(extra="(func $t (return_call $t))"), "tail calls support is not enabled"),
-    ("exceptions", wat.module(extra="(tag $e) (func (throw $e))"), "exceptions proposal not enabled"),
-    ("many-globals", wat.module(extra=" ".join(["(global i32 (i32.const 0))"] * 10_001)), "module defines 10,001 globals; at most 10,000"),
-    ("many-sections", bytes(wat.module()) + b"\x00\x02\x01x" * 1_001, "module has more than 1,000 sections"),
-    ("start", wat.module(extra="(func $init) (start $init)"), "module has a start function"),
-    ("no-memory", wat.module(memory="(memory 1)"), "missing export `memory`"),
-    ("memory-not-memory", wat.module(memory='(memory 1) (global (export "memory") i32 (i32.const 0))'), "export `memory` must be a memory"),
-    ("two-memories", wat.module(memory=wat.MEMORY + " (memory 1)"), "module does not compile: multiple memories"),
-    ("initial-memory-too-big", wat.module(memory='(memory (export "memory") 5)'), "initial memory of 327,680 bytes exceeds max_memory_bytes (262,144)"),
-    ("memory64", wat.module(memory='(memory (export "memory") i64 1)', alloc='(func (export "alloc") (param i32) (result i32) i32.const 0)', body="i64.const 0"), "memory64 must be enabled for 64-bit memories"),
-    ("no-alloc", wat.module(alloc=""), "missing export `alloc` (i32) -> (i32)"),
-    ("alloc-signature", wat.module(alloc='(func (export "alloc") (param i64) (result i32) i32.const 0)'), "export `alloc` has type (i64) -> (i32), expected (i32) -> (i32)"),
-    ("no-entry", wat.module(entry="other"), "missing export `solve` (i32, i32) -> (i64)"),
-    ("entry-signature", wat.module("i32.const 0", signature="(param i32 i32) (result i32)"), "export `solve` has type (i32, i32) -> (i32), expected (i32, i32) -> (i64)"),
-    ("garbage", b"\0asm\x01\x00\x00\x00\xff\xff\xff", "module does not compile"),
-    ("not-wasm", b"#!/bin/sh\necho hi\n", "not a WebAssembly binary"),
-    ("component", b"\0asm\x0d\x00\x01\x00", "not a WebAssembly core module"),
-    ("empty", b"", "not a WebAssembly binary"),
-]
-
 
 @pytest.mark.parametrize("name, wasm, fragment", INVALID_MODULES, ids=[item[0] for item in INVALID_MODULES])
 def test_invalid_modules_are_refused_with_a_reason(name, wasm, fragment):
@@ -392,32 +368,6 @@ def test_the_engine_meters_fuel():
 
 
 # --- hostile modules --------------------------------------------------------------------------------
-
-
-def _leb(value: int) -> bytes:
-    out = bytearray()
-    while True:
-        byte, value = value & 0x7F, value >> 7
-        out.append(byte | (0x80 if value else 0))
-        if not value:
-            return bytes(out)
-
-
-def _section(section_id: int, payload: bytes) -> bytes:
-    return bytes([section_id]) + _leb(len(payload)) + payload
-
-
-def slow_to_compile(functions: int = 200, groups: int = 20_000) -> bytes:
-    """About 28 MB of straight-line arithmetic (several seconds of Cranelift), written as binary."""
-    # local.get 0, local.get 0, i32.mul, local.set 0 … then local.get 0, end
-    body = b"\x00" + b"\x20\x00\x20\x00\x6c\x21\x00" * groups + b"\x20\x00\x0b"
-    code = _leb(functions) + (_leb(len(body)) + body) * functions
-    return (
-        b"\0asm\x01\x00\x00\x00"
-        + _section(1, b"\x01\x60\x01\x7f\x01\x7f")  # one type: (i32) -> i32
-        + _section(3, _leb(functions) + b"\x00" * functions)
-        + _section(10, code)
-    )
 
 
 def test_a_module_that_takes_too_long_to_compile_is_invalid_and_the_compiler_is_stopped(tmp_path):
@@ -562,16 +512,6 @@ def test_the_engine_configuration_is_spelled_out_and_named_by_a_digest():
     assert not any(ENGINE_SETTINGS[name] for name in ("wasm_threads", "wasm_gc", "wasm_exceptions", "wasm_memory64",
                                                       "wasm_component_model", "wasm_stack_switching", "wasm_multi_memory"))
     assert len(ENGINE_DIGEST) == 12
-
-
-HOSTILE_MODULES = [
-    "recurses until the stack overflows", "grows memory in a loop", "returns a 4 GiB output length",
-    "is larger than the size cap", "takes very long to compile", "needs too much memory to compile",
-    "spins forever (wall-clock guard)",
-    "imports host functions", "has a start function", "names itself in imports", "names itself in a backtrace",
-    "names itself in a compiler error", "hides a key in a schema violation", "hides a key in a wrong answer",
-    "answers beyond the size cap", "answers a catastrophic pattern", "answers gigabytes of objects",
-]
 
 
 def test_the_disk_cache_stays_under_its_byte_cap_and_keeps_what_was_used_last(tmp_path):

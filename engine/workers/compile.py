@@ -16,6 +16,7 @@ from pathlib import Path
 def main(source: str, target: str, memory_bytes: int) -> int:
     resource.setrlimit(resource.RLIMIT_AS, (memory_bytes, memory_bytes))
     resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
+    # deferred: wasmtime is loaded under the address-space cap just set, never before it
     import wasmtime
 
     from engine.sandbox import engine

@@ -25,6 +25,7 @@ def _read_exactly(stream, size: int) -> bytes | None:
 def main(memory_bytes: int) -> int:
     resource.setrlimit(resource.RLIMIT_AS, (memory_bytes, memory_bytes))
     resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
+    # deferred: the judge (jsonschema and its compiled patterns) is loaded under the cap just set
     from engine.judging import INVALID_OUTPUT, REPLY, REQUEST, JudgeCache, Verdict
 
     cache = JudgeCache()

@@ -24,15 +24,19 @@ from __future__ import annotations
 import time
 from dataclasses import dataclass
 
-from django.db import transaction
+from django.db import connection, transaction
 from django.db.models import Count, FloatField, Q, Sum
 from django.db.models.functions import Cast, Coalesce, Greatest
+from django_tasks import task
 
+from catalog.models import CaseVersion
 from lib.stats import pareto_front, wilson_interval
 from scoring import snapshots
 from scoring.boards.places import RANKED
+from scoring.models import Agent, AgentCell, AgentLine, Submission
 from scoring.models.agents import CostPerTrial
 from scoring.standings.computing import case_counts, scope_name, version_scopes
+from sitecache.models import AGENTS_SNAPSHOT
 
 IDENTICAL = "identical"  # Verification.Outcome.IDENTICAL, as the cells keep it
 SORTS = ("score", "pass_rate", "cost")
@@ -40,7 +44,6 @@ SORTS = ("score", "pass_rate", "cost")
 
 def trials():
     """Every trial: the one definition the matrix, the agent page and the tests read."""
-    from scoring.models import Submission
 
     return Submission.objects.filter(version__latest_public=True, board_group__isnull=False).exclude(model="")
 
@@ -163,10 +166,7 @@ CELLS_SQL = """
 
 
 def _insert_cells() -> None:
-    from django.db import connection
 
-    from catalog.models import CaseVersion
-    from scoring.models import Agent, AgentCell, Submission
 
     sql = CELLS_SQL.format(cell=AgentCell._meta.db_table, submission=Submission._meta.db_table,
                            version=CaseVersion._meta.db_table, agent=Agent._meta.db_table, ranked=RANKED)
@@ -204,14 +204,12 @@ def line_of(row: dict, names: dict[int, tuple[str, str]]) -> Line:
 
 
 def agent_names() -> dict[int, tuple[str, str]]:
-    from scoring.models import Agent
 
     return {pk: (model, harness) for pk, model, harness in Agent.objects.values_list("pk", "model", "harness")}
 
 
 def scope_lines() -> dict[str, list[Line]]:
     """Every precomputed scope's lines, placed: every case, each difficulty, each tag."""
-    from scoring.models import AgentCell
 
     cells, names = AgentCell.objects.filter(version__latest_public=True), agent_names()
     scopes: dict[str, list[Line]] = {"": [line_of(row, names) for row in line_sums(cells)]}
@@ -225,7 +223,6 @@ def scope_lines() -> dict[str, list[Line]]:
 def summed_lines(version_ids) -> list[Line]:
     """The lines over just these versions, placed, summed from the stored cells (a filter that is
     not precomputed: a difficulty and a tag together)."""
-    from scoring.models import AgentCell
 
     names = agent_names()
     return placed([line_of(row, names) for row in line_sums(AgentCell.objects.filter(version_id__in=list(version_ids)))])
@@ -234,8 +231,6 @@ def summed_lines(version_ids) -> list[Line]:
 def refresh() -> float:
     """Recompute every cell and every precomputed scope's lines, and replace them in one
     transaction. Returns seconds."""
-    from scoring.models import Agent, AgentCell, AgentLine
-    from sitecache.models import AGENTS_SNAPSHOT
 
     started = time.perf_counter()
     source = snapshots.current_source()  # before reading: a score landing meanwhile makes the next check refresh again
@@ -256,7 +251,6 @@ def refresh() -> float:
 
 def _make_agents() -> list[int]:
     """The ids of the agents with a trial, each made if it is new (the others keep theirs)."""
-    from scoring.models import Agent
 
     keys = set(trials().values_list("model", "harness").distinct().order_by())
     Agent.objects.bulk_create([Agent(model=model, harness=harness) for model, harness in keys],
@@ -265,7 +259,6 @@ def _make_agents() -> list[int]:
 
 
 def _stored_line(scope: str, line: Line):
-    from scoring.models import AgentLine
 
     low, high = line.pass_interval
     return AgentLine(scope=scope, agent_id=line.agent_id, harness=line.harness, by_score=line.by_score,
@@ -284,8 +277,12 @@ def snapshot():
     return snapshots.snapshot(snapshots.AGENTS)
 
 
+@task()
+def refresh_agents_job() -> float:
+    """Recompute the agents matrix, on whichever worker takes this. Returns seconds."""
+    return refresh()
+
+
 def request_refresh() -> bool:
     """Queue a refresh of the matrix if it is behind the scores and old enough (snapshots)."""
-    from scoring.jobs import refresh_agents_job
-
     return snapshots.request_refresh(snapshots.AGENTS, refresh_agents_job.enqueue)

@@ -4,23 +4,21 @@ case columns a slice at a time, the cells where the two cross, and the cost × s
 from __future__ import annotations
 
 import hashlib
-import math
 from dataclasses import dataclass
 
 from django import forms
 from django.core.cache import cache
+from django.db.models import Q
 
 from catalog.manifest import DIFFICULTIES
 from catalog.models import CaseVersion, Tag
 from scoring.agents.computing import SORTS, front_of, snapshot, summed_lines
+from scoring.models import Agent, AgentCell, AgentLine
 from scoring.standings.computing import scope_name
 from scoring.standings.reading import BadFilter
-from scoring.models import Agent
 from sitecache.models import AGENTS_SNAPSHOT, CATALOG, Generation
 
 CHART_POINTS = 60  # the most points the chart draws: the whole front, then the best by score
-CHART_WIDTH, CHART_HEIGHT = 640, 300
-CHART_LEFT, CHART_RIGHT, CHART_TOP, CHART_BOTTOM = 64, 20, 14, 40
 
 
 class AgentsFilterForm(forms.Form):
@@ -43,7 +41,6 @@ class LineSlice:
         self.place = f"by_{sort}" if harness is None else f"harness_by_{sort}"
 
     def _rows(self):
-        from scoring.models import AgentLine
 
         rows = AgentLine.objects.filter(scope=self.scope)
         return rows if self.harness is None else rows.filter(harness=self.harness)
@@ -68,7 +65,6 @@ class LineSlice:
         """The lines the chart draws, (agent id, model, harness, mean cost, score, index in this
         order, on the front), and how many lines recorded a cost: the front and the best by score,
         read through their stored flags and places, never every line."""
-        from django.db.models import Q
 
         front, by_score = ("on_front", "by_score") if self.harness is None else ("on_harness_front", "harness_by_score")
         costed = self._rows().filter(cost_trials__gt=0, total_cost_usd__isnull=False)
@@ -145,7 +141,6 @@ class Matrix:
     def cells(self, lines, versions) -> dict[tuple[int, int], "ShownCell"]:
         """(agent id, version id) → the stored cell, for these lines and these columns: one query
         (read as plain values: a page holds up to a thousand cells)."""
-        from scoring.models import AgentCell
 
         agents, version_ids = [line.agent_id for line in lines], [version.pk for version in versions]
         if not agents or not version_ids:
@@ -153,9 +148,9 @@ class Matrix:
         rows = AgentCell.objects.filter(agent_id__in=agents, version_id__in=version_ids).values_list(*ShownCell.FIELDS)
         return {(row[0], row[1]): ShownCell(*row) for row in rows}
 
-    def chart(self, per_page: int) -> "CostChart | None":
-        """The cost × score chart of the lines that recorded a cost, None when none did."""
-        return cost_chart(*self.lines.chart_rows(), per_page)
+    def chart_rows(self) -> tuple[list[tuple], int]:
+        """What the cost × score chart draws (web/charts.py): the lines that recorded a cost, and how many."""
+        return self.lines.chart_rows()
 
 
 @dataclass(frozen=True, slots=True)
@@ -192,69 +187,3 @@ def combined(versions, scope: str) -> dict[str, list]:
         found = {sort: sorted(lines, key=lambda line: getattr(line, f"by_{sort}")) for sort in SORTS}
         cache.set(key, found, 3600)
     return found
-
-
-@dataclass(frozen=True)
-class ChartPoint:
-    agent_id: int
-    model: str
-    harness: str
-    cost: float  # mean per trial, US dollars
-    score: float
-    x: float
-    y: float
-    on_front: bool
-    page: int  # the page of the matrix (in its current order and filter) that holds the agent's row
-
-
-@dataclass(frozen=True)
-class CostChart:
-    points: list[ChartPoint]
-    front: str  # the front's line, SVG points
-    width: int
-    height: int
-    left: int
-    bottom: int
-    x_labels: list[tuple[float, float, str]]  # (x, cost, text-anchor)
-    y_labels: list[tuple[float, float]]  # (y, score)
-    log_scale: bool
-    drawn: int
-    total: int  # agents that recorded a cost
-
-
-def cost_chart(rows: list[tuple], total: int, per_page: int) -> CostChart | None:
-    """Mean cost per trial (x, log scale when the costs span ten times or more) against score
-    (y): the Pareto front (no other agent costs no more and scores no less) drawn as a line, and
-    at most CHART_POINTS points: the whole front, then the best by score. `rows` are (agent id,
-    model, harness, mean cost, score, index in the page's order, on the front)."""
-    if not rows:
-        return None
-    front = sum(1 for row in rows if row[6])
-    shown = sorted(rows, key=lambda row: (not row[6], -row[4], row[1], row[2]))[:max(CHART_POINTS, front)]
-    costs = [row[3] for row in shown]
-    low, high = min(costs), max(costs)
-    log_scale = low > 0 and high / low >= 10
-    plot_width = CHART_WIDTH - CHART_LEFT - CHART_RIGHT
-    plot_height = CHART_HEIGHT - CHART_TOP - CHART_BOTTOM
-    top_score = max(max(row[4] for row in shown), 1.0)
-
-    def x_of(cost: float) -> float:
-        if log_scale:
-            share = (math.log10(cost) - math.log10(low)) / (math.log10(high) - math.log10(low))
-        else:
-            share = cost / high if high > 0 else 0.5
-        return round(CHART_LEFT + plot_width * share, 1)
-
-    def y_of(score: float) -> float:
-        return round(CHART_TOP + plot_height * (1 - score / top_score), 1)
-
-    points = [ChartPoint(agent_id, model, harness, cost, score, x_of(cost), y_of(score), on_front,
-                         index // per_page + 1)
-              for agent_id, model, harness, cost, score, index, on_front in shown]
-    on_front = sorted((point for point in points if point.on_front), key=lambda point: (point.cost, -point.score))
-    bottom = CHART_HEIGHT - CHART_BOTTOM
-    x_labels = [(x_of(low if log_scale else 0.0) if log_scale else float(CHART_LEFT), low if log_scale else 0.0, "start"),
-                (float(CHART_LEFT + plot_width), high, "end")]
-    return CostChart(points, " ".join(f"{point.x},{point.y}" for point in on_front), CHART_WIDTH, CHART_HEIGHT,
-                     CHART_LEFT, bottom, x_labels, [(y_of(0.0), 0.0), (y_of(top_score), top_score)], log_scale,
-                     len(points), total)

@@ -16,7 +16,11 @@ Every write that changes what a board shows goes through `update_boards()` (or
 it from the submissions (`manage.py rebuild_standings`, and the data migration).
 
 The modules: `places` (a submission's group and key), `reading` (the `Leaderboard`), `updates`
-(`update_boards`, `forget_submission`) and `rebuilding` (`rebuild`).
+(`update_boards`, `forget_submission`, `set_hidden`), `records` (the record progression) and
+`rebuilding` (`rebuild`).
+
+The package imports nothing of its own but `places` (pure: no model, no query), so the models can
+use it without importing the modules that read and write the boards, which use the models.
 """
 
 from scoring.boards.places import (
@@ -34,11 +38,8 @@ from scoring.boards.places import (
     engine_label,
     variant_key,
 )
-from scoring.boards.reading import MODEL_MAX, SUBMISSION_FIELDS, BadModel, Entry, Leaderboard, model_filter
-from scoring.boards.rebuilding import rebuild
-from scoring.boards.updates import forget_submission, update_boards
 
 __all__ = [
-    "ALL_VARIANTS", "BOARD_ORDER", "CURRENT_ENGINE", "MODEL_MAX", "BadModel", "model_filter", "EXCLUDED", "GROUP_NAMES", "OVER_LIMIT", "RANKED", "STANDING_ORDER", "SUBMISSION_FIELDS", "UNRANKED", "Entry", "Leaderboard",
-    "board_place", "board_place_expressions", "engine_label", "forget_submission", "rebuild", "update_boards", "variant_key",
+    "ALL_VARIANTS", "BOARD_ORDER", "CURRENT_ENGINE", "EXCLUDED", "GROUP_NAMES", "OVER_LIMIT", "RANKED",
+    "STANDING_ORDER", "UNRANKED", "board_place", "board_place_expressions", "engine_label", "variant_key",
 ]

@@ -5,10 +5,20 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 from datetime import datetime
 
-from django.db.models import F
+from django.db import connection
+from django.db.models import F, Q, Window
+from django.db.models.functions import RowNumber
 
 from lib.errors import DomainError
-from scoring.boards.places import GROUP_NAMES, RANKED, engine_label, variant_key
+from scoring.boards.places import (
+    ALL_VARIANTS,
+    GROUP_NAMES,
+    RANKED,
+    engine_label,
+    variant_key,
+)
+from scoring.models import BoardSummary, Standing, Submission
+from scoring.verdicts import verdict_of
 
 MODEL_MAX = 100  # as Submission.model
 
@@ -53,7 +63,6 @@ class Entry:
 
     @property
     def verdict(self):
-        from scoring.verdicts import verdict_of
 
         return verdict_of(status=self.status, passed=self.passed, total_fuel=self.total_fuel,
                           passed_count=self.passed_count, input_count=self.input_count)
@@ -96,7 +105,6 @@ class Leaderboard:
     @property
     def summary(self):
         if self._summary is None:
-            from scoring.models import BoardSummary
 
             self._summary = (BoardSummary.objects.filter(version=self.version, variant_key=self.variant_key).first()
                              or BoardSummary())
@@ -122,7 +130,6 @@ class Leaderboard:
         return Leaderboard(self.version, variant=self.variant, include_all=self.include_all)
 
     def _filtered(self):
-        from scoring.models import Standing, Submission
 
         if self.include_all:
             rows = Submission.objects.filter(version=self.version, board_group__isnull=False)
@@ -176,9 +183,6 @@ class Leaderboard:
     def _board_ranks(self, entries: list[Entry]) -> list[Entry]:
         """With a model filter, each ranked entry's rank on the whole board: its row number among
         the board's ranked rows, numbered by the database in one pass up to the page's last."""
-        from django.db import connection
-        from django.db.models import Window
-        from django.db.models.functions import RowNumber
 
         ranked = [entry for entry in entries if entry.rank is not None]
         if self.model is None or not ranked:
@@ -209,10 +213,7 @@ class Place:
 def place_of(submission) -> Place | None:
     """The submission's place on its version's board (every variant); None when the board does
     not show it (not the submitter's best, or hidden). Two indexed counts."""
-    from django.db.models import Q
 
-    from scoring.boards.places import ALL_VARIANTS
-    from scoring.models import Standing
 
     board = Standing.objects.board(submission.version_id, ALL_VARIANTS)
     ranked = board.filter(board_group=RANKED)

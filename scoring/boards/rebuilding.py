@@ -2,12 +2,21 @@
 
 from __future__ import annotations
 
+from types import SimpleNamespace
 from typing import Iterable
 
-from django.db import transaction
+from django.db import connection, transaction
+from django.db.models import Count, Min
 
+from catalog.models import CaseVersion
 from scoring.boards import records
-from scoring.boards.places import ALL_VARIANTS, RANKED, board_place_expressions, engine_label
+from scoring.boards.places import (
+    ALL_VARIANTS,
+    RANKED,
+    board_place_expressions,
+    engine_label,
+)
+from scoring.models import BoardSummary, RecordStep, Standing, Submission
 
 
 def rebuild(version_ids: Iterable[int] | None = None, *, models_module=None) -> int:
@@ -16,36 +25,28 @@ def rebuild(version_ids: Iterable[int] | None = None, *, models_module=None) -> 
 
     `models_module` is for the data migration, which passes its historical models.
     """
-    if models_module is None:
-        from types import SimpleNamespace
-
-        from catalog.models import CaseVersion
-        from scoring.models import BoardSummary, RecordStep, Standing, Submission
-
-        models_module = SimpleNamespace(Submission=Submission, Standing=Standing, BoardSummary=BoardSummary,
-                                        CaseVersion=CaseVersion, RecordStep=RecordStep)
-    Submission, Standing, BoardSummary = models_module.Submission, models_module.Standing, models_module.BoardSummary
-    CaseVersion = models_module.CaseVersion
+    models_module = models_module or SimpleNamespace(Submission=Submission, Standing=Standing, BoardSummary=BoardSummary,
+                                                     CaseVersion=CaseVersion, RecordStep=RecordStep)
+    submission, standing, summary = models_module.Submission, models_module.Standing, models_module.BoardSummary
     final_states = ("scored", "build_failed", "invalid_module")
     with transaction.atomic():
-        submissions = Submission.objects.all()
+        submissions = submission.objects.all()
         if version_ids is not None:
             version_ids = list(version_ids)
             submissions = submissions.filter(version_id__in=version_ids)
         submissions.update(**board_place_expressions(final_states))
         scope = {} if version_ids is None else {"version_id__in": version_ids}
-        Standing.objects.filter(**scope).delete()
-        BoardSummary.objects.filter(**scope).delete()
-        written = _insert_standings(Submission, Standing, version_ids, per_variant=True)
-        written += _insert_standings(Submission, Standing, version_ids, per_variant=False)
-        _insert_summaries(Submission, Standing, BoardSummary, CaseVersion, version_ids)
+        standing.objects.filter(**scope).delete()
+        summary.objects.filter(**scope).delete()
+        written = _insert_standings(submission, standing, version_ids, per_variant=True)
+        written += _insert_standings(submission, standing, version_ids, per_variant=False)
+        _insert_summaries(submission, standing, summary, models_module.CaseVersion, version_ids)
         records.rebuild(version_ids, models_module=models_module)
     return written
 
 
 def _insert_standings(Submission, Standing, version_ids, *, per_variant: bool) -> int:
     """One INSERT … SELECT: the first board entry of each partition, in board order."""
-    from django.db import connection
 
     submission, standing = Submission._meta.db_table, Standing._meta.db_table
     partition = "version_id, variant_id, name" if per_variant else "version_id, name"
@@ -70,7 +71,6 @@ def _insert_standings(Submission, Standing, version_ids, *, per_variant: bool) -
 
 
 def _insert_summaries(Submission, Standing, BoardSummary, CaseVersion, version_ids) -> None:
-    from django.db.models import Count, Min
 
     scope = {} if version_ids is None else {"version_id__in": version_ids}
     summaries: dict[tuple, dict] = {}

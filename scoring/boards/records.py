@@ -10,9 +10,15 @@ say, which `rebuild()` recomputes from scratch.
 
 from __future__ import annotations
 
+from collections import Counter
 from typing import Iterable
 
+from django.db import connection
+
+from scoring import models as scoring_models
 from scoring.boards.places import ALL_VARIANTS, RANKED
+from scoring.models import RecordStep
+from scoring.signals import new_records
 
 
 def _when(row: dict):
@@ -28,8 +34,6 @@ class Changes:
 
     def moved(self, row: dict, group: int | None) -> None:
         """A submission's board group changed from `row["board_group"]` to `group`."""
-        from scoring.models import RecordStep
-
         version_id = row["version_id"]
         if version_id in self.rebuild:
             return
@@ -48,10 +52,6 @@ class Changes:
                 self.appends.append((version_id, variant_key, row))
 
     def save(self) -> None:
-        from collections import Counter
-
-        from scoring.models import RecordStep
-
         # Two new steps on one board in one go: each was checked against the stored steps only.
         per_board = Counter((version_id, variant_key) for version_id, variant_key, _ in self.appends)
         self.rebuild.update(version_id for (version_id, _), count in per_board.items() if count > 1)
@@ -64,18 +64,9 @@ class Changes:
         ])
         if self.rebuild:
             rebuild(self.rebuild)
-        _verify_new_records([row["pk"] for _, variant_key, row in appended if variant_key == ALL_VARIANTS])
-
-
-def _verify_new_records(submission_ids: list[int]) -> None:
-    """With VERIFY_NEW_RECORDS, a re-measurement of each new record of a board (over every
-    variant), queued when the transaction that set it commits."""
-    from django.conf import settings
-
-    if submission_ids and settings.VERIFY_NEW_RECORDS:
-        from scoring.verification import request
-
-        request(submission_ids, enqueue=True)
+        records = [row["pk"] for _, variant_key, row in appended if variant_key == ALL_VARIANTS]
+        if records:
+            new_records.send(sender=Changes, submission_ids=records)
 
 
 def version_filter(version_ids: Iterable[int] | None) -> tuple[str, list]:
@@ -87,20 +78,18 @@ def version_filter(version_ids: Iterable[int] | None) -> tuple[str, list]:
 
 
 def rebuild(version_ids: Iterable[int] | None = None, *, models_module=None) -> int:
-    """Recompute the steps of these versions (None: every version) from their ranked submissions."""
-    from django.db import connection
-
-    if models_module is None:
-        from scoring import models as models_module  # noqa: PLW0127
-    Submission, RecordStep = models_module.Submission, models_module.RecordStep
+    """Recompute the steps of these versions (None: every version) from their ranked submissions
+    (`models_module`: a migration's historical models; by default the app's)."""
+    models_module = models_module or scoring_models
+    Submission, Step = models_module.Submission, models_module.RecordStep
     if version_ids is not None:
         version_ids = sorted(version_ids)
         if not version_ids:
             return 0
     in_versions, parameters = version_filter(version_ids)
     where = f"board_group = {RANKED}" + in_versions
-    RecordStep.objects.filter(**({} if version_ids is None else {"version_id__in": version_ids})).delete()
-    submission, step = Submission._meta.db_table, RecordStep._meta.db_table
+    Step.objects.filter(**({} if version_ids is None else {"version_id__in": version_ids})).delete()
+    submission, step = Submission._meta.db_table, Step._meta.db_table
     written = 0
     for partition, variant in (("version_id, variant_id", "variant_id"), ("version_id", "0")):
         sql = f"""

@@ -8,8 +8,17 @@ from typing import Iterable
 from django.db import models, transaction
 from django.db.models import Case, Q, Value, When
 
+from catalog.models import CaseVersion
 from scoring.boards import records as records_module
-from scoring.boards.places import ALL_VARIANTS, RANKED, board_place, engine_label, variant_key
+from scoring.boards.places import (
+    ALL_VARIANTS,
+    RANKED,
+    board_place,
+    engine_label,
+    variant_key,
+)
+from scoring.models import BoardSummary, Standing, Submission
+from sitecache.models import BEST_FUEL, STANDINGS, Generation, version_generation
 
 
 def lock_board(version_id: int) -> None:
@@ -18,7 +27,6 @@ def lock_board(version_id: int) -> None:
 
 
 def _summary(version_id: int, key: int):
-    from scoring.models import BoardSummary
 
     summary, _ = BoardSummary.objects.get_or_create(version_id=version_id, variant_key=key)
     return BoardSummary.objects.select_for_update().get(pk=summary.pk)
@@ -51,8 +59,6 @@ class _Changes:
         self.versions.add(version_id)
 
     def save(self) -> None:
-        from catalog.models import CaseVersion
-        from scoring.models import Standing
 
         for summary in self.summaries.values():
             summary.save()
@@ -77,8 +83,6 @@ def announce_versions(version_ids: set[int]) -> None:
 
 def _announce(version_ids: set[int], best_fuel_changed: set[int]) -> None:
     """Bump the page generations of the versions whose boards changed."""
-    from catalog.models import CaseVersion
-    from sitecache.models import BEST_FUEL, STANDINGS, Generation, version_generation
 
     names = []
     latest = Q(latest_any=True) | Q(latest_public=True)  # "latest" under either experimental setting
@@ -98,7 +102,6 @@ def _announce(version_ids: set[int], best_fuel_changed: set[int]) -> None:
 
 def _refresh_standing(changes: _Changes, version_id: int, variant_id: int | None, name: str) -> None:
     """Make the standing of (version, variant or every variant, name) its best board entry."""
-    from scoring.models import Standing, Submission
 
     candidates = Submission.objects.filter(version_id=version_id, name=name, board_group__isnull=False)
     if variant_id is not None:
@@ -138,7 +141,6 @@ def update_boards(pks: Iterable[int]) -> None:
     Call after changing anything a board depends on (status, results, hidden), in the same
     transaction.
     """
-    from scoring.models import Submission
 
     pks = list(pks)
     if not pks:
@@ -189,3 +191,16 @@ def forget_submission(submission) -> None:
         if getattr(submission, "_was_record", submission.board_group == RANKED):
             records_module.rebuild([submission.version_id])
         changes.save()
+
+
+def set_hidden(submissions, hidden: bool) -> int:
+    """Take these submissions, and their carried copies, off the leaderboards (or put them back);
+    standings and cached pages follow in the same transaction. Returns how many of these (copies
+    not counted) changed."""
+    with transaction.atomic():
+        pks = list(submissions.values_list("pk", flat=True))
+        count = Submission.objects.filter(pk__in=pks).update(hidden=hidden)
+        everything = list(Submission.objects.filter(pk__in=pks).with_carried_copies().values_list("pk", flat=True))
+        Submission.objects.filter(pk__in=everything).update(hidden=hidden)
+        update_boards(everything)
+    return count

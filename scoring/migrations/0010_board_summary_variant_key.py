@@ -15,7 +15,7 @@ def copy_keys(apps, schema_editor):
 
 def fill_boards(apps, schema_editor):
     """Standings (with their models), summaries and record progressions for the submissions scored so far."""
-    from scoring.boards import rebuild
+    from scoring.boards.rebuilding import rebuild
 
     rebuild(models_module=SimpleNamespace(
         Submission=apps.get_model("scoring", "Submission"), Standing=apps.get_model("scoring", "Standing"),

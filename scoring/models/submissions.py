@@ -2,12 +2,17 @@
 
 from __future__ import annotations
 
-from django.db import models, transaction
+from django.conf import settings
+from django.db import models
+from django.db.models import Q
+from django.db.models.functions import Coalesce
+from django.utils import timezone
 
 from catalog.models import CaseVersion, Variant
 from engine.builds import CONFINED
 from engine.sandbox import Status
-from scoring import boards
+from scoring.boards.places import BOARD_ORDER
+from scoring.verdicts import verdict_of
 
 
 class SubmissionQuerySet(models.QuerySet):
@@ -23,7 +28,7 @@ class SubmissionQuerySet(models.QuerySet):
         return Submission.objects.filter(pk__in=found)
 
     def in_board_order(self) -> "SubmissionQuerySet":
-        return self.order_by(*boards.BOARD_ORDER)
+        return self.order_by(*BOARD_ORDER)
 
     def stale(self, after: float | None = None) -> "SubmissionQuerySet":
         """Attempts that will not finish by themselves: running with a heartbeat (or, before the
@@ -31,10 +36,6 @@ class SubmissionQuerySet(models.QuerySet):
         ones that never got a job in as long. The one rule of `requeue_stale_jobs` and `score_many`."""
         from datetime import timedelta
 
-        from django.conf import settings
-        from django.db.models import Q
-        from django.db.models.functions import Coalesce
-        from django.utils import timezone
 
         cutoff = timezone.now() - timedelta(seconds=settings.SCORING_STALE_SECONDS if after is None else after)
         # An operator's entry waiting for its turn (not yet queued) is not stale: it is queued
@@ -45,18 +46,6 @@ class SubmissionQuerySet(models.QuerySet):
             | Q(status=Submission.State.PENDING, job_id="", handed_at__lt=cutoff)
             & (Q(operator__isnull=True) | Q(queued_at__isnull=False)))
 
-    def set_hidden(self, hidden: bool) -> int:
-        """Take these submissions, and their carried copies, off the leaderboards (or put them
-        back); standings and cached pages follow in the same transaction. Returns how many of
-        these (copies not counted) changed."""
-        with transaction.atomic():
-            pks = list(self.values_list("pk", flat=True))
-            count = Submission.objects.filter(pk__in=pks).update(hidden=hidden)
-            everything = list(Submission.objects.filter(pk__in=pks).with_carried_copies().values_list("pk", flat=True))
-            Submission.objects.filter(pk__in=everything).update(hidden=hidden)
-            boards.update_boards(everything)
-        return count
-
     def public(self) -> "SubmissionQuerySet":
         """Submissions on versions the site shows (experimental ones only when enabled)."""
         return self.filter(version__in=CaseVersion.objects.public())
@@ -65,16 +54,6 @@ class SubmissionQuerySet(models.QuerySet):
         """What a submission's page and document read: public ones, with their version and variant,
         without the stored source."""
         return self.public().select_related("version__case", "variant").defer("source")
-
-    def leaderboard(self, version: CaseVersion, *, variant: Variant | None = None,
-                    include_all: bool = False, model: str | None = None) -> boards.Leaderboard:
-        """One version's leaderboard (optionally one variant's), sliced a page at a time.
-
-        Hidden submissions and ones not finished scoring are left out; by default each
-        submitter's best entry, with `include_all` every entry; with `model`, only the rows whose
-        entry came from that model.
-        """
-        return boards.Leaderboard(version, variant=variant, include_all=include_all, model=model)
 
 
 class Submission(models.Model):
@@ -197,7 +176,6 @@ class Submission(models.Model):
 
     @property
     def verdict(self):
-        from scoring.verdicts import verdict_of
 
         return verdict_of(status=self.status, passed=self.passed, total_fuel=self.total_fuel,
                           passed_count=self.passed_count, input_count=self.input_count)
@@ -209,7 +187,6 @@ class Submission(models.Model):
     @property
     def out_of_attempts(self) -> bool:
         """Its current attempt is the last SCORING_MAX_ATTEMPTS allows: no new one may start."""
-        from django.conf import settings
 
         return self.attempts_used >= settings.SCORING_MAX_ATTEMPTS
 

@@ -25,9 +25,13 @@ from dataclasses import dataclass, field
 from django.db import transaction
 from django.db.models import Count, F, FloatField, Q, Sum
 from django.db.models.functions import Cast, Greatest, Ln
+from django_tasks import task
 
+from catalog.models import CaseVersion
 from scoring import snapshots
 from scoring.boards.places import ALL_VARIANTS, RANKED
+from scoring.models import Standing, StandingsRow
+from sitecache.models import STANDINGS_SNAPSHOT
 
 logger = logging.getLogger(__name__)
 
@@ -83,7 +87,6 @@ def _ordered(lines: dict[str, Line]) -> list[Line]:
 
 def _entries(**filters):
     """The best entries on the latest public versions, as figures per (…, difficulty, name)."""
-    from scoring.models import Standing
 
     # best ÷ theirs and ln(theirs ÷ best), each at least 1 fuel so a zero cannot divide.
     theirs = Cast(Greatest(F("board_key"), 1), FloatField())
@@ -123,7 +126,6 @@ def _note(lines: dict[str, Line], row: dict) -> None:
 
 def compute(difficulty: str | None = None, tag: str | None = None) -> tuple[list[Line], int]:
     """One scope's lines, ordered, and its number of cases, read now from the standings."""
-    from catalog.models import CaseVersion
 
     filters = {}
     if difficulty:
@@ -142,7 +144,6 @@ def compute(difficulty: str | None = None, tag: str | None = None) -> tuple[list
 
 def compute_all() -> dict[str, tuple[list[Line], int]]:
     """Every precomputed scope: every case, each difficulty, each tag."""
-    from catalog.models import CaseVersion
 
     scopes: dict[str, dict[str, Line]] = {"": {}}
     for row in _figures(_entries().values("version__difficulty", "name")):
@@ -169,7 +170,6 @@ def case_counts(scopes_of_version: dict[int, list[str]]) -> dict[str, int]:
 def version_scopes() -> dict[int, list[str]]:
     """Each counted version's precomputed scopes: every case, its difficulty, and each of its tags
     (the standings' and the agents matrix's)."""
-    from catalog.models import CaseVersion
 
     tags: dict[int, list[str]] = {}
     for version_id, tag in CaseVersion.tags.through.objects.filter(caseversion__latest_public=True).values_list(
@@ -185,8 +185,6 @@ def snapshot():
 
 def refresh() -> float:
     """Recompute every precomputed scope and replace the rows in one transaction. Returns seconds."""
-    from scoring.models import StandingsRow
-    from sitecache.models import STANDINGS_SNAPSHOT
 
     started = time.perf_counter()
     source = snapshots.current_source()  # before reading: a score landing meanwhile makes the next check refresh again
@@ -204,8 +202,12 @@ def refresh() -> float:
             scope: {"cases": cases, "rows": len(lines)} for scope, (lines, cases) in scopes.items()}, STANDINGS_SNAPSHOT)
 
 
+@task()
+def refresh_standings_job() -> float:
+    """Recompute the catalog-wide standings, on whichever worker takes this. Returns seconds."""
+    return refresh()
+
+
 def request_refresh() -> bool:
     """Queue a refresh of the standings if they are behind the scores and old enough (snapshots)."""
-    from scoring.jobs import refresh_standings_job
-
     return snapshots.request_refresh(snapshots.STANDINGS, refresh_standings_job.enqueue)

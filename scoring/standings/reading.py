@@ -11,6 +11,7 @@ from django.core.cache import cache
 from catalog.manifest import DIFFICULTIES
 from catalog.models import Tag
 from lib.errors import DomainError
+from scoring.models import StandingsRow
 from scoring.standings.computing import compute, scope_name, snapshot
 from sitecache.models import CATALOG, STANDINGS_SNAPSHOT, Generation
 
@@ -41,7 +42,6 @@ class ScopeLines:
         return self._count
 
     def __getitem__(self, index):
-        from scoring.models import StandingsRow
 
         return list(StandingsRow.objects.filter(scope=self.scope, position__gt=index.start or 0,
                                                 position__lte=index.stop).order_by("position"))

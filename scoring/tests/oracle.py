@@ -3,7 +3,7 @@ indexed, paginated leaderboards are checked against (scoring/boards/ does not us
 
 from __future__ import annotations
 
-from scoring.boards import Entry
+from scoring.boards.reading import Entry
 
 _GROUP_ORDER = {"ranked": 0, "over_limit": 1, "unranked": 2, "excluded": 3}
 

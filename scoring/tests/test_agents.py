@@ -21,12 +21,13 @@ from catalog.models import CaseVersion
 from engine.sandbox import ENGINE_DIGEST, WASMTIME_VERSION
 from lib.stats import pareto_front, wilson_interval
 from lib.urlparts import name_paths
-from scoring import boards
+from scoring.boards.rebuilding import rebuild
 from scoring.agents import Matrix, refresh
 from scoring.models import AgentCell, AgentLine, Submission
 from scoring.tests import agents_oracle
 from scoring.tests.agents_oracle import Trial
 from tests.factories import make_cases, make_trials
+from web.charts import cost_chart
 
 pytestmark = pytest.mark.django_db
 
@@ -59,7 +60,7 @@ def store(trials: list[Trial]) -> None:
             harness=trial.harness, cost_usd=trial.cost, input_tokens=trial.input_tokens,
             output_tokens=trial.output_tokens))
     Submission.objects.bulk_create(rows)
-    boards.rebuild(list(versions))
+    rebuild(list(versions))
 
 
 def trial_strategy(case_ids: list[int]):
@@ -125,7 +126,7 @@ def test_every_figure_of_the_matrix_is_what_the_trials_say(cases, data):
                     agents_oracle.matrix(trials, alpha)["lines"])
         both = Matrix({"difficulty": "easy", "tag": "alpha"})
         check_scope(list(both.lines), agents_oracle.matrix(trials, easy & alpha)["lines"])
-        chart = Matrix({}).chart(per_page=50)
+        chart = cost_chart(*Matrix({}).chart_rows(), per_page=50)
         fronted = {(point.model, point.harness) for point in chart.points if point.on_front} if chart else set()
         assert fronted == agents_oracle.front(everything["lines"])
         transaction.set_rollback(True)

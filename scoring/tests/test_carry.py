@@ -13,9 +13,12 @@ from catalog.importer import import_catalog
 from catalog.models import CaseVersion
 from scoring.carry import CarryRefused, carry_forward, score_carried
 from scoring.models import Submission
-from scoring.service import score, submit
+from scoring.attempts import score
+from scoring.recording import submit
 from engine.tests import wat
-from scoring.tests.conftest import adder_answers, admin_change
+from scoring.tests.helpers import adder_answers, admin_change
+from scoring.boards.reading import Leaderboard
+from scoring.boards.updates import set_hidden
 
 pytestmark = pytest.mark.django_db
 
@@ -67,7 +70,7 @@ def test_each_submitters_best_correct_entry_is_carried_and_scored(versions, v1_b
     }
     assert bytes(Submission.objects.get(pk=fresh["ada"].pk).source) == bytes(
         Submission.objects.get(pk=v1_board["ada-fast"].pk).source)
-    board = list(Submission.objects.leaderboard(versions["v2"]))
+    board = list(Leaderboard(versions["v2"]))
     assert [(entry.name, entry.rank, entry.carried_from) for entry in board] == [
         ("ada", 1, v1_board["ada-fast"].pk), ("bob", 2, v1_board["bob"].pk), ("cy", 3, v1_board["cy"].pk)]
 
@@ -103,7 +106,7 @@ def test_a_variant_the_new_version_lacks_falls_back_to_its_default(versions, v1_
 
 
 def test_hidden_entries_are_not_carried(versions, v1_board):
-    Submission.objects.filter(pk=v1_board["ada-fast"].pk).set_hidden(True)
+    set_hidden(Submission.objects.filter(pk=v1_board["ada-fast"].pk), True)
     carried = carry_forward(versions["v2"], source=versions["v1"])
     assert [item.source.pk for item in carried] == [v1_board[key].pk for key in ("ada-slow", "bob", "cy")]
 
@@ -264,7 +267,7 @@ def test_the_bundled_examples_carry_from_range_sums_v1_to_v2_with_the_real_build
         assert import_catalog(catalog, report=lines.append).ok
     assert lines[0] == "carry-forward range-sums v1 → v2: 2 entries to score"
     v2 = CaseVersion.objects.get(case__slug="range-sums", version="v2")
-    board = list(Submission.objects.leaderboard(v2))
+    board = list(Leaderboard(v2))
     assert [(entry.name, entry.rank, entry.carried_from) for entry in board] == [
         ("example-fast", 1, on_v1["example-fast"].pk), ("example-naive", 2, on_v1["example-naive"].pk)]
     carried = Submission.objects.get(pk=board[0].submission)
@@ -308,14 +311,14 @@ def test_excluding_or_hiding_an_entry_reaches_its_carried_copies_with_the_same_n
         entry.refresh_from_db()
         assert (entry.excluded, entry.annotation) == (True, "hard-codes the answers"), entry.version
         assert AnnotationChange.objects.filter(submission=entry, excluded=True).count() == 1
-    v10 = [(entry.name, entry.rank, entry.group) for entry in Submission.objects.leaderboard(versions["v10"])]
+    v10 = [(entry.name, entry.rank, entry.group) for entry in Leaderboard(versions["v10"])]
     assert ("bob", None, "excluded") in v10 and all(rank != 2 or name != "bob" for name, rank, _ in v10)
 
-    Submission.objects.filter(pk=bob.pk).set_hidden(True)
+    set_hidden(Submission.objects.filter(pk=bob.pk), True)
     assert all(Submission.objects.get(pk=copy.pk).hidden for copy in copies)
-    assert "bob" not in [entry.name for entry in Submission.objects.leaderboard(versions["v10"])]
-    Submission.objects.filter(pk=bob.pk).set_hidden(False)
-    assert "bob" in [entry.name for entry in Submission.objects.leaderboard(versions["v10"])]
+    assert "bob" not in [entry.name for entry in Leaderboard(versions["v10"])]
+    set_hidden(Submission.objects.filter(pk=bob.pk), False)
+    assert "bob" in [entry.name for entry in Leaderboard(versions["v10"])]
 
 
 def test_a_carried_copy_takes_its_sources_annotation(versions, v1_board):

@@ -15,7 +15,7 @@ from django.test.utils import CaptureQueriesContext
 from django.utils import timezone
 
 from catalog.models import CaseVersion
-from scoring import boards
+from scoring.boards.updates import update_boards
 from scoring.models import StandingsSnapshot, Submission
 from engine.sandbox import ENGINE_DIGEST, WASMTIME_VERSION
 from scoring import snapshots
@@ -39,7 +39,7 @@ def entry(version: CaseVersion, name: str, fuel: int | None, *, hidden: bool = F
         passed=fuel is not None, total_fuel=fuel, passed_count=2 if fuel is not None else 0, input_count=2,
         hidden=hidden,
     )
-    boards.update_boards([made.pk])
+    update_boards([made.pk])
     return made
 
 
@@ -201,7 +201,7 @@ def test_with_workers_the_refresh_is_queued_not_run_in_the_request(client, cases
         document = client.get("/api/v1/standings/").json()
         assert document["computing"] is True and document["results"] == []
         assert "being computed" in client.get("/standings/").content.decode()
-    assert DBTaskResult.objects.filter(task_path="scoring.jobs.refresh_standings_job").count() == 1  # asked once
+    assert DBTaskResult.objects.filter(task_path="scoring.standings.computing.refresh_standings_job").count() == 1  # asked once
     refresh()  # what the worker runs
     assert [row["name"] for row in client.get("/api/v1/standings/").json()["results"]] == ["ana"]
 

@@ -8,9 +8,10 @@ import pytest
 
 from catalog.models import CaseVersion
 from scoring.models import Result
-from scoring.service import score, submit
+from scoring.attempts import score
+from scoring.recording import submit
 from engine.tests import wat
-from scoring.tests.conftest import adder_answers
+from scoring.tests.helpers import adder_answers
 
 pytestmark = pytest.mark.django_db
 

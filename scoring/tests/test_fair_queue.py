@@ -20,7 +20,7 @@ from django.core.management import CommandError, call_command
 from scoring import jobs
 from scoring.models import Submission
 from scoring.queue import queue_place
-from scoring.service import submit
+from scoring.recording import submit
 from tests.operators import make_token, post
 
 # Real commits: the queue is filled when each request's transaction commits.
@@ -41,7 +41,7 @@ def workers(settings):
 def module(imported):
     """A correct module for adder v1 (each entry below is another name, so each is an entry of its own)."""
     from engine.tests import wat
-    from scoring.tests.conftest import adder_answers
+    from scoring.tests.helpers import adder_answers
 
     return wat.lookup(adder_answers(imported))
 

@@ -9,11 +9,14 @@ import pytest
 from django.utils import timezone
 
 from catalog.models import CaseVersion
-from scoring import boards
+from scoring.boards.rebuilding import rebuild
+from scoring.boards.updates import update_boards
 from scoring.models import AnnotationChange, RecordStep, Submission
-from scoring.service import score, submit
+from scoring.attempts import score
+from scoring.recording import submit
 from engine.tests import wat
-from scoring.tests.conftest import admin_change as change, adder_answers
+from scoring.tests.helpers import admin_change as change, adder_answers
+from scoring.boards.updates import set_hidden
 
 pytestmark = pytest.mark.django_db
 ATOM = "{http://www.w3.org/2005/Atom}"
@@ -31,7 +34,7 @@ def timeline(imported, adder_v1, tmp_path):
         submission = score(submit(adder_v1, adder_v1.variants.get(slug=variant), name, wasm_file=path,
                                   run={"model": model} if model else {}))
         Submission.objects.filter(pk=submission.pk).update(scored_at=timezone.now() + timedelta(days=len(made)))
-        boards.rebuild([adder_v1.pk])  # the steps follow the moved times
+        rebuild([adder_v1.pk])  # the steps follow the moved times
         submission.refresh_from_db()
         made.append(submission)
         return submission
@@ -67,19 +70,19 @@ def test_hiding_excluding_showing_and_deleting_a_record_rewrite_the_progression(
     first = timeline("first", 3000)
     second = timeline("second", 2000)
     timeline("third", 2500)
-    Submission.objects.filter(pk=first.pk).set_hidden(True)
+    set_hidden(Submission.objects.filter(pk=first.pk), True)
     assert history(client) == [("second", None)]
-    Submission.objects.filter(pk=first.pk).set_hidden(False)
+    set_hidden(Submission.objects.filter(pk=first.pk), False)
     assert history(client) == [("first", None), ("second", first.total_fuel)]
     Submission.objects.filter(pk=second.pk).update(excluded=True)
-    boards.update_boards([second.pk])
+    update_boards([second.pk])
     assert [name for name, _ in history(client)] == ["first", "third"]
     Submission.objects.filter(pk=second.pk).update(excluded=False)
-    boards.update_boards([second.pk])
+    update_boards([second.pk])
     second.delete()
     assert [name for name, _ in history(client)] == ["first", "third"]
     kept = set(RecordStep.objects.values_list("version_id", "variant_key", "submission_id", "scored_at", "total_fuel"))
-    boards.rebuild()
+    rebuild()
     assert set(RecordStep.objects.values_list("version_id", "variant_key", "submission_id", "scored_at",
                                               "total_fuel")) == kept
 
@@ -174,5 +177,5 @@ def test_the_audit_trail_outlives_its_submission(admin_client, timeline):
 def test_a_hidden_entry_stays_hidden_whatever_its_annotation(client, timeline):
     hidden = timeline("hidden", 0)
     Submission.objects.filter(pk=hidden.pk).update(annotation="a note", excluded=True)
-    Submission.objects.filter(pk=hidden.pk).set_hidden(True)
+    set_hidden(Submission.objects.filter(pk=hidden.pk), True)
     assert client.get("/api/v1/cases/adder/leaderboard/", {"version": "v1"}).json()["count"] == 0

@@ -13,7 +13,8 @@ from django.utils import timezone
 from scoring.jobs import enqueue_scoring, new_attempt, requeue_stale
 from scoring.models import Result, Submission
 from engine.progress import ScoringProgress
-from scoring.service import Superseded, score, submit
+from scoring.attempts import Superseded, score
+from scoring.recording import submit
 
 pytestmark = pytest.mark.django_db
 
@@ -120,3 +121,16 @@ def test_a_new_attempt_resets_the_job(adder_v1, correct_wasm):
     submission = score(submit(adder_v1, adder_v1.default_variant(), "x", wasm_file=correct_wasm))
     fresh = new_attempt(submission, message="because")
     assert (fresh.attempt, fresh.status, fresh.job_id, fresh.message) == (1, "pending", "", "because")
+
+
+def test_jobs_queued_before_their_tasks_moved_beside_their_work_still_run():
+    """A queue row names its task by path: rows written when the tasks lived in scoring.jobs find
+    them there still."""
+    from django.utils.module_loading import import_string
+
+    from scoring.agents.computing import refresh_agents_job
+    from scoring.standings.computing import refresh_standings_job
+    from scoring.verification import verify_submission_job
+
+    for task in (refresh_standings_job, refresh_agents_job, verify_submission_job):
+        assert import_string(f"scoring.jobs.{task.name}") is task

@@ -9,9 +9,13 @@ from datetime import datetime, timedelta, timezone
 import pytest
 from django.core.management import call_command
 
-from scoring import boards
+from scoring.boards.rebuilding import rebuild
+from scoring.boards.updates import update_boards
 from scoring.models import Submission
-from scoring.service import score, submit
+from scoring.attempts import score
+from scoring.recording import submit
+from scoring.boards.reading import Leaderboard
+from scoring.boards.updates import set_hidden
 
 START = datetime(2026, 1, 1, tzinfo=timezone.utc)
 RANKED, OVER_LIMIT, UNRANKED = "ranked", "over_limit", "unranked"
@@ -30,7 +34,7 @@ def stored(version, rows: list[dict]) -> list[int]:
             for fields in rows]
     for submission, fields in zip(made, rows):  # auto_now_add ignores a given time
         Submission.objects.filter(pk=submission.pk).update(submitted_at=fields["submitted_at"])
-    boards.update_boards([submission.pk for submission in made])
+    update_boards([submission.pk for submission in made])
     return [submission.pk for submission in made]
 
 
@@ -42,7 +46,7 @@ def test_passed_submissions_rank_by_total_fuel_then_by_time(adder_v1):
         row("tie-late", passed=True, total=500, minutes=9),
         row("tie-early", passed=True, total=500, minutes=1),
     ])
-    entries = list(Submission.objects.leaderboard(adder_v1))
+    entries = list(Leaderboard(adder_v1))
     assert [(entry.rank, entry.name) for entry in entries] == [(1, "fast"), (2, "tie-early"), (3, "tie-late"), (4, "slow")]
 
 
@@ -55,7 +59,7 @@ def test_unranked_entries_follow_over_limit_first_then_by_passed_inputs(adder_v1
         row("winner", passed=True, total=9_000),
         row("over-less", passed=False, total=4_000, overshoot=10),
     ])
-    entries = list(Submission.objects.leaderboard(adder_v1))
+    entries = list(Leaderboard(adder_v1))
     assert [(entry.name, entry.group, entry.rank) for entry in entries] == [
         ("winner", RANKED, 1),
         ("over-less", OVER_LIMIT, None),  # correct but over the line: total and overshoot shown
@@ -73,8 +77,8 @@ def test_the_default_view_keeps_each_submitters_best(adder_v1):
         row("alice", passed=False, total=None, minutes=2),
         row("bob", passed=True, total=250, minutes=3),
     ])
-    best = list(Submission.objects.leaderboard(adder_v1))
-    every = list(Submission.objects.leaderboard(adder_v1, include_all=True))
+    best = list(Leaderboard(adder_v1))
+    every = list(Leaderboard(adder_v1, include_all=True))
     assert [(entry.name, entry.submission) for entry in best] == [("alice", pks[1]), ("bob", pks[3])]
     assert [entry.submission for entry in every] == [pks[1], pks[3], pks[0], pks[2]]
     assert [entry.rank for entry in every] == [1, 2, 3, None]
@@ -129,15 +133,15 @@ def test_the_latest_version_is_the_default_leaderboard(client, board):
 
 
 def test_hidden_submissions_stay_off_leaderboards(client, board):
-    Submission.objects.filter(pk=board["alice-2"].pk).set_hidden(True)
-    entries = Submission.objects.leaderboard(board["bob"].version)
+    set_hidden(Submission.objects.filter(pk=board["alice-2"].pk), True)
+    entries = Leaderboard(board["bob"].version)
     assert [entry.submission for entry in entries][0] == board["alice-1"].pk
     assert client.get(f"/submissions/{board['alice-2'].pk}/").status_code == 200  # the page itself stays
 
 
 def test_entries_from_another_wasmtime_version_are_flagged(client, board):
     Submission.objects.filter(pk=board["bob"].pk).update(wasmtime_version="49.0.0")
-    boards.rebuild()  # as if scored before an upgrade: what the boards then know
+    rebuild()  # as if scored before an upgrade: what the boards then know
     html = client.get("/cases/adder/leaderboard/", {"version": "v1"}).content.decode()
     assert "measured with wasmtime 49.0.0" in html and "†" in html
     assert "Some entries were measured with wasmtime 49.0.0" in html
@@ -150,7 +154,7 @@ def test_entries_scored_under_another_engine_configuration_are_flagged(client, b
     html = client.get("/cases/adder/leaderboard/", {"version": "v1"}).content.decode()
     assert "†" not in html
     Submission.objects.filter(pk=board["bob"].pk).update(engine_digest="0123456789ab")
-    boards.rebuild()
+    rebuild()
     html = client.get("/cases/adder/leaderboard/", {"version": "v1"}).content.decode()
     assert f"measured with wasmtime {WASMTIME_VERSION} (0123456789ab)" in html and html.count("†") >= 2
 
@@ -231,7 +235,7 @@ def test_staff_can_hide_a_submission_from_leaderboards(admin_client, board):
     assert response.status_code == 200
     target.refresh_from_db()
     assert target.hidden
-    names = [entry.submission for entry in Submission.objects.leaderboard(target.version)]
+    names = [entry.submission for entry in Leaderboard(target.version)]
     assert target.pk not in names
     admin_client.post("/admin/scoring/submission/", {"action": "show_on_leaderboards", "_selected_action": [target.pk]})
     target.refresh_from_db()

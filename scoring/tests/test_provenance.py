@@ -232,10 +232,10 @@ def test_provenance_is_shown_escaped_with_a_nofollow_transcript_link(client, imp
 
 
 def test_the_model_column_and_filter_keep_ranks_and_reach_csv_and_api(client, imported, adder_v1, tmp_path):
-    from scoring.service import score as run_score
-    from scoring.service import submit
+    from scoring.attempts import score as run_score
+    from scoring.recording import submit
     from engine.tests import wat
-    from scoring.tests.conftest import adder_answers
+    from scoring.tests.helpers import adder_answers
 
     answers = adder_answers(imported)
     made = {}
@@ -283,14 +283,14 @@ def test_a_filtered_board_costs_the_same_queries_however_many_rows_and_its_csv_k
     make_submissions(adder_v1, 6)
     Submission.objects.filter(pk__in=list(Submission.objects.order_by("pk").values_list("pk", flat=True)[::2])).update(
         model="m")
-    from scoring import boards
-    boards.rebuild([adder_v1.pk])
+    from scoring.boards.rebuilding import rebuild
+    rebuild([adder_v1.pk])
     query = {"version": "v1", "model": "m"}
     few = [queries("/cases/adder/leaderboard/", query), queries("/api/v1/cases/adder/leaderboard/", query)]
     make_submissions(adder_v1, 60)
     Submission.objects.filter(pk__in=list(Submission.objects.order_by("pk").values_list("pk", flat=True)[::2])).update(
         model="m")
-    boards.rebuild([adder_v1.pk])
+    rebuild([adder_v1.pk])
     assert [queries("/cases/adder/leaderboard/", query), queries("/api/v1/cases/adder/leaderboard/", query)] == few
     api = {row["submission"]: row["rank"] for row in client.get("/api/v1/cases/adder/leaderboard/",
                                                                 {**query, "page_size": 200}).json()["results"]}

@@ -12,7 +12,8 @@ from django.core.management import CommandError, call_command
 from catalog.models import CaseVersion
 from scoring.models import Result, Submission
 from engine.sandbox import WASMTIME_VERSION
-from scoring.service import score, submit
+from scoring.attempts import score
+from scoring.recording import submit
 from engine.tests import wat
 
 pytestmark = pytest.mark.django_db
@@ -117,7 +118,7 @@ def test_an_invalid_module_is_recorded_with_no_results_and_the_command_succeeds(
 
 
 def test_a_failed_smoke_case_skips_the_stress_cases(adder_v1, tmp_path, imported):
-    from scoring.tests.conftest import adder_answers
+    from scoring.tests.helpers import adder_answers
 
     answers = adder_answers(imported)
     smoke_length = len(imported.path("smoke/one.json", "performance/easy/adder/v1").read_bytes())

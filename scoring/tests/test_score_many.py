@@ -13,7 +13,7 @@ from django.utils import timezone
 
 from scoring.models import Submission
 from engine.tests import wat
-from scoring.tests.conftest import adder_answers
+from scoring.tests.helpers import adder_answers
 
 
 @pytest.fixture

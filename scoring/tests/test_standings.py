@@ -8,14 +8,18 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from catalog.models import CaseVersion
-from scoring import boards
+from scoring.boards.reading import Leaderboard, SUBMISSION_FIELDS
+from scoring.boards.rebuilding import rebuild
+from scoring.boards.updates import update_boards
 from scoring.jobs import new_attempt
 from scoring import history
 from scoring.models import BoardSummary, RecordStep, Standing, Submission
-from scoring.service import score, submit
+from scoring.attempts import score
+from scoring.recording import submit
 from engine.tests import wat
-from scoring.tests.conftest import adder_answers
+from scoring.tests.helpers import adder_answers
 from scoring.tests.oracle import rank, record_progression
+from scoring.boards.updates import set_hidden
 
 pytestmark = pytest.mark.django_db
 
@@ -76,24 +80,24 @@ def test_the_standings_kept_as_scores_land_equal_a_rebuild(adder_v1, modules, dj
         action, index = operation
         chosen = made[index % len(made)]
         if action in ("hide", "show"):
-            Submission.objects.filter(pk=chosen.pk).set_hidden(action == "hide")
+            set_hidden(Submission.objects.filter(pk=chosen.pk), action == "hide")
         elif action == "delete":
             chosen.delete()
         elif action in ("exclude", "include"):  # what the admin's save does
             Submission.objects.filter(pk=chosen.pk).update(excluded=action == "exclude")
-            boards.update_boards([chosen.pk])
+            update_boards([chosen.pk])
         else:  # a new attempt takes it off the boards until it is scored again
             with django_capture_on_commit_callbacks(execute=action == "rescore-and-score"):
                 new_attempt(chosen)
     kept = snapshot()
-    boards.rebuild()
+    rebuild()
     assert snapshot() == kept
     # And the board it gives is the one docs/reading.md orders: each submitter's best, ranked.
     on_board = Submission.objects.filter(version=adder_v1, board_group__isnull=False)
-    expected = rank(list(on_board.values(*boards.SUBMISSION_FIELDS, "excluded")), best_per_name=True)
-    assert list(boards.Leaderboard(adder_v1)) == expected
-    every = rank(list(on_board.values(*boards.SUBMISSION_FIELDS, "excluded")), best_per_name=False)
-    assert list(boards.Leaderboard(adder_v1, include_all=True)) == every
+    expected = rank(list(on_board.values(*SUBMISSION_FIELDS, "excluded")), best_per_name=True)
+    assert list(Leaderboard(adder_v1)) == expected
+    every = rank(list(on_board.values(*SUBMISSION_FIELDS, "excluded")), best_per_name=False)
+    assert list(Leaderboard(adder_v1, include_all=True)) == every
     # The record progression, per variant and over all of them, is the one written the plain way.
     fields = ("pk", "passed", "hidden", "excluded", "status", "scored_at", "submitted_at", "total_fuel")
     for variant in (None, *variants.values()):
@@ -124,7 +128,7 @@ def test_a_page_of_a_board_is_read_through_an_index_not_a_scan_of_the_submission
         with connection.cursor() as cursor:
             cursor.execute("ANALYZE")
     for include_all in (False, True):
-        plan = boards.Leaderboard(version, include_all=include_all).rows(100, 150).explain()
+        plan = Leaderboard(version, include_all=include_all).rows(100, 150).explain()
         index = "board_all" if include_all else "standing_order"
         assert index in plan, plan
         if connection.vendor == "postgresql":

@@ -15,7 +15,7 @@ from django.core.management.base import CommandError
 
 from catalog.importer import import_catalog
 from catalog.models import CaseVersion
-from scoring import building, service
+from scoring import building, attempts, recording
 from scoring.models import Result, Submission, Verification
 from scoring.verification import request, run_verification
 
@@ -118,11 +118,11 @@ def test_a_new_record_is_queued_for_re_measurement_when_the_setting_asks(adder_v
                                                                            django_capture_on_commit_callbacks):
     settings.VERIFY_NEW_RECORDS = True
     with django_capture_on_commit_callbacks(execute=True):
-        first = service.score(service.submit(adder_v1, adder_v1.default_variant(), "rec", wasm_file=correct_wasm))
+        first = attempts.score(recording.submit(adder_v1, adder_v1.default_variant(), "rec", wasm_file=correct_wasm))
     assert list(Verification.objects.values_list("submission_id", "outcome")) == [(first.pk, "identical")]
     settings.VERIFY_NEW_RECORDS = False
     with django_capture_on_commit_callbacks(execute=True):
-        service.score(service.submit(adder_v1, adder_v1.default_variant(), "off", wasm_file=correct_wasm))
+        attempts.score(recording.submit(adder_v1, adder_v1.default_variant(), "off", wasm_file=correct_wasm))
     assert Verification.objects.count() == 1  # no new record (the same fuel), and the setting is off
 
 
@@ -162,7 +162,7 @@ def test_a_rebuild_that_fails_takes_the_entrys_mark_away_in_public(client, adder
     folder = tmp_path / "entry"
     folder.mkdir()
     shutil.copy(correct_wasm, folder / "solution.wasm")
-    entry = service.score(service.submit(adder_v1, adder_v1.default_variant(), "rebuilt", folder=folder))
+    entry = attempts.score(recording.submit(adder_v1, adder_v1.default_variant(), "rebuilt", folder=folder))
     assert entry.passed and entry.build_confinement == "confined"
     assert run_verification(request([entry.pk], enqueue=False)[0].pk).outcome == "identical"
     settings.SCORING_MAX_MODULE_BYTES = 64  # the rebuild now fails: its module is over the limit
@@ -227,7 +227,7 @@ def test_a_refusal_quoting_a_nul_is_stored_as_a_score_stores_it(adder_v1, tmp_pa
 
     wasm = tmp_path / "nul.wasm"
     wasm.write_bytes(wasmtime.wat2wasm('(module (import "a\\00b" "f" (func)))'))
-    entry = service.score(service.submit(adder_v1, adder_v1.default_variant(), "nul", wasm_file=wasm))
+    entry = attempts.score(recording.submit(adder_v1, adder_v1.default_variant(), "nul", wasm_file=wasm))
     assert entry.status == "invalid_module"
     verification = run_verification(request([entry.pk], enqueue=False)[0].pk)
     assert verification.outcome == "identical" and "\0" not in verification.detail + verification.message

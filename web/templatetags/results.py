@@ -3,7 +3,7 @@
 from django import template
 
 from engine.sandbox import Status
-from scoring.models import Submission
+from scoring.boards.reading import Leaderboard
 
 register = template.Library()
 
@@ -13,7 +13,7 @@ LEADERBOARD_PREVIEW = 10
 @register.inclusion_tag("scoring/_leaderboard_preview.html")
 def leaderboard_preview(version, rows: int = LEADERBOARD_PREVIEW):
     """The top `rows` entries of `version`'s leaderboard (all variants), as the leaderboard ranks them."""
-    return {"version": version, "entries": list(Submission.objects.leaderboard(version)[:rows])}
+    return {"version": version, "entries": list(Leaderboard(version)[:rows])}
 
 
 @register.filter

@@ -8,6 +8,7 @@ from catalog.models import UnknownTarget, resolve_target
 from lib.commands import CaseVersionCommand
 from scoring.documents import entry_json
 from scoring.models import Submission
+from scoring.boards.reading import Leaderboard
 
 
 class Command(CaseVersionCommand):
@@ -25,7 +26,7 @@ class Command(CaseVersionCommand):
             version, variant = resolve_target(options["slug"], options["case_version"], options["variant"])
         except UnknownTarget as error:
             raise CommandError(error.message) from None
-        entries = Submission.objects.leaderboard(
+        entries = Leaderboard(
             version, variant=variant if options["variant"] else None, include_all=options["all"]
         )
         if options["json"]:

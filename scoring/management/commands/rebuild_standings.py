@@ -4,7 +4,7 @@ from django.core.management.base import CommandError
 
 from catalog.models import UnknownTarget, resolve_target
 from lib.commands import CaseVersionCommand
-from scoring import boards
+from scoring.boards.rebuilding import rebuild
 class Command(CaseVersionCommand):
     help = ("Recompute the leaderboards' standings (each submitter's best entry, counts, best fuel) "
             "from the submissions: of every version, or of one case's versions.")
@@ -24,7 +24,7 @@ class Command(CaseVersionCommand):
                 version.case.versions.values_list("pk", flat=True))
         elif options["case_version"]:
             raise CommandError("--version needs a case slug")
-        written = boards.rebuild(version_ids)
+        written = rebuild(version_ids)
         if options["verbosity"]:
             scope = "every version" if version_ids is None else f"{len(version_ids)} version(s)"
             self.stdout.write(f"rebuilt the standings of {scope}: {written:,} standing row(s)")

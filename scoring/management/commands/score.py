@@ -13,7 +13,8 @@ from engine.builds import SandboxUnavailable
 from scoring.jobs import enqueue_scoring
 from engine.progress import StreamProgress, fuel_text as _fuel
 from scoring.documents import submission_json
-from scoring.service import ScoringError, score, submit
+from scoring.attempts import score
+from scoring.recording import ScoringError, submit
 
 
 class Command(CaseVersionCommand):

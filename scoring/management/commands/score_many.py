@@ -8,7 +8,7 @@ from pathlib import Path
 from django.core.management.base import BaseCommand, CommandError
 
 from scoring.batch import check_lines, describe, run_lines, summary
-from scoring.service import ScoringError
+from scoring.recording import ScoringError
 
 BAR_WIDTH = 24
 

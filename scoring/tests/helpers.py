@@ -1,6 +1,9 @@
+"""Helpers of the results app's tests: the test catalog's correct answers, and the admin's change
+form saved as a browser saves it."""
+
 from __future__ import annotations
 
-from catalog.tests.conftest import CatalogTree
+from catalog.tests.trees import CatalogTree
 
 ADDER = "performance/easy/adder/v1"
 

@@ -17,7 +17,7 @@ from django.utils import timezone
 
 from scoring.models import ApiToken, IdempotentRequest, Submission, SubmitterName
 from engine.tests import wat
-from scoring.tests.conftest import adder_answers
+from scoring.tests.helpers import adder_answers
 from tests.operators import URL, make_token, post
 
 pytestmark = pytest.mark.django_db
@@ -183,7 +183,8 @@ def test_a_name_belongs_to_the_operator_who_used_it_first(client, token, module,
 
 def test_a_name_used_from_the_shell_belongs_to_nobody_until_staff_give_it(client, token, module, correct_wasm,
                                                                            adder_v1, admin_client):
-    from scoring.service import score, submit
+    from scoring.attempts import score
+    from scoring.recording import submit
 
     score(submit(adder_v1, adder_v1.default_variant(), "shell-name", wasm_file=correct_wasm))
     response = post(client, token, case="adder", version="v1", name="shell-name", wasm=module)
@@ -234,7 +235,8 @@ def test_a_name_that_can_be_taken_for_another_operators_is_refused(client, token
 
 
 def test_a_look_alike_of_a_shell_name_is_staffs_to_give(client, token, module, correct_wasm, adder_v1):
-    from scoring.service import score, submit
+    from scoring.attempts import score
+    from scoring.recording import submit
 
     score(submit(adder_v1, adder_v1.default_variant(), "bob", wasm_file=correct_wasm))
     response = post(client, token, case="adder", version="v1", name="b0b", wasm=module)
@@ -274,7 +276,7 @@ def test_names_in_one_script_or_written_together_are_taken(client, token, module
 
 
 def test_the_shell_and_the_migration_key_names_the_same_way(imported, adder_v1, correct_wasm):
-    from scoring.service import submit
+    from scoring.recording import submit
 
     submit(adder_v1, adder_v1.default_variant(), "Shell Name", wasm_file=correct_wasm)
     submit(adder_v1, adder_v1.default_variant(), "shell  name", wasm_file=correct_wasm)

@@ -1,3 +1,5 @@
+"""The valid test catalog (catalog/tests/data/valid) and a private copy of it a test may break."""
+
 from __future__ import annotations
 
 import shutil

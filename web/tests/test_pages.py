@@ -6,10 +6,10 @@ import pytest
 
 from catalog.importer import import_catalog
 from catalog.models import CaseVersion
+from catalog.tests.payloads import XSS_PAYLOADS
 from tests.factories import make_cases
 
 pytestmark = pytest.mark.django_db
-
 
 
 def test_the_home_page_and_case_list_show_every_public_case(client, imported):
@@ -126,20 +126,6 @@ def test_an_experimental_new_version_hides_only_itself(client, imported, setting
 
 
 # --- sanitising author Markdown ------------------------------------------------------------------
-
-XSS_PAYLOADS = [
-    "<script>alert('x')</script>",
-    '<img src="x" onerror="alert(1)">',
-    "[click](javascript:alert(1))",
-    '<a href="javascript:alert(1)">link</a>',
-    '<p style="position:fixed;top:0">cover</p>',
-    '<iframe src="https://example.com"></iframe>',
-    '<svg onload="alert(1)"><circle r="1"/></svg>',
-    '<a href="JaVaScRiPt:alert(1)">mixed case</a>',
-    '<div onclick="alert(1)">click</div>',
-    "<style>body{display:none}</style>",
-    '<form action="https://example.com"><input name="x"></form>',
-]
 
 
 @pytest.mark.parametrize("document", ["description.md", "changelog.md"])

@@ -1,0 +1,147 @@
+"""Scoring one attempt of a submission: started, kept alive by a heartbeat, measured, and finished —
+results and the final status stored in one transaction, and only by the current attempt (a new
+attempt supersedes an old one, which then stores nothing)."""
+
+from __future__ import annotations
+
+import logging
+import threading
+from contextlib import contextmanager
+from typing import Iterator
+
+from django.conf import settings
+from django.db import connection, transaction
+from django.db.models import F
+from django.utils import timezone
+
+from engine.builds import SandboxUnavailable
+from engine.evaluate import Evaluation
+from engine.progress import ScoringProgress
+from lib.text import storable
+from scoring import building
+from scoring.boards.updates import update_boards
+from scoring.measuring import measure
+from scoring.models import Result, Submission
+
+logger = logging.getLogger(__name__)
+
+
+class Superseded(Exception):
+    """This attempt is no longer the submission's current one; its results must not be stored."""
+
+
+def _finish(submission: Submission, status: str, *, results: list[Result] = (), **fields) -> Submission:
+    """Store the outcome in one transaction, if this attempt is still the current one."""
+    with transaction.atomic():
+        current = Submission.objects.select_for_update().only("attempt", "status").get(pk=submission.pk)
+        if current.attempt != submission.attempt or current.status != Submission.State.RUNNING:
+            raise Superseded(f"submission {submission.pk} attempt {submission.attempt} was superseded")
+        Result.objects.filter(submission=submission).delete()
+        for result in results:
+            result.message, result.detail = storable(result.message), storable(result.detail)
+        Result.objects.bulk_create(results)
+        for name, value in fields.items():
+            setattr(submission, name, storable(value) if name in ("message", "detail") else value)
+        submission.build_log = storable(submission.build_log)
+        submission.status = status
+        submission.scored_at = timezone.now()
+        submission.save()
+        update_boards([submission.pk])
+    return submission
+
+
+def _start(submission: Submission) -> None:
+    """Mark this attempt running; Superseded if another attempt has taken over."""
+    started = Submission.objects.filter(pk=submission.pk, attempt=submission.attempt).exclude(
+        status__in=Submission.FINAL_STATES
+    ).update(status=Submission.State.RUNNING, heartbeat_at=timezone.now())
+    if not started:
+        raise Superseded(f"submission {submission.pk} attempt {submission.attempt} is not current")
+    submission.status = Submission.State.RUNNING
+
+
+@contextmanager
+def _heartbeat(submission: Submission) -> Iterator[None]:
+    """Refresh `heartbeat_at` while scoring runs, so a dead scorer can be told from a slow one."""
+    stop = threading.Event()
+
+    def beat() -> None:
+        try:
+            while not stop.wait(settings.SCORING_HEARTBEAT_SECONDS):
+                try:
+                    Submission.objects.filter(pk=submission.pk, attempt=submission.attempt).update(
+                        heartbeat_at=timezone.now()
+                    )
+                except Exception:  # a missed beat is not worth failing the scoring for
+                    logger.warning("heartbeat for submission %s failed", submission.pk, exc_info=True)
+        finally:
+            connection.close()  # this thread's own connection
+
+    thread = threading.Thread(target=beat, name=f"heartbeat-{submission.pk}", daemon=True)
+    thread.start()
+    try:
+        yield
+    finally:
+        stop.set()
+        thread.join()
+
+
+def score(submission: Submission, *, progress: ScoringProgress | None = None) -> Submission:
+    """Build (if needed), check and run the module, and store every result.
+
+    Results are written in one transaction with the final status, and only if this attempt is
+    still the submission's current one, so a scorer that dies midway leaves no half-written
+    results and a scorer that was given up on cannot double-count. If the scorer itself fails,
+    the submission is marked `error` (its source is kept) and the error re-raised. If its build
+    cannot be given a sandbox, the attempt goes back to `pending` (no attempt spent, nothing
+    written but the wait, for staff) and SandboxUnavailable is re-raised: the caller queues it
+    again (scoring/jobs.py) or says so.
+    """
+    _start(submission)
+    try:
+        with _heartbeat(submission):
+            return _score(submission, progress or ScoringProgress())
+    except Superseded:
+        raise
+    except SandboxUnavailable as unavailable:
+        logger.warning("submission %s waits for a build sandbox: %s", submission.pk, unavailable)
+        Submission.objects.filter(pk=submission.pk, attempt=submission.attempt, status=Submission.State.RUNNING).update(
+            status=Submission.State.PENDING, heartbeat_at=None, job_id="", sandbox_waits=F("sandbox_waits") + 1,
+            message="waiting for a build sandbox", detail=storable(f"no build sandbox could be had: {unavailable}"))
+        raise
+    except Exception as exc:
+        logger.exception("scoring submission %s failed", submission.pk)
+        Submission.objects.filter(pk=submission.pk, attempt=submission.attempt).update(
+            status=Submission.State.ERROR, message=f"the scorer failed: {type(exc).__name__}: {exc}"
+        )
+        raise
+
+
+def _score(submission: Submission, progress: ScoringProgress) -> Submission:
+    measured = measure(submission.version, submission.source_kind, bytes(submission.source), progress,
+                       wall_seconds=building.build_wall(submission))
+    submission.build_log = measured.build_log
+    submission.build_confinement = measured.confinement
+    if measured.module_digest:
+        submission.module_digest, submission.module_size = measured.module_digest, measured.module_size
+    if measured.evaluation is None:
+        return _finish(submission, measured.state, message=measured.message, detail=measured.detail)
+    evaluation = measured.evaluation
+    return _finish(
+        submission, Submission.State.SCORED, results=_result_rows(submission, evaluation), message="", detail="",
+        passed=evaluation.passed, total_fuel=evaluation.total_fuel, overshoot=evaluation.overshoot,
+        passed_count=evaluation.passed_count,
+    )
+
+
+def _result_rows(submission: Submission, evaluation: Evaluation) -> list[Result]:
+    return [
+        Result(
+            submission=submission, position=position, kind=item.kind, input_path=item.input_path,
+            status=outcome.status.value, fuel=outcome.fuel, fuel_limit=outcome.fuel_limit,
+            ceiling=outcome.ceiling, overshoot=outcome.overshoot, message=outcome.message,
+            detail=outcome.detail, wall_ms=outcome.wall_ms, output_size=outcome.output_size,
+            answer_digest=outcome.answer_digest,
+        )
+        for position, (item, outcome) in enumerate(zip(evaluation.held_out, evaluation.outcomes))
+    ]

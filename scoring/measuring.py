@@ -1,0 +1,98 @@
+"""Measuring a submission's bytes: its build (when it is a source), the module checked against the
+ABI, and every held-out input of its version run and judged — the one pipeline of a score
+(scoring/attempts.py) and of a re-measurement (scoring/verification.py). It stores nothing."""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+
+from django.conf import settings
+
+from catalog.manifest import Kind
+from catalog.models import CaseVersion
+from engine.evaluate import Evaluation, EvaluationInput, evaluate
+from engine.judging import Judge, answer_limit
+from engine.progress import ScoringProgress
+from engine.sandbox import InvalidModule, ModuleCache, load_solution, module_digest
+from scoring import building
+from scoring.models import Submission
+
+# One cache per process: a module scored twice is compiled once.
+_module_cache: ModuleCache | None = None
+
+
+def module_cache() -> ModuleCache:
+    global _module_cache
+    if (_module_cache is None or _module_cache.directory != settings.SCORING_CACHE_DIR
+            or _module_cache.compile_seconds != settings.SCORING_COMPILE_SECONDS
+            or _module_cache.max_bytes != settings.SCORING_CACHE_MAX_BYTES
+            or _module_cache.compile_memory_bytes != settings.SCORING_COMPILE_MEMORY_BYTES):
+        _module_cache = ModuleCache(settings.SCORING_CACHE_DIR, compile_seconds=settings.SCORING_COMPILE_SECONDS,
+                                    max_bytes=settings.SCORING_CACHE_MAX_BYTES,
+                                    compile_memory_bytes=settings.SCORING_COMPILE_MEMORY_BYTES)
+    return _module_cache
+
+
+def _held_out(version: CaseVersion) -> list[EvaluationInput]:
+    return [
+        EvaluationInput(Kind(row.kind), row.input_path, bytes(row.input_bytes), bytes(row.expected_bytes), row.ceiling,
+                answer_limit(row.expected_size, minimum=settings.SCORING_ANSWER_MIN_BYTES,
+                             factor=settings.SCORING_ANSWER_SIZE_FACTOR))
+        for row in version.held_out_inputs.order_by("position")
+    ]
+
+
+def _threads() -> int:
+    return settings.SCORING_THREADS or os.cpu_count() or 1
+
+
+@dataclass
+class Measurement:
+    """What building (when it is a source) and running a submission's bytes gave, stored nowhere
+    yet: the one pipeline of a score and of a re-measurement (scoring/verification.py)."""
+
+    state: str  # Submission.State: SCORED, BUILD_FAILED or INVALID_MODULE
+    build_log: str = ""
+    message: str = ""
+    detail: str = ""
+    module_digest: str = ""  # of the module run (or refused); "" when the build failed
+    module_size: int | None = None
+    evaluation: Evaluation | None = None  # when SCORED
+    confinement: str = ""  # how its build was held (engine.builds.CONFINED…); "" when nothing was built
+
+
+def measure(version: CaseVersion, source_kind: str, source: bytes, progress: ScoringProgress, *,
+            wall_seconds: float | None = None) -> Measurement:
+    """Build `source` (a packed folder) or take it as the module, check the module against the
+    ABI, and run every held-out input of `version`. Raises SandboxUnavailable (from the build)."""
+    build_log, confinement = "", ""
+    if source_kind == Submission.SourceKind.SUBMISSION:
+        progress.building(version.build_command)
+        built = building.build_source(source, version, wall_seconds=wall_seconds)
+        confinement = built.confinement
+        if not built.ok:
+            return Measurement(Submission.State.BUILD_FAILED, built.log, built.message, built.detail,
+                               confinement=confinement)
+        build_log, wasm = built.log, built.module
+    else:
+        wasm = source
+    digest = module_digest(wasm)
+    try:
+        solution = load_solution(
+            wasm, entry=version.contract_entry, max_memory_bytes=version.max_memory_bytes,
+            cache=module_cache(), max_module_bytes=settings.SCORING_MAX_MODULE_BYTES, digest=digest,
+        )
+    except InvalidModule as invalid:
+        return Measurement(Submission.State.INVALID_MODULE, build_log, invalid.message, invalid.detail, digest, len(wasm),
+                           confinement=confinement)
+    held_out = _held_out(version)
+    judge = Judge(version.file_bytes(version.contract_output), memory_bytes=settings.SCORING_JUDGE_MEMORY_BYTES)
+    progress.running(len(held_out))
+    evaluation = evaluate(
+        solution, held_out, fuel_limit=version.fuel_limit, judge=judge,
+        wall_seconds=settings.SCORING_WALL_SECONDS, threads=_threads(),
+        progress=progress.scored,
+    )
+    return Measurement(Submission.State.SCORED, build_log, module_digest=digest, module_size=len(wasm),
+                       evaluation=evaluation, confinement=confinement)

@@ -1,0 +1,31 @@
+"""What the results app does when other parts of the site speak: a submission deleted (its boards
+change in the same transaction), versions published (the previous version's best entries carried
+forward), new records set (each queued for a re-measurement, with VERIFY_NEW_RECORDS: connected in
+scoring/verification.py). Imported once the app registry is ready (scoring/apps.py)."""
+
+from __future__ import annotations
+
+from django.db.models.signals import post_delete, pre_delete
+from django.dispatch import receiver
+
+from catalog.signals import versions_published
+from scoring import verification  # noqa: F401  (connects its receiver of new records)
+from scoring.boards.updates import forget_submission
+from scoring.carry import carry_after_import
+from scoring.models import RecordStep, Submission
+
+
+@receiver(pre_delete, sender=Submission, dispatch_uid="submission-deleting")
+def _submission_deleting(instance, **kwargs) -> None:
+    # Whether it was a record: its steps are gone (cascaded) by the time post_delete runs.
+    instance._was_record = RecordStep.objects.filter(submission_id=instance.pk).exists()
+
+
+@receiver(post_delete, sender=Submission, dispatch_uid="submission-deleted")
+def _submission_deleted(instance, **kwargs) -> None:
+    forget_submission(instance)
+
+
+@receiver(versions_published, dispatch_uid="carry-forward")
+def _versions_published(versions, report=None, **kwargs) -> None:
+    carry_after_import(versions, report)
