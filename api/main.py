@@ -1,8 +1,10 @@
-"""The JSON API, version 1: read-only, paginated, its OpenAPI schema generated from the code.
+"""The JSON API, version 1: reads for everyone, entries written by operators with a token,
+paginated, its OpenAPI schema generated from the code.
 
-The operations live in api/cases.py and api/results.py; this module puts them under `/api/v1/`, answers every error with a problem document (RFC 9457) and serves the schema
-and its documentation page. Methods other than GET, HEAD and OPTIONS never reach an operation
-(config.middleware.ApiMiddleware answers 405).
+The operations live in api/cases.py, api/results.py, api/agents.py and api/submissions.py; this
+module puts them under `/api/v1/`, answers every error with a problem document (RFC 9457) and
+serves the schema and its documentation page. Methods other than GET, HEAD and OPTIONS (and POST
+on the submissions) never reach an operation (config.middleware.ApiMiddleware answers 405).
 """
 
 from __future__ import annotations
