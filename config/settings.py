@@ -230,9 +230,9 @@ SCORING_MAX_SOURCE_ENTRIES = envint("SCORING_MAX_SOURCE_ENTRIES", 20_000, minimu
 # A scorer run as root builds each submission as an account of its own: uids
 # SCORING_BUILD_UID_BASE … + SCORING_BUILD_SLOTS - 1, one per concurrent build on the machine,
 # claimed with lock files in SCORING_BUILD_SLOT_DIR (shared by every root scorer on the machine).
-# A build launcher claims a range of 1,024 uids of its own above them (one per launcher).
+# A build launcher claims a block of 1,024 uids of its own above them (one per launcher).
 SCORING_BUILD_UID_BASE = envint("SCORING_BUILD_UID_BASE", 2_000_000_000, minimum=1000)
-SCORING_BUILD_SLOTS = envint("SCORING_BUILD_SLOTS", 32, minimum=1)
+SCORING_BUILD_SLOTS = envint("SCORING_BUILD_SLOTS", 8, minimum=1)
 SCORING_BUILD_SLOT_DIR = envstr("SCORING_BUILD_SLOT_DIR", "/run/fuelboard-build-slots")
 # Answers: at most SCORING_ANSWER_SIZE_FACTOR times the expected answer's size (and never less
 # than SCORING_ANSWER_MIN_BYTES); judged in a process of at most SCORING_JUDGE_MEMORY_BYTES.
@@ -281,6 +281,9 @@ SCORING_MAX_ATTEMPTS = envint("SCORING_MAX_ATTEMPTS", 3, minimum=1)
 # it takes another job, so a worker with a broken sandbox does not take every job there is.
 SCORING_SANDBOX_RETRY_SECONDS = envfloat("SCORING_SANDBOX_RETRY_SECONDS", 5.0, minimum=0.1)
 SCORING_SANDBOX_RETRY_MAX_SECONDS = envfloat("SCORING_SANDBOX_RETRY_MAX_SECONDS", 300.0, minimum=0.1)
+# A retried job goes behind fresh ones; after SCORING_SANDBOX_MAX_WAITS retries the attempt ends
+# in `error` (staff score it again once the sandbox is back), so no entry bounces for ever.
+SCORING_SANDBOX_MAX_WAITS = envint("SCORING_SANDBOX_MAX_WAITS", 20, minimum=1)
 # A fair queue: at most this many of one operator's entries are queued or being scored at once;
 # the rest wait their turn while other operators' entries go first (entries from the shell and
 # carried ones are not an operator's, and queue as they come).

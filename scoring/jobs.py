@@ -80,6 +80,10 @@ def score_submission_job(submission_id: int, attempt: int) -> str:
             dispatch(submission.operator_id)
 
 
+# Fresh jobs have priority 0; the queue takes higher priorities first.
+RETRY_PRIORITY = -1
+
+
 def sandbox_retry_seconds(waits: int) -> float:
     """How long an attempt waits after its `waits`-th time without a sandbox: doubling, capped."""
     return min(settings.SCORING_SANDBOX_RETRY_MAX_SECONDS,
@@ -87,16 +91,22 @@ def sandbox_retry_seconds(waits: int) -> float:
 
 
 def _retry_later(submission: Submission) -> None:
-    """The attempt (left pending by `score`) goes back to the queue after its back-off, and this
-    worker waits as long. With the immediate backend there is no queue: it stays pending, and
+    """The attempt (left pending by `score`) goes back to the queue after its back-off, behind
+    fresh jobs, and this worker waits as long; after SCORING_SANDBOX_MAX_WAITS waits it ends in
+    `error` instead. With the immediate backend there is no queue: it stays pending, and
     `requeue_stale_jobs` queues it again."""
     global _paused_until
     waits = Submission.objects.filter(pk=submission.pk).values_list("sandbox_waits", flat=True).first() or 1
+    if waits >= settings.SCORING_SANDBOX_MAX_WAITS:
+        Submission.objects.filter(pk=submission.pk, attempt=submission.attempt, status=Submission.State.PENDING).update(
+            status=Submission.State.ERROR, job_id="",
+            message=f"no build sandbox could be had ({waits} tries); staff can score it again")
+        return
     delay = sandbox_retry_seconds(waits)
     if settings.TASKS_BACKEND == "immediate":
         return
-    result = score_submission_job.using(run_after=timezone.now() + timedelta(seconds=delay)).enqueue(
-        submission.pk, submission.attempt)
+    result = score_submission_job.using(run_after=timezone.now() + timedelta(seconds=delay),
+                                        priority=RETRY_PRIORITY).enqueue(submission.pk, submission.attempt)
     Submission.objects.filter(pk=submission.pk, attempt=submission.attempt, status=Submission.State.PENDING).update(
         job_id=str(result.id)[:64])
     _paused_until = max(_paused_until, time.monotonic() + delay)

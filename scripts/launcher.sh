@@ -1,7 +1,7 @@
 # Sourced by scripts/serve.sh and scripts/worker.sh, started as root: the site's build launcher
 # (scripts/build-launcher), which gives each build an account and a cgroup of its own while the
 # site itself runs as APP_USER. One per machine and site (VAR_DIR): its socket lives in a folder
-# of root's under /run/fuelboard-launcher/, 0750 of APP_USER's group; the launcher claims a range
+# of root's under /run/fuelboard-launcher/, 0750 of APP_USER's group; the launcher claims a block
 # of build accounts of its own, so two sites on one machine share no account and no limit.
 #
 #   site_account         APP_USER, made if missing, and AS_APP (run a command as it)
@@ -44,6 +44,7 @@ stop_launcher() {
     if [ -n "$launcher" ]; then
         kill "$launcher" 2>/dev/null || true
         wait "$launcher" 2>/dev/null || true
+        launcher=""
     fi
 }
 

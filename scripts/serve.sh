@@ -35,6 +35,12 @@ WEB_CONCURRENCY="${WEB_CONCURRENCY:-$(($(nproc) * 2 + 1))}"
 TASKS_BACKEND="${TASKS_BACKEND:-database}"
 export SITE_URL STATIC_MANIFEST WEB_CONCURRENCY TASKS_BACKEND
 VAR_DIR="${VAR_DIR:-$(pwd)/var}"
+if [ -L "$VAR_DIR" ]; then
+    echo "VAR_DIR ($VAR_DIR) is a symbolic link: name the folder itself" >&2
+    exit 1
+fi
+# Absolute (links above it kept as they are): one site, one name, from wherever it is started.
+VAR_DIR="$(realpath -m -s "$VAR_DIR")"
 export VAR_DIR
 RUN_DIR="$VAR_DIR/run"
 UPLOAD="${CATALOG_MAX_UPLOAD_BYTES:-67108864}"
@@ -49,18 +55,29 @@ FRONT_CONNECTIONS="${FRONT_CONNECTIONS:-$((WEB_CONCURRENCY > 1 ? WEB_CONCURRENCY
 APP_USER="${APP_USER:-fuelboard}"
 WEB_USER="${WEB_USER:-www-data}"
 PY=.venv/bin/python
+AS_APP=""
 
-if [ -L "$VAR_DIR" ]; then
-    echo "VAR_DIR ($VAR_DIR) is a symbolic link: name the folder itself" >&2
-    exit 1
-fi
+# Everything this script starts stops with it, however it ends (a set-up step failing, the
+# launcher failing to start again, Ctrl-C); stopping twice is stopping once.
+front="" gunicorn="" workers="" stopped=""
+stop() {
+    if [ -n "$stopped" ]; then return 0; fi
+    stopped=1
+    if [ -n "$AS_APP" ]; then stop_launcher; fi
+    kill $front $gunicorn $workers 2>/dev/null || true
+    for process in $front $gunicorn $workers; do
+        wait "$process" 2>/dev/null || true
+    done
+}
+trap stop EXIT
+trap 'stop; exit 0' INT TERM
+
 if [ -d "$VAR_DIR" ] && [ -n "$(find "$VAR_DIR" -maxdepth 0 -perm -0002)" ]; then
     echo "VAR_DIR ($VAR_DIR) may be written by everyone: give the site a folder of its own" >&2
     exit 1
 fi
 
 USER_LINE=""
-AS_APP=""
 if [ "$(id -u)" = 0 ]; then
     . scripts/launcher.sh
     site_account
@@ -117,7 +134,9 @@ fi
 $AS_APP $PY manage.py sandbox_status
 # The set-up, as the account the site runs as (the database first: it is the site's to create).
 $AS_APP $PY manage.py migrate --noinput
-$PY manage.py collectstatic --noinput --verbosity 0
+# Root copies the static files (into a folder of root's) and reads nothing of the site's state:
+# the secret key of the site's folder is no business of a file copy.
+SECRET_KEY="${SECRET_KEY:-static-files-only}" $PY manage.py collectstatic --noinput --verbosity 0
 if [ "${1:-}" = --catalog ]; then
     $AS_APP $PY manage.py import_catalog
     $AS_APP $PY manage.py score_examples
@@ -174,16 +193,6 @@ if [ "$TASKS_BACKEND" = database ]; then
         started=$((started + 1))
     done
 fi
-stop() {
-    if [ -n "$AS_APP" ]; then stop_launcher; fi
-    kill "$front" "$gunicorn" $workers 2>/dev/null || true
-    wait "$front" 2>/dev/null || true
-    wait "$gunicorn" 2>/dev/null || true
-    for worker in $workers; do
-        wait "$worker" 2>/dev/null || true
-    done
-}
-trap 'stop; exit 0' INT TERM
 echo "serving on $SITE_URL/ (nginx on http://$HOST:$PORT/ in front of gunicorn on $RUN_DIR/gunicorn.sock)"
 # Whichever stops first takes the other down with it. Once a minute, jobs whose worker died
 # get a new attempt.

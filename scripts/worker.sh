@@ -18,15 +18,29 @@ case "${DATABASE_URL:-}" in
 esac
 TASKS_BACKEND=database
 VAR_DIR="${VAR_DIR:-$(pwd)/var}"
-APP_USER="${APP_USER:-fuelboard}"
-export TASKS_BACKEND VAR_DIR
-PY=.venv/bin/python
-
 if [ -L "$VAR_DIR" ]; then
     echo "VAR_DIR ($VAR_DIR) is a symbolic link: name the folder itself" >&2
     exit 1
 fi
+VAR_DIR="$(realpath -m -s "$VAR_DIR")"
+APP_USER="${APP_USER:-fuelboard}"
+export TASKS_BACKEND VAR_DIR
+PY=.venv/bin/python
 AS_APP=""
+
+# Everything this script starts stops with it, however it ends; stopping twice is stopping once.
+workers="" stopped=""
+stop() {
+    if [ -n "$stopped" ]; then return 0; fi
+    stopped=1
+    kill $workers 2>/dev/null || true
+    for worker in $workers; do
+        wait "$worker" 2>/dev/null || true
+    done
+    if [ -n "$AS_APP" ]; then stop_launcher; fi
+}
+trap stop EXIT
+trap 'stop; exit 0' INT TERM
 if [ "$(id -u)" = 0 ]; then
     . scripts/launcher.sh
     site_account
@@ -39,21 +53,12 @@ else
 fi
 # Where builds cannot be confined, stop here with the reason and the way to fix it.
 $AS_APP $PY manage.py sandbox_status
-workers=""
 started=0
 while [ "$started" -lt "${TASK_WORKERS:-$(nproc)}" ]; do
     $AS_APP $PY manage.py db_worker --no-reload &
     workers="$workers $!"
     started=$((started + 1))
 done
-stop() {
-    kill $workers 2>/dev/null || true
-    for worker in $workers; do
-        wait "$worker" 2>/dev/null || true
-    done
-    if [ -n "$AS_APP" ]; then stop_launcher; fi
-}
-trap 'stop; exit 0' INT TERM
 echo "worker host: $started workers for $(printf '%s' "$DATABASE_URL" | sed 's|//[^@]*@|//|')"
 ticks=0
 while true; do

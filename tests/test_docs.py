@@ -10,6 +10,7 @@ from pathlib import Path
 
 import pytest
 
+from engine.builds.launcher import CAPS_FROM_ENVIRONMENT, OTHER_SETTINGS
 from lib.markup import heading_slug
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -126,6 +127,13 @@ def test_every_setting_the_site_and_its_scripts_read_is_on_the_settings_page():
     scripts = [(ROOT / name).read_text() for name in SCRIPTS]
     assert len(settings_read(source, scripts)) > 60
     assert undocumented_settings(source, scripts) == []
+
+
+def test_every_setting_the_build_launcher_reads_is_on_the_settings_page():
+    page = (DOCS / "settings.md").read_text()
+    names = [name for name, _, _ in [*CAPS_FROM_ENVIRONMENT.values(), *OTHER_SETTINGS.values()]]
+    assert "SCORING_BUILDS_MEMORY_BYTES" in names
+    assert [name for name in names if f"`{name}`" not in page] == []
 
 
 def test_a_setting_added_without_its_documentation_is_found():

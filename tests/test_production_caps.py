@@ -30,8 +30,8 @@ from catalog.tests.trees import ADDER_V1, VALID_CATALOG, CatalogTree
 from engine.builds import pack_folder
 from engine.tests import wat
 from scoring.tests.helpers import adder_answers
-from tests.serve_stack import (ROOT, first_answer, free_port, manage_as_site, poll_json, postgres_database, stop,
-                                uids_running)
+from tests.serve_stack import (ROOT, first_answer, free_port, manage_as_site, poll_json, postgres_database,
+                                processes_of, stop, uids_running)
 
 pytestmark = [pytest.mark.slow, pytest.mark.long]
 
@@ -214,7 +214,7 @@ def _look_alike_names_are_refused(site: Site) -> None:
 def _worker_host(env: dict, hide: Path, var: Path, output: Path) -> subprocess.Popen:
     """scripts/worker.sh as another machine would run it: its own state folder, no view of the
     first host's state or launcher (a mount namespace of its own), PostgreSQL over TCP. The
-    machine-wide folder where launchers claim their ranges of build accounts stays shared: the
+    machine-wide folder where launchers claim their blocks of build accounts stays shared: the
     kernel's uids and cgroups are this machine's either way."""
     script = ("mount -t tmpfs -o mode=0755 tmpfs /run/fuelboard-launcher && "
               f"mount -t tmpfs -o mode=0700 tmpfs {hide} && exec scripts/worker.sh")
@@ -309,3 +309,21 @@ def test_the_production_path_caps_every_build_and_keeps_the_queue_fair(tmp_path)
         finally:
             stop(server)
     shutil.rmtree(state, ignore_errors=True)
+
+
+def test_a_worker_host_whose_set_up_fails_leaves_nothing_running(tmp_path):
+    """The launcher is started before the workers' set-up; a set-up that fails takes it down too."""
+    if os.geteuid() != 0:
+        pytest.skip("only root starts a build launcher")
+    state = Path(tempfile.mkdtemp(prefix="fuelboard-host-"))
+    state.chmod(0o755)
+    var = state / "var"
+    try:
+        done = subprocess.run(["scripts/worker.sh"], cwd=ROOT, capture_output=True, text=True, timeout=120,
+                              env={**os.environ, "VAR_DIR": str(var), "STANDINGS_REFRESH_SECONDS": "often",
+                                   "DATABASE_URL": "postgres://nobody@127.0.0.1:1/none"})
+        assert "build launcher on" in done.stderr, done.stderr  # it had started
+        assert done.returncode != 0 and "STANDINGS_REFRESH_SECONDS" in done.stderr, done.stderr
+        assert processes_of("build-launcher", var) == []
+    finally:
+        shutil.rmtree(state, ignore_errors=True)

@@ -9,7 +9,7 @@ from catalog.tests.archives import HOSTILE as HOSTILE_ARCHIVES
 from catalog.tests.archives import UNSTORABLE_ARCHIVES
 from catalog.tests.broken_manifests import FUZZ_SETTINGS, RULES, VARIANT_RULES
 from catalog.tests.payloads import XSS_PAYLOADS
-from engine.tests.hostile import HOSTILE_BUILDS, HOSTILE_MODULES, INVALID_MODULES
+from engine.tests.hostile import HOSTILE_BUILDS, HOSTILE_MODULES, INVALID_MODULES, LAUNCHER_ASKERS, LAUNCHER_REQUESTS
 from tests.hostile import CACHE_BYPASS_URLS, IMPORT_KILLS, NASTY_URLS, RANDOM_REQUESTS, SCORE_KILLS
 
 PAGE = (Path(__file__).resolve().parent.parent / "docs" / "security.md").read_text()
@@ -39,6 +39,7 @@ def test_the_security_table_counts_match_the_tests():
         "hostile archives": len(HOSTILE_ARCHIVES),
         "archives with names the database cannot store": len(UNSTORABLE_ARCHIVES),
         "hostile builds": len(HOSTILE_BUILDS),
+        "a taken-over site account": len(LAUNCHER_REQUESTS) + len(LAUNCHER_ASKERS),
         "modules breaking the ABI": len(INVALID_MODULES),
         "hostile modules at run time": len(HOSTILE_MODULES),
         "script, event-handler": len(XSS_PAYLOADS),

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import fcntl
 import os
+import pwd
 import signal
 import time
 from contextlib import contextmanager
@@ -31,20 +32,27 @@ class BuildAccounts:
     lock_dir: Path = Path("/run/fuelboard-build-slots")
 
 
-def _kill_processes_of(uid: int) -> None:
-    """Anything still running as a slot's uid belongs to no live build: end it."""
+def _process_uids() -> Iterator[tuple[int, int]]:
+    """(pid, real uid) of every process on the machine this process may see."""
     for entry in os.scandir("/proc"):
         if not entry.name.isdigit():
             continue
         try:
             with open(f"/proc/{entry.name}/status", "rb") as status:
-                for line in status:
-                    if line.startswith(b"Uid:"):
-                        if int(line.split()[1]) == uid:
-                            os.kill(int(entry.name), signal.SIGKILL)
-                        break
-        except (OSError, ValueError):
+                line = next(line for line in status if line.startswith(b"Uid:"))
+            yield int(entry.name), int(line.split()[1])
+        except (OSError, ValueError, StopIteration):
             continue  # gone already, or not ours to read
+
+
+def _kill_processes_of(uid: int) -> None:
+    """Anything still running as a slot's uid belongs to no live build: end it."""
+    for pid, found in _process_uids():
+        if found == uid:
+            try:
+                os.kill(pid, signal.SIGKILL)
+            except OSError:
+                pass
 
 
 @contextmanager
@@ -82,3 +90,53 @@ def build_account(accounts: BuildAccounts, *, wait_seconds: float) -> Iterator[t
 @contextmanager
 def unprivileged() -> Iterator[None]:
     yield None
+
+
+# A build launcher's accounts: a block of BLOCK uids of its own, among the first BLOCKS free
+# blocks above the root scorers' own.
+BLOCK = 1024
+BLOCKS = 64
+
+
+class NoFreeBlock(Exception):
+    """Every block of build uids a launcher may claim is taken."""
+
+
+def _uids_in_use(first: int, last: int) -> str | None:
+    """Why the uids first…last are not free for builds (an account has one, a process runs as one), or None."""
+    for account in pwd.getpwall():
+        if first <= account.pw_uid <= last:
+            return f"the account {account.pw_name} has uid {account.pw_uid}"
+    for pid, uid in _process_uids():
+        if first <= uid <= last:
+            return f"process {pid} runs as uid {uid}"
+    return None
+
+
+def claim_block(range_dir: Path, slots: int, uid_base: int) -> tuple[int, BuildAccounts]:
+    """A block of build uids of a launcher's own, for its life: (the lock's descriptor, its accounts).
+
+    Blocks are the machine's uids in runs of BLOCK, numbered absolutely and locked by
+    that number in `range_dir` (one folder for the machine), so launchers started with other
+    `SCORING_BUILD_UID_BASE`s still never share a uid; the first block lies wholly above the uids a
+    root scorer builds as (`uid_base` onwards, `slots` of them). A block some account or process
+    already uses is passed over."""
+    range_dir.mkdir(mode=0o700, parents=True, exist_ok=True)
+    first_block = (uid_base + slots + BLOCK - 1) // BLOCK
+    passed_over = []
+    for block in range(first_block, first_block + BLOCKS):
+        first = block * BLOCK
+        handle = os.open(range_dir / f"block-{block}.lock", os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW, 0o600)
+        try:
+            fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            os.close(handle)
+            continue
+        used = _uids_in_use(first, first + BLOCK - 1)
+        if used is not None:
+            os.close(handle)
+            passed_over.append(used)
+            continue
+        return handle, BuildAccounts(uid_base=first, slots=slots, lock_dir=range_dir / f"block-{block}")
+    raise NoFreeBlock(f"no block of {BLOCK} build uids is free in {range_dir}: "
+                        + ("; ".join(passed_over[:3]) or "every one is another launcher's"))

@@ -255,22 +255,25 @@ def remove_orphans() -> list[str]:
             if pid.isdigit() and not Path(f"/proc/{pid}").exists():
                 orphans.setdefault(folder.name, []).append(folder)
     for folders in orphans.values():
-        BuildCgroup(folders, found.version).remove()
+        _remove_tree(folders, found.version)
     return sorted(orphans)
+
+
+def _remove_tree(folders: list[Path], version: int) -> None:
+    """A cgroup and every cgroup below it (deepest first), each with whatever is left in it."""
+    for name in sorted({child.name for folder in folders if folder.exists() for child in folder.iterdir()
+                        if child.is_dir()}):
+        _remove_tree([folder / name for folder in folders if (folder / name).is_dir()], version)
+    BuildCgroup(folders, version).remove()
 
 
 def _write(path: Path, value: str) -> None:
     path.write_text(value)
 
 
-@contextmanager
-def build_cgroup(memory_bytes: int, processes: int, cpus: float, where: Layout | None = None) -> Iterator[BuildCgroup]:
-    """A new cgroup with these limits (`cpus`: processors' worth of time per second), removed (with
-    anything left in it) when the block ends. Raises OSError when one cannot be made."""
-    where = where or layout()
-    if not isinstance(where, Layout):
-        raise OSError(where)
-    name = f"{PREFIX}{os.getpid()}-{next(_counter)}"
+def _make(where: Layout, name: str, memory_bytes: int, processes: int, cpus: float) -> BuildCgroup:
+    """A new cgroup `name` under `where`, with these limits (`cpus`: processors' worth of time per
+    second). Raises OSError, leaving nothing behind, when one cannot be made."""
     # Each controller's folder once (v1 may mount two controllers as one hierarchy).
     folders = list(dict.fromkeys(parent / name for parent in where.parents.values()))
     quota = max(1000, round(cpus * CPU_PERIOD_MICROSECONDS))
@@ -278,7 +281,7 @@ def build_cgroup(memory_bytes: int, processes: int, cpus: float, where: Layout |
     try:
         for folder in folders:
             folder.mkdir(mode=0o755)
-        if where.version == 2:
+        if where.version == 2:  # socket buffers count in memory.max
             _write(folders[0] / "memory.max", str(memory_bytes))
             if (folders[0] / "memory.swap.max").exists():
                 _write(folders[0] / "memory.swap.max", "0")
@@ -289,13 +292,45 @@ def build_cgroup(memory_bytes: int, processes: int, cpus: float, where: Layout |
             _write(memory / "memory.limit_in_bytes", str(memory_bytes))
             if (memory / "memory.memsw.limit_in_bytes").exists():
                 _write(memory / "memory.memsw.limit_in_bytes", str(memory_bytes))
+            # v1 counts a socket's buffers apart (loopback TCP could queue the machine's whole TCP
+            # memory otherwise): the same cap.
+            if (memory / "memory.kmem.tcp.limit_in_bytes").exists():
+                _write(memory / "memory.kmem.tcp.limit_in_bytes", str(memory_bytes))
             _write(pids / "pids.max", str(processes))
             _write(cpu / "cpu.cfs_period_us", str(CPU_PERIOD_MICROSECONDS))
             _write(cpu / "cpu.cfs_quota_us", str(quota))
     except OSError:
         group.remove()
         raise
+    return group
+
+
+@contextmanager
+def build_cgroup(memory_bytes: int, processes: int, cpus: float, where: Layout | None = None) -> Iterator[BuildCgroup]:
+    """A new cgroup with these limits (`cpus`: processors' worth of time per second), removed (with
+    anything left in it) when the block ends. Raises OSError when one cannot be made."""
+    where = where or layout()
+    if not isinstance(where, Layout):
+        raise OSError(where)
+    group = _make(where, f"{PREFIX}{os.getpid()}-{next(_counter)}", memory_bytes, processes, cpus)
     try:
         yield group
     finally:
         group.remove()
+
+
+def confine_all_builds(memory_bytes: int, processes: int, cpus: float) -> Layout:
+    """A cgroup over every build of this process and over this process itself (the build launcher:
+    the sources it holds count too), with these limits; this process moves into a leaf of it.
+    Returns where the builds' own cgroups go: inside it, so their sum is bounded by its limits.
+    Raises OSError."""
+    where = layout()
+    if not isinstance(where, Layout):
+        raise OSError(where)
+    group = _make(where, f"{PREFIX}{os.getpid()}-all", memory_bytes, processes, cpus)
+    inside = Layout(where.version, {controller: parent / group.folders[0].name
+                                    for controller, parent in where.parents.items()})
+    if where.version == 2:  # its processes live in a leaf; the controllers pass on to the builds
+        (group.folders[0] / "cgroup.subtree_control").write_text(" ".join(f"+{name}" for name in CONTROLLERS))
+    _make(inside, "launcher", memory_bytes, processes, cpus).enter()
+    return inside

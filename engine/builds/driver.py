@@ -14,39 +14,84 @@ taken, its status forged). The outcome goes to the status pipe as "<step> <code>
 source that cannot be unpacked, the reason on the next line; the module goes to the module pipe,
 only when it is a regular file reached without symbolic links.
 
+The commands' output is read here, inside the build's cgroup (so a build that floods it pays
+with its own share of the processors), and only its last LOG_LIMIT bytes are kept; they go to
+the driver's own output once, at the end. What the host reads of a build is that tail, the
+module and the status: bounded, whatever the build writes.
+
 Environment: SOURCE_FD, SOURCE_LIMIT (the archive's largest size), UNPACKED_BYTES and
 SOURCE_ENTRIES (what it may unpack to), BUILD_DIR, HOME, TMPDIR, INSTALL_COMMAND, BUILD_COMMAND,
 MODULE_REAL (the module's normalised absolute path), MODULE_LIMIT (its largest size),
-STEP_SECONDS, SANDBOXED, MODULE_FD, STATUS_FD.
+STEP_SECONDS, LOG_LIMIT, SANDBOXED, MODULE_FD, STATUS_FD.
 """
 
 import ctypes
 import os
+import select
 import signal
 import stat
 import subprocess
 import sys
+import time
 from pathlib import Path
 
+from lib.tail import Tail
 from lib.unpack import ArchiveError, ArchiveLimits, extract_tar_bytes
 
 PR_SET_DUMPABLE = 4
 GRACE_SECONDS = 5
+LOG = Tail(int(os.environ.get("LOG_LIMIT", "65536")))
+
+
+def flush_log() -> None:
+    data = LOG.bytes()
+    while data:
+        data = data[os.write(1, data):]
 
 
 def status(step: str, code: int, reason: str = "") -> None:
+    flush_log()
     os.write(STATUS_FD, f"{step} {code}\n{reason}".encode("utf-8", "replace"))
     sys.exit(0)
+
+
+def _read_until_done(process: subprocess.Popen, output: int, deadline: float) -> bool:
+    """Keep the tail of what `process` writes until it ends (then only what is already written: a
+    child it left behind may hold the pipe, and is not waited for). False if `deadline` passed first."""
+    ended_at = None
+    while True:
+        now = time.monotonic()
+        if ended_at is None and process.poll() is not None:
+            ended_at = now
+        if ended_at is None and now > deadline:
+            return False
+        ready, _, _ = select.select([output], [], [], 0 if ended_at else min(0.2, max(deadline - now, 0)))
+        if ended_at is not None and (not ready or now - ended_at > 0.2):  # a left-behind child may write on
+            return True
+        if ready:
+            chunk = os.read(output, 1 << 16)
+            if not chunk:  # every writer is gone: the command has ended, or is about to
+                try:
+                    process.wait(timeout=max(deadline - time.monotonic(), 0.01))
+                except subprocess.TimeoutExpired:
+                    return False
+                return True
+            LOG.write(chunk)
 
 
 def run_step(name: str, command: str) -> None:
     if not command:
         return
-    print(f"$ {command}", flush=True)
-    process = subprocess.Popen(["/bin/sh", "-c", command], stdin=subprocess.DEVNULL, start_new_session=True)
+    LOG.write(f"$ {command}\n".encode())
+    read_end, write_end = os.pipe()
+    process = subprocess.Popen(["/bin/sh", "-c", command], stdin=subprocess.DEVNULL, stdout=write_end,
+                               stderr=write_end, start_new_session=True)
+    os.close(write_end)
     try:
-        code = process.wait(timeout=int(os.environ["STEP_SECONDS"]))
-    except subprocess.TimeoutExpired:
+        finished = _read_until_done(process, read_end, time.monotonic() + int(os.environ["STEP_SECONDS"]))
+    finally:
+        os.close(read_end)
+    if not finished:
         os.killpg(process.pid, signal.SIGTERM)
         try:
             process.wait(timeout=GRACE_SECONDS)
@@ -54,6 +99,7 @@ def run_step(name: str, command: str) -> None:
             os.killpg(process.pid, signal.SIGKILL)
             process.wait()
         status(name, 124)
+    code = process.wait()
     reap()
     if code != 0:
         status(name, code if code > 0 else 128 - code)

@@ -15,10 +15,14 @@ here, strictly): a site account that is taken over can ask for no more than the 
 The launcher never parses the source archive: it hands the bytes to the build's driver through
 a pipe, and the driver unpacks them inside the sandbox, as the build's account (`driver.py`).
 
-Accounts: each launcher claims a range of uids of its own (a lock held for its life, in
-`--range-dir`), so two sites on one machine never share an account, a slot or a process limit;
-within it, one uid per concurrent build (`accounts.py`). A build whose asker goes away (a worker
-killed) is killed at once. The launcher refuses to start where it cannot give what it is for
+Accounts: each launcher claims a block of 1,024 uids of its own (a lock held for its life, in
+`--range-dir`, by the block's absolute number; a block an account or a process already uses is
+passed over), so two sites on one machine never share an account, a slot or a process limit;
+within it, one uid per concurrent build (`accounts.py`). Every build's cgroup lies inside one
+cgroup over all the launcher's builds and the launcher itself (SCORING_BUILDS_MEMORY_BYTES,
+_PROCESSES, _CPUS), so however many builds are asked for, together they take no more. A build's
+output is cut to its last `log_limit` bytes inside its sandbox and comes back as bytes, beside
+the module. A build whose asker goes away (a worker killed) is killed at once. The launcher refuses to start where it cannot give what it is for
 (no sandbox, no cgroups, not root), and where the code it runs could be changed by an account
 other than root.
 """
@@ -26,32 +30,30 @@ other than root.
 from __future__ import annotations
 
 import argparse
-import fcntl
+import grp
 import logging
 import os
 import pwd
-import grp
 import signal
 import socket
 import stat
 import struct
 import sys
 import threading
+import time
 from dataclasses import dataclass, fields, replace
 from pathlib import Path
 
 from engine.builds import protocol
-from engine.builds.accounts import BuildAccounts
+from engine.builds.accounts import BLOCK, BuildAccounts, NoFreeBlock, claim_block
 from engine.builds.bwrap import sandbox_problem
-from engine.builds.cgroups import remove_orphans
+from engine.builds.cgroups import Layout, confine_all_builds, remove_orphans
 from engine.builds.limits import BuildLimits, SandboxUnavailable
-from engine.builds.run import build_submission, confinement_problem
+from engine.builds.run import DRIVER_MODULES, build_submission, confinement_problem
 
 logger = logging.getLogger("engine.builds.launcher")
 
 ROOT = Path(__file__).resolve().parents[2]
-SLOTS_PER_RANGE = 1024
-RANGES = 64
 REQUEST_SECONDS = 60  # to send a whole request (a source of tens of MiB over a local socket)
 ANSWER_SECONDS = 60
 COMMAND_LIMIT = 8192
@@ -73,11 +75,19 @@ CAPS_FROM_ENVIRONMENT = {
     "source_entries": ("SCORING_MAX_SOURCE_ENTRIES", int, BuildLimits.source_entries),
     "cpus": ("SCORING_BUILD_CPUS", float, BuildLimits.cpus),
 }
+def _physical_memory() -> int:
+    return os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES")
+
+
 OTHER_SETTINGS = {
     "source_bytes": ("SCORING_MAX_SOURCE_BYTES", int, 32 << 20),
     "log_bytes": ("SCORING_BUILD_LOG_BYTES", int, 64 << 10),
     "uid_base": ("SCORING_BUILD_UID_BASE", int, 2_000_000_000),
-    "slots": ("SCORING_BUILD_SLOTS", int, 32),
+    "slots": ("SCORING_BUILD_SLOTS", int, 8),
+    # Every build of the launcher together, and the launcher itself (the sources it holds).
+    "all_memory_bytes": ("SCORING_BUILDS_MEMORY_BYTES", int, _physical_memory() * 3 // 4),
+    "all_processes": ("SCORING_BUILDS_PROCESSES", int, 4096),
+    "all_cpus": ("SCORING_BUILDS_CPUS", float, float(os.cpu_count() or 1)),
 }
 
 
@@ -105,15 +115,18 @@ class Caps:
     log_bytes: int
     uid_base: int
     slots: int
+    all_memory_bytes: int
+    all_processes: int
+    all_cpus: float
     path: str
 
     @classmethod
     def from_environment(cls, environ=os.environ) -> "Caps":
         limits = BuildLimits(**{field: _setting(environ, *spec) for field, spec in CAPS_FROM_ENVIRONMENT.items()})
-        limits = replace(limits, wall_seconds=limits.wall)
+        limits = replace(limits, wall_seconds=limits.wall)  # the longest wall a build may ask for
         other = {field: _setting(environ, *spec) for field, spec in OTHER_SETTINGS.items()}
-        if other["slots"] > SLOTS_PER_RANGE:
-            raise LauncherError(f"SCORING_BUILD_SLOTS={other['slots']} is more than {SLOTS_PER_RANGE}")
+        if other["slots"] > BLOCK:
+            raise LauncherError(f"SCORING_BUILD_SLOTS={other['slots']} is more than {BLOCK}")
         return cls(limits, path=environ.get("SCORING_BUILD_PATH", "/usr/bin:/bin:/usr/sbin:/sbin"), **other)
 
     def clamp(self, asked: dict) -> BuildLimits:
@@ -131,23 +144,8 @@ class Caps:
             values[key] = min(protocol.number(value, f"limits.{key}", integer=integer), getattr(self.limits, key))
         if "timeout" not in values:
             raise protocol.ProtocolError("limits.timeout is required")
-        clamped = BuildLimits(**{name: getattr(self.limits, name) for name in known} | values)
+        clamped = BuildLimits(**{name: getattr(self.limits, name) for name in known} | {"wall_seconds": None} | values)
         return replace(clamped, wall_seconds=min(clamped.wall, self.limits.wall))
-
-
-def claim_range(range_dir: Path, slots: int, uid_base: int) -> tuple[int, BuildAccounts]:
-    """A range of build uids of this launcher's own, for its life: (the lock's descriptor, its accounts)."""
-    range_dir.mkdir(mode=0o700, parents=True, exist_ok=True)
-    for number in range(1, RANGES + 1):  # range 0 is a root scorer's own (SCORING_BUILD_UID_BASE onwards)
-        handle = os.open(range_dir / f"range-{number}.lock", os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW, 0o600)
-        try:
-            fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
-        except BlockingIOError:
-            os.close(handle)
-            continue
-        return handle, BuildAccounts(uid_base=uid_base + number * SLOTS_PER_RANGE, slots=slots,
-                                     lock_dir=range_dir / f"range-{number}")
-    raise LauncherError(f"all {RANGES} ranges of build accounts in {range_dir} are taken by other launchers")
 
 
 def _changeable_by_others(path: Path) -> str | None:
@@ -161,10 +159,15 @@ def _changeable_by_others(path: Path) -> str | None:
 
 def code_problem() -> str | None:
     """Why the code this process runs could be changed by another account (None: it cannot)."""
-    loaded = {Path(module.__file__).resolve() for module in list(sys.modules.values())
+    modules = list(sys.modules.values())
+    loaded = {Path(module.__file__).resolve() for module in modules
               if getattr(module, "__file__", None) and Path(module.__file__).resolve().is_relative_to(ROOT)}
+    # The compiled copies Python may have read instead of the sources, and their folders.
+    loaded |= {Path(module.__cached__).resolve() for module in modules
+               if getattr(module, "__cached__", None) and Path(module.__file__ or "").resolve().is_relative_to(ROOT)
+               and Path(module.__cached__).exists()}
     folders = {folder for path in loaded for folder in path.parents if folder == ROOT or folder.is_relative_to(ROOT)}
-    for path in sorted(loaded | folders | {ROOT / "lib" / "unpack.py", ROOT / "lib" / "errors.py"} | set(ROOT.parents)):
+    for path in sorted(loaded | folders | {ROOT / path for _, path in DRIVER_MODULES} | set(ROOT.parents)):
         problem = _changeable_by_others(path)
         if problem is not None:
             return problem
@@ -179,20 +182,27 @@ def _peer(connection: socket.socket) -> tuple[int, int, int]:
 
 def _drain(connection: socket.socket, limit: int = 1 << 20, seconds: float = 1.0) -> None:
     """After the answer: read (and drop) a little of what a refused asker still sends, so the close
-    does not reset the connection before the asker has read why it was refused."""
+    does not reset the connection before the asker has read why it was refused; at most `limit`
+    bytes within `seconds` in all, however slowly they come."""
     connection.shutdown(socket.SHUT_WR)
-    connection.settimeout(seconds)
+    deadline = time.monotonic() + seconds
     left = limit
     try:
-        while left > 0 and (chunk := connection.recv(min(left, 1 << 16))):
+        while left > 0 and (remaining := deadline - time.monotonic()) > 0:
+            connection.settimeout(remaining)
+            chunk = connection.recv(min(left, 1 << 16))
+            if not chunk:
+                return
             left -= len(chunk)
     except OSError:
         pass
 
 
 class Launcher:
-    def __init__(self, socket_path: Path, client_uid: int, client_gid: int, caps: Caps, accounts: BuildAccounts):
+    def __init__(self, socket_path: Path, client_uid: int, client_gid: int, caps: Caps, accounts: BuildAccounts,
+                 cgroups: Layout | None = None):
         self.socket_path = socket_path
+        self.cgroups = cgroups  # where the builds' cgroups go: inside the one over them all
         self.client_uid, self.client_gid = client_uid, client_gid
         self.caps = caps
         self.accounts = accounts
@@ -219,14 +229,17 @@ class Launcher:
             result = build_submission(
                 source, install=commands["install"], build=commands["build"], module_path=module, limits=limits,
                 log_limit=min(log_limit, self.caps.log_bytes), path=self.caps.path, accounts=self.accounts,
-                cancel=connection.fileno())
+                cancel=connection.fileno(), cgroup_parent=self.cgroups)
         except SandboxUnavailable as unavailable:
             return {"unavailable": str(unavailable)}, b""
         finally:
             self.free.release()
-        return ({"ok": result.ok, "log": result.log, "message": result.message, "detail": result.detail,
+        # The log goes in the payload, as its bytes: in the header, JSON would spell each control
+        # character a build prints in six, past any cap the asker could set.
+        log = result.log.encode("utf-8", "replace")
+        return ({"ok": result.ok, "log_bytes": len(log), "message": result.message, "detail": result.detail[:4096],
                  "seconds": result.seconds, "confinement": result.confinement, "limits": limits.__dict__},
-                result.module or b"")
+                log + (result.module or b""))
 
     def handle(self, connection: socket.socket) -> None:
         with connection:
@@ -273,7 +286,12 @@ class Launcher:
         if ready is not None:
             ready()
         while True:
-            connection, _ = listener.accept()
+            try:
+                connection, _ = listener.accept()
+            except OSError as error:  # out of descriptors, say: wait, and go on
+                logger.warning("could not accept a connection: %s", error)
+                time.sleep(0.5)
+                continue
             if not self.handlers.acquire(blocking=False):
                 connection.close()
                 continue
@@ -300,7 +318,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--client-user", required=True, help="the site's account: the only one that may ask")
     parser.add_argument("--client-group", help="the socket's group (default: the account's own)")
     parser.add_argument("--range-dir", type=Path, default=Path("/run/fuelboard-build-ranges"),
-                        help="where launchers claim their ranges of build accounts (one folder per machine)")
+                        help="where launchers claim their blocks of build accounts (one folder per machine)")
     arguments = parser.parse_args(argv)
     logging.basicConfig(level=logging.INFO, format="build-launcher: %(message)s")
     try:
@@ -321,10 +339,17 @@ def main(argv: list[str] | None = None) -> int:
         problem = sandbox_problem() or confinement_problem()
         if problem is not None:
             raise LauncherError(f"builds cannot be confined here: {problem}")
-        _, accounts = claim_range(arguments.range_dir, caps.slots, caps.uid_base)
+        try:
+            _, accounts = claim_block(arguments.range_dir, caps.slots, caps.uid_base)
+        except NoFreeBlock as error:
+            raise LauncherError(str(error)) from None
         for name in remove_orphans():
             logger.warning("removed the cgroup %s, left by a scorer that is gone", name)
-        launcher = Launcher(arguments.socket, uid, gid, caps, accounts)
+        try:
+            cgroups = confine_all_builds(caps.all_memory_bytes, caps.all_processes, caps.all_cpus)
+        except OSError as error:
+            raise LauncherError(f"no cgroup can be made over all the builds: {error.strerror or error}") from None
+        launcher = Launcher(arguments.socket, uid, gid, caps, accounts, cgroups)
     except LauncherError as error:
         print(f"build-launcher: {error}", file=sys.stderr)
         return 2

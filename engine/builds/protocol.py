@@ -85,6 +85,10 @@ def text(header: dict, key: str, limit: int) -> str:
     value = header.get(key)
     if not isinstance(value, str) or len(value) > limit or "\0" in value:
         raise ProtocolError(f"{key} must be a string of at most {limit} characters, without NUL")
+    try:
+        value.encode("utf-8")
+    except UnicodeEncodeError:  # a lone surrogate: no command line or file name can hold it
+        raise ProtocolError(f"{key} must be text that UTF-8 can write") from None
     return value
 
 

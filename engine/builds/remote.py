@@ -53,12 +53,15 @@ def build_remotely(socket_path: str, source: bytes, *, install: str, build: str,
     header = {"op": "build", "install": install, "build": build, "module": module_path, "log_limit": log_limit,
               "limits": limits.__dict__}
     seconds = limits.wall + ANSWER_MARGIN_SECONDS
-    answer, module = _ask(socket_path, header, source, seconds=seconds, payload_limit=limits.module_bytes,
-                          header_limit=protocol.HEADER_LIMIT + 4 * log_limit)
+    # The payload: the log's bytes (a tail of at most `log_limit` bytes, each possibly re-encoded as a
+    # three-byte replacement character, and a line about what was omitted), then the module.
+    answer, payload = _ask(socket_path, header, source, seconds=seconds,
+                           payload_limit=limits.module_bytes + 3 * log_limit + 4096)
     try:
-        return BuildResult(bool(answer["ok"]), module if answer["ok"] else None, str(answer["log"]),
-                           str(answer["message"]), time.perf_counter() - started, True, str(answer["detail"]),
-                           str(answer["confinement"]))
-    except KeyError as missing:
-        raise SandboxUnavailable(f"the build launcher at {socket_path} answered without {missing}") from None
+        log_bytes = int(answer["log_bytes"])
+        return BuildResult(bool(answer["ok"]), payload[log_bytes:] if answer["ok"] else None,
+                           payload[:log_bytes].decode("utf-8", "replace"), str(answer["message"]),
+                           time.perf_counter() - started, True, str(answer["detail"]), str(answer["confinement"]))
+    except (KeyError, ValueError) as missing:
+        raise SandboxUnavailable(f"the build launcher at {socket_path} answered out of protocol ({missing})") from None
 

@@ -13,7 +13,6 @@ import sys
 import tempfile
 import threading
 import time
-from collections import deque
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
@@ -21,24 +20,29 @@ from typing import Iterator
 
 from engine.builds.accounts import BuildAccounts, build_account, unprivileged
 from engine.builds.bwrap import SANDBOX_DIRECTORIES, bwrap_command, sandbox_problem
-from engine.builds.cgroups import BuildCgroup, build_cgroup, cgroup_problem
+from engine.builds.cgroups import BuildCgroup, Layout, build_cgroup, cgroup_problem
 from engine.builds.limits import (CONFINED, UNCONFINED, UNSANDBOXED, BuildLimits, BuildResult, SandboxUnavailable,
                                   limited)
 from engine.builds.seccomp import seccomp_filter
+from lib.tail import Tail
 
 logger = logging.getLogger(__name__)
 
 
+LOG_MARGIN = 2048  # bytes of a log kept for the host's own lines
 STATUS_LIMIT = 1024  # bytes of status the host reads: "<step> <code>", and a reason for an unpacking
+
+
+ROOT = Path(__file__).resolve().parents[2]
+# The project's modules a driver runs with (name, path under ROOT).
+DRIVER_MODULES = (("lib.errors", "lib/errors.py"), ("lib.unpack", "lib/unpack.py"), ("lib.tail", "lib/tail.py"))
 
 
 def _driver_program() -> str:
     """The driver (engine/builds/driver.py) runs under the system's python3, outside the project's
     environment: the modules it takes from the project (the archive reader, standard library only)
     come with it as source text, registered before its own code runs."""
-    root = Path(__file__).resolve().parents[2]
-    modules = {name: (root / path).read_text() for name, path in (
-        ("lib.errors", "lib/errors.py"), ("lib.unpack", "lib/unpack.py"))}
+    modules = {name: (ROOT / path).read_text() for name, path in DRIVER_MODULES}
     bootstrap = (
         "import sys as _sys, types as _types\n"
         "_package = _types.ModuleType('lib'); _package.__path__ = []; _sys.modules['lib'] = _package\n"
@@ -67,34 +71,6 @@ def confinement_problem() -> str | None:
     return None if problem is None else f"no cgroup can be made for a build: {problem}"
 
 
-class _TailBuffer:
-    """Keeps the last `limit` bytes written to it, and how many were dropped."""
-
-    def __init__(self, limit: int):
-        self.limit = limit
-        self.chunks: deque[bytes] = deque()
-        self.size = 0
-        self.dropped = 0
-
-    def write(self, data: bytes) -> None:
-        self.chunks.append(data)
-        self.size += len(data)
-        while self.size - len(self.chunks[0]) >= self.limit:
-            removed = self.chunks.popleft()
-            self.size -= len(removed)
-            self.dropped += len(removed)
-
-    def text(self) -> str:
-        data = b"".join(self.chunks)
-        if len(data) > self.limit:
-            self.dropped += len(data) - self.limit
-            data = data[-self.limit:]
-        text = data.decode("utf-8", errors="replace")
-        if self.dropped:
-            return f"[… {self.dropped:,} earlier bytes of output omitted …]\n{text}"
-        return text
-
-
 @dataclass
 class _Collected:
     finished: bool  # False if the wall-clock guard had to kill the build
@@ -107,17 +83,34 @@ class _Collected:
 
 class _Pipes:
     """The pipes a driver works through: the source it reads, the module's bytes and its status it
-    writes, and the one bwrap reads the seccomp program from."""
+    writes, and the one bwrap reads the seccomp program from. Every descriptor is closed once, by
+    `close_passed()` (the driver's ends, once it has started) and `close()` (all that remain), even
+    when making them or starting the driver fails."""
 
     def __init__(self, seccomp: bytes | None = None):
-        self.source_read, self.source_write = os.pipe()
-        self.module_read, self.module_write = os.pipe()
-        self.status_read, self.status_write = os.pipe()
-        self.seccomp_read = None
-        if seccomp is not None:
-            self.seccomp_read, seccomp_write = os.pipe()
-            os.write(seccomp_write, seccomp)  # a few hundred bytes: the pipe holds them
-            os.close(seccomp_write)
+        self.open: set[int] = set()
+        try:
+            self.source_read, self.source_write = self._pipe()
+            self.module_read, self.module_write = self._pipe()
+            self.status_read, self.status_write = self._pipe()
+            self.seccomp_read = None
+            if seccomp is not None:
+                self.seccomp_read, seccomp_write = self._pipe()
+                os.write(seccomp_write, seccomp)  # a few hundred bytes: the pipe holds them
+                self.close_one(seccomp_write)
+        except BaseException:
+            self.close()
+            raise
+
+    def _pipe(self) -> tuple[int, int]:
+        read, write = os.pipe()
+        self.open |= {read, write}
+        return read, write
+
+    def close_one(self, descriptor: int) -> None:
+        if descriptor in self.open:
+            self.open.discard(descriptor)
+            os.close(descriptor)
 
     @property
     def env(self) -> dict[str, str]:
@@ -132,23 +125,27 @@ class _Pipes:
 
     def close_passed(self) -> None:
         for descriptor in self.passed:
-            os.close(descriptor)
+            self.close_one(descriptor)
+
+    def close(self) -> None:
+        for descriptor in list(self.open):
+            self.close_one(descriptor)
 
 
-def _feed(descriptor: int, data: bytes) -> None:
+def _feed(pipes: _Pipes, data: bytes) -> None:
     """Write the source into the driver's pipe, then close it (a driver that died early is no error here)."""
     try:
         view = memoryview(data)
         while view:
-            view = view[os.write(descriptor, view[:1 << 16]):]
+            view = view[os.write(pipes.source_write, view[:1 << 16]):]
     except OSError:
         pass
     finally:
-        os.close(descriptor)
+        pipes.close_one(pipes.source_write)
 
 
 def _run(command: list[str], *, env: dict[str, str], cwd: Path, preexec, wall_seconds: float,
-         log: _TailBuffer, module_limit: int, pipes: _Pipes, source: bytes, cancel: int | None) -> _Collected:
+         log: Tail, module_limit: int, pipes: _Pipes, source: bytes, cancel: int | None) -> _Collected:
     """Run the driver, feeding it the source and collecting its output (the log's tail), the module
     and the status. `cancel`: a descriptor that turns readable (data, or the end of a connection)
     when the build is no longer wanted; it is then killed at once.
@@ -163,11 +160,10 @@ def _run(command: list[str], *, env: dict[str, str], cwd: Path, preexec, wall_se
             pass_fds=pipes.passed,
         )
     except BaseException:
-        os.close(pipes.source_write)
+        pipes.close()
         raise
-    finally:
-        pipes.close_passed()
-    feeder = threading.Thread(target=_feed, args=(pipes.source_write, source), daemon=True)
+    pipes.close_passed()
+    feeder = threading.Thread(target=_feed, args=(pipes, source), daemon=True)
     feeder.start()
     killed, cancelled = threading.Event(), False
 
@@ -184,12 +180,12 @@ def _run(command: list[str], *, env: dict[str, str], cwd: Path, preexec, wall_se
     too_large = False
     assert process.stdout is not None
     selector = selectors.DefaultSelector()
-    selector.register(process.stdout.fileno(), selectors.EVENT_READ, "log")
-    selector.register(module_read, selectors.EVENT_READ, "module")
-    selector.register(status_read, selectors.EVENT_READ, "status")
-    if cancel is not None:
-        selector.register(cancel, selectors.EVENT_READ, "cancel")
     try:
+        selector.register(process.stdout.fileno(), selectors.EVENT_READ, "log")
+        selector.register(module_read, selectors.EVENT_READ, "module")
+        selector.register(status_read, selectors.EVENT_READ, "status")
+        if cancel is not None:
+            selector.register(cancel, selectors.EVENT_READ, "cancel")
         while any(key.data != "cancel" for key in selector.get_map().values()):
             for key, _ in selector.select(timeout=1.0):
                 if key.data == "cancel":
@@ -214,8 +210,6 @@ def _run(command: list[str], *, env: dict[str, str], cwd: Path, preexec, wall_se
     finally:
         timer.cancel()
         selector.close()
-        os.close(module_read)
-        os.close(status_read)
         process.stdout.close()
         # Whatever the build left running in its group goes too.
         try:
@@ -224,13 +218,14 @@ def _run(command: list[str], *, env: dict[str, str], cwd: Path, preexec, wall_se
             pass
         process.wait()
         feeder.join()
+        pipes.close()
     line, _, reason = status.decode("utf-8", "replace").partition("\n")
     return _Collected(not killed.is_set() or cancelled, cancelled, bytes(module) if not too_large else b"", too_large,
                       line.split(), reason.strip())
 
 
 def _driver_env(path: str, build: str, install: str, module_path: str, limits: BuildLimits, source_size: int,
-                directories: dict[str, str], sandboxed: bool) -> dict[str, str]:
+                log_limit: int, directories: dict[str, str], sandboxed: bool) -> dict[str, str]:
     home = directories["HOME"]
     return {
         "PATH": path,
@@ -249,19 +244,22 @@ def _driver_env(path: str, build: str, install: str, module_path: str, limits: B
         "UNPACKED_BYTES": str(limits.unpacked_bytes),
         "SOURCE_ENTRIES": str(limits.source_entries),
         "STEP_SECONDS": str(limits.step_seconds),
+        # Room left for the lines the host adds (a line on what was omitted, the memory's peak…).
+        "LOG_LIMIT": str(max(log_limit - LOG_MARGIN, log_limit // 2)),
         "SANDBOXED": "1" if sandboxed else "0",
         **directories,
     }
 
 
 @contextmanager
-def _own_cgroup(limits: BuildLimits, wanted: bool) -> Iterator[BuildCgroup | None]:
-    """The build's own cgroup, or None where none is wanted or none can be made (then the build is
-    unconfined, which `build_submission` refuses unless allowed)."""
+def _own_cgroup(limits: BuildLimits, wanted: bool, where: Layout | None) -> Iterator[BuildCgroup | None]:
+    """The build's own cgroup (under `where`, by default this process's own), or None where none is
+    wanted or none can be made (then the build is unconfined, which `build_submission` refuses
+    unless allowed)."""
     if not wanted or cgroup_problem() is not None:
         yield None
         return
-    with build_cgroup(limits.total_memory_bytes, limits.processes, limits.cpus) as cgroup:
+    with build_cgroup(limits.total_memory_bytes, limits.processes, limits.cpus, where) as cgroup:
         yield cgroup
 
 
@@ -299,16 +297,18 @@ def _confinement(allow_unsandboxed: bool, allow_unconfined: bool) -> str:
 
 def build_submission(source: bytes, *, install: str, build: str, module_path: str, limits: BuildLimits,
                      log_limit: int, path: str, allow_unsandboxed: bool = False, allow_unconfined: bool = False,
-                     accounts: BuildAccounts = BuildAccounts(), cancel: int | None = None) -> BuildResult:
+                     accounts: BuildAccounts = BuildAccounts(), cancel: int | None = None,
+                     cgroup_parent: Layout | None = None) -> BuildResult:
     """Run `install` then `build` on the packed `source`, take out `module_path`.
 
     Never raises for a bad submission (that is a failed BuildResult); raises SandboxUnavailable
     when the build cannot be held as the settings require: in the sandbox, as an account of its
     own, in a cgroup of its own (unless `allow_unconfined`, or `allow_unsandboxed` for no
-    sandbox at all). `cancel`: see `_run`.
+    sandbox at all). `cancel`: see `_run`. `cgroup_parent`: where the build's cgroup goes (the
+    launcher's cgroup over all its builds; by default, this process's own).
     """
     started = time.perf_counter()
-    log = _TailBuffer(log_limit)
+    log = Tail(log_limit)
     confinement = _confinement(allow_unsandboxed, allow_unconfined)
     sandboxed, confined = confinement != UNSANDBOXED, confinement == CONFINED
 
@@ -321,14 +321,14 @@ def build_submission(source: bytes, *, install: str, build: str, module_path: st
     with tempfile.TemporaryDirectory(prefix="build-") as temp:
         work = Path(temp)
         account_pool = build_account(accounts, wait_seconds=wall_seconds) if confined else unprivileged()
-        with account_pool as account, _own_cgroup(limits, confined) as cgroup:
+        with account_pool as account, _own_cgroup(limits, confined, cgroup_parent) as cgroup:
             if confined and (account is None or cgroup is None):  # root, or a cgroup, went away meanwhile
                 raise SandboxUnavailable(confinement_problem() or "no account or cgroup could be had for a build")
             if account:  # the build's account starts in (and may write) its folder, nothing else of the host
                 os.chown(work, *account)
             pipes = _Pipes(seccomp_filter() if sandboxed else None)
             if sandboxed:
-                env = _driver_env(path, build, install, module_path, limits, len(source),
+                env = _driver_env(path, build, install, module_path, limits, len(source), log_limit,
                                   {**SANDBOX_DIRECTORIES, **pipes.env}, sandboxed=True)
                 # bwrap itself starts with an empty environment; the driver's comes by --setenv.
                 command = bwrap_command(limits, env, [SYSTEM_PYTHON, "-I", "-S", "-c", DRIVER], pipes.seccomp_read)
@@ -337,7 +337,7 @@ def build_submission(source: bytes, *, install: str, build: str, module_path: st
                 directories = {"BUILD_DIR": str(work / "sandbox" / "build"), "HOME": str(work / "sandbox" / "home"),
                                "TMPDIR": str(work / "sandbox" / "tmp")}
                 (work / "sandbox").mkdir()
-                run_env = _driver_env(path, build, install, module_path, limits, len(source),
+                run_env = _driver_env(path, build, install, module_path, limits, len(source), log_limit,
                                       {**directories, **pipes.env}, sandboxed=False)
                 python = SYSTEM_PYTHON if os.path.exists(SYSTEM_PYTHON) else sys.executable
                 command = [python, "-I", "-S", "-c", DRIVER]

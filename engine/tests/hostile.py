@@ -1,8 +1,11 @@
 """What hostile builds and modules try: the descriptions the security page counts, the invalid
-modules, and a module slow to compile."""
+modules, a module slow to compile, and what a taken-over site account sends the build launcher."""
 
 from __future__ import annotations
 
+import json
+
+from engine.builds.protocol import HEAD, MAGIC
 from engine.tests import wat
 
 HOSTILE_BUILDS = [
@@ -80,4 +83,37 @@ HOSTILE_MODULES = [
     "imports host functions", "has a start function", "names itself in imports", "names itself in a backtrace",
     "names itself in a compiler error", "hides a key in a schema violation", "hides a key in a wrong answer",
     "answers beyond the size cap", "answers a catastrophic pattern", "answers gigabytes of objects",
+]
+
+
+def request(header: dict | bytes, payload: bytes = b"") -> bytes:
+    body = header if isinstance(header, bytes) else json.dumps(header).encode()
+    return HEAD.pack(MAGIC, len(body), len(payload)) + body + payload
+
+
+BUILD = {"op": "build", "install": "", "build": "true", "module": "out.wasm", "log_limit": 4096,
+         "limits": {"timeout": 10}}
+# What a taken-over site account may send the build launcher: (what, the message, what the refusal says).
+LAUNCHER_REQUESTS = [
+    ("not the protocol", b"GET / HTTP/1.1\r\n\r\n" + bytes(20), "not a build launcher message"),
+    ("a header over its cap", HEAD.pack(MAGIC, 1 << 20, 0), "over the 65,536-byte limit"),
+    ("a payload over its cap", HEAD.pack(MAGIC, 2, (1 << 32) - 1) + b"{}", "a payload of 4,294,967,295 bytes is over"),
+    ("not JSON", request(b"{nope"), "the header is not JSON"),
+    ("NaN", request(b'{"op": "build", "log_limit": NaN}'), "the header is not JSON"),
+    ("not an object", request(b"[1]"), "not a JSON object"),
+    ("an unknown operation", request({"op": "shell"}), "op must be status or build"),
+    ("an unknown limit", request({**BUILD, "limits": {"timeout": 10, "uid": 0}}), "limits.uid is not a build limit"),
+    ("a negative limit", request({**BUILD, "limits": {"timeout": -1}}), "limits.timeout must be a positive number"),
+    ("a boolean limit", request({**BUILD, "limits": {"timeout": 10, "processes": True}}), "positive integer"),
+    ("no timeout", request({**BUILD, "limits": {}}), "limits.timeout is required"),
+    ("a NUL in a command", request({**BUILD, "build": "true\0; id"}), "build must be a string"),
+    ("an overlong command", request({**BUILD, "build": "x" * 9000}), "build must be a string"),
+    ("a cut-off message", HEAD.pack(MAGIC, 100, 0) + b"{", "ended in the middle of a message"),
+    ("a lone surrogate", request({**BUILD, "build": "true \ud800"}), "build must be text that UTF-8 can write"),
+]
+# …and what else the launcher meets, each a test of its own (engine/tests/test_launcher.py).
+LAUNCHER_ASKERS = [
+    "another account, where the socket is open to it", "a refused asker that trickles its bytes",
+    "a build flooding megabytes of control characters", "an asker that goes away mid-build",
+    "a block of build uids some process already runs as",
 ]

@@ -12,6 +12,7 @@ import signal
 import socket
 import subprocess
 import tempfile
+import threading
 import time
 import uuid
 from pathlib import Path
@@ -19,7 +20,12 @@ from pathlib import Path
 import pytest
 
 from engine.builds import pack_folder
-from engine.builds.protocol import HEAD, MAGIC
+from engine.builds.accounts import BLOCK, claim_block
+from engine.builds.cgroups import layout
+from engine.builds.protocol import HEAD
+from engine.builds.run import LOG_MARGIN
+from engine.tests.hostile import BUILD, LAUNCHER_REQUESTS, request
+from tests.serve_stack import uids_running
 
 pytestmark = pytest.mark.slow
 
@@ -111,6 +117,86 @@ def test_the_sites_account_gets_builds_as_an_account_and_a_cgroup_of_their_own(l
     assert "bytes of 268,435,456" in built["log"]
 
 
+def test_every_build_lies_in_the_launchers_cgroup_over_them_all(launcher, tmp_path):
+    pid = launcher.process.pid
+    first, last = ask(launcher, "status")["uids"]
+
+    def capped(pid: int) -> list[str]:  # its cgroups in the hierarchies builds are capped in
+        lines = Path(f"/proc/{pid}/cgroup").read_text().splitlines()
+        return [line for line in lines if (line.startswith("0::") if layout().version == 2
+                                           else any(f":{name}:" in line for name in ("memory", "pids")))]
+
+    own = capped(pid)
+    assert len(own) == (1 if layout().version == 2 else 2), own
+    assert all(line.endswith(f"/fuelboard-build-{pid}-all/launcher") for line in own), own
+    answers = []
+    asker = threading.Thread(target=lambda: answers.append(
+        ask(launcher, "build", source_file(tmp_path), "sleep 3; printf '\\0asm' > out.wasm")))
+    asker.start()
+    deadline, inside = time.monotonic() + 30, []
+    while not inside and time.monotonic() < deadline:
+        builds = [found for found, uid in uids_running().items() if first <= uid <= last]
+        try:
+            inside = capped(builds[0]) if builds else []
+        except OSError:
+            continue
+        time.sleep(0.05)
+    asker.join()
+    assert answers[0]["ok"], answers
+    assert inside and all(f"/fuelboard-build-{pid}-all/fuelboard-build-" in line for line in inside), inside
+
+
+def test_a_build_that_floods_its_output_is_answered_with_the_tail_of_it(launcher, tmp_path):
+    """Megabytes of control characters and broken UTF-8 (which JSON would write six times over)
+    come back as the build's last bytes, beside its module: the build is judged, not bounced."""
+    flood = "head -c 3000000 /dev/zero | tr '\\0' '\\1'; printf '\\377\\376 end\\n'; printf '\\0asm' > out.wasm"
+    built = ask(launcher, "build", source_file(tmp_path), flood)
+    assert built["ok"], built
+    written = len(f"$ {flood}\n".encode()) + 3_000_000 + len(b"\377\376 end\n")
+    kept = (1 << 16) - LOG_MARGIN  # what the asker allows, less room for the host's own lines
+    assert built["log"].startswith(f"[… {written - kept:,} earlier bytes of output omitted …]\n\x01\x01"), built["log"][:80]
+    assert "\x01\ufffd\ufffd end\nmemory at its peak" in built["log"]
+    assert len(built["log"].encode()) < 1 << 16
+
+
+def test_a_refused_asker_that_trickles_is_cut_off(launcher):
+    connection = socket.socket(socket.AF_UNIX)
+    connection.connect(str(launcher.socket))
+    connection.sendall(b"GET / HTTP/1.1\r\n\r\n" + bytes(20))
+    started = time.monotonic()
+    try:
+        while time.monotonic() - started < 30:
+            connection.sendall(b"x")
+            time.sleep(0.05)
+    except (BrokenPipeError, ConnectionResetError):
+        pass
+    finally:
+        connection.close()
+    assert time.monotonic() - started < 30, "the launcher kept reading a refused asker"
+    assert raw(launcher, request({"op": "status"}))["ready"]
+
+
+def test_a_launcher_passes_over_a_block_of_uids_in_use():
+    """Blocks are numbered absolutely: a launcher with another uid base still never shares one, and
+    a block where a process already runs is passed over."""
+    folder = Path(tempfile.mkdtemp(prefix="fuelboard-ranges-"))
+    first_block = (3_000_000_000 + 4 + BLOCK - 1) // BLOCK
+    squatter = subprocess.Popen(["setpriv", f"--reuid={first_block * BLOCK + 7}", "--regid=65534",
+                                 "--clear-groups", "sleep", "60"])
+    try:
+        time.sleep(0.3)
+        one, accounts = claim_block(folder, 4, 3_000_000_000)
+        assert accounts.uid_base == (first_block + 1) * BLOCK  # the squatted block passed over
+        two, others = claim_block(folder, 4, 3_000_000_000 - 512)  # another base, half a block lower
+        assert others.uid_base == (first_block + 2) * BLOCK  # not a block overlapping the first
+        os.close(one)
+        os.close(two)
+    finally:
+        squatter.kill()
+        squatter.wait()
+        shutil.rmtree(folder, ignore_errors=True)
+
+
 def test_another_account_cannot_ask_even_where_it_can_reach_the_socket(launcher, tmp_path):
     refused = ask(launcher, "status", user="daemon")
     assert "cannot be reached: Permission denied" in refused["unavailable"]
@@ -137,32 +223,7 @@ def raw(launcher: Launcher, message: bytes) -> dict:
     return json.loads(answer[HEAD.size:HEAD.size + header_size])
 
 
-def request(header: dict | bytes, payload: bytes = b"") -> bytes:
-    body = header if isinstance(header, bytes) else json.dumps(header).encode()
-    return HEAD.pack(MAGIC, len(body), len(payload)) + body + payload
-
-
-BUILD = {"op": "build", "install": "", "build": "true", "module": "out.wasm", "log_limit": 4096,
-         "limits": {"timeout": 10}}
-MALFORMED = [
-    ("not the protocol", b"GET / HTTP/1.1\r\n\r\n" + bytes(20), "not a build launcher message"),
-    ("a header over its cap", HEAD.pack(MAGIC, 1 << 20, 0), "over the 65,536-byte limit"),
-    ("a payload over its cap", HEAD.pack(MAGIC, 2, (1 << 32) - 1) + b"{}", "a payload of 4,294,967,295 bytes is over"),
-    ("not JSON", request(b"{nope"), "the header is not JSON"),
-    ("NaN", request(b'{"op": "build", "log_limit": NaN}'), "the header is not JSON"),
-    ("not an object", request(b"[1]"), "not a JSON object"),
-    ("an unknown operation", request({"op": "shell"}), "op must be status or build"),
-    ("an unknown limit", request({**BUILD, "limits": {"timeout": 10, "uid": 0}}), "limits.uid is not a build limit"),
-    ("a negative limit", request({**BUILD, "limits": {"timeout": -1}}), "limits.timeout must be a positive number"),
-    ("a boolean limit", request({**BUILD, "limits": {"timeout": 10, "processes": True}}), "positive integer"),
-    ("no timeout", request({**BUILD, "limits": {}}), "limits.timeout is required"),
-    ("a NUL in a command", request({**BUILD, "build": "true\0; id"}), "build must be a string"),
-    ("an overlong command", request({**BUILD, "build": "x" * 9000}), "build must be a string"),
-    ("a cut-off message", HEAD.pack(MAGIC, 100, 0) + b"{", "ended in the middle of a message"),
-]
-
-
-@pytest.mark.parametrize("message, said", [item[1:] for item in MALFORMED], ids=[item[0] for item in MALFORMED])
+@pytest.mark.parametrize("message, said", [item[1:] for item in LAUNCHER_REQUESTS], ids=[item[0] for item in LAUNCHER_REQUESTS])
 def test_a_malformed_request_is_refused_saying_why_and_the_launcher_goes_on(launcher, message, said):
     answer = raw(launcher, message)
     assert said in answer["refused"], answer
@@ -237,6 +298,13 @@ def test_the_launcher_refuses_to_start_where_it_cannot_do_its_job(tmp_path):
         assert changeable.returncode == 2, changeable.stderr
         assert "refusing to run as root code that another account could change" in changeable.stderr
         assert "run.py may be written by its group or by everyone" in changeable.stderr
+        # The sources are fine, but Python would read a compiled copy someone else may write.
+        (copy / "engine" / "builds" / "run.py").chmod(0o644)
+        subprocess.run(["/usr/bin/python3", "-m", "py_compile", str(copy / "engine" / "builds" / "run.py")], check=True)
+        compiled = next((copy / "engine" / "builds" / "__pycache__").glob("run.*.pyc"))
+        compiled.chmod(0o666)
+        changeable = start(str(copy / "scripts" / "build-launcher"), folder=folder)
+        assert changeable.returncode == 2 and f"{compiled.name} may be written by its group" in changeable.stderr
         assert "Traceback" not in as_nobody.stderr + open_folder.stderr + changeable.stderr
     finally:
         shutil.rmtree(folder, ignore_errors=True)

@@ -57,6 +57,12 @@ def queued_jobs() -> int:
     return DBTaskResult.objects.filter(status="READY").count()
 
 
+def queued_priorities() -> list[int]:
+    from django_tasks_db.models import DBTaskResult
+
+    return list(DBTaskResult.objects.filter(status="READY").values_list("priority", flat=True))
+
+
 def test_one_operators_entries_wait_their_turn_while_anothers_go_first(client, imported, module, workers):
     first, second = make_token("op-a"), make_token("op-b")
     sent = [post(client, first, case="adder", version="v1", name=f"a-{index}", wasm=module).json()["submission"]
@@ -87,22 +93,30 @@ def test_a_lost_hand_on_is_made_good_by_requeue_stale_jobs(client, imported, mod
     assert queue_place(Submission.objects.get(pk=sent[1]))["state"] == "queued"
 
 
-def test_a_job_without_a_sandbox_goes_back_to_the_queue_and_the_next_run_builds_it(adder_v1, correct_wasm, workers,
-                                                                                  tmp_path, client, caplog):
+def queued_without_a_sandbox(version, module, workers, tmp_path, name: str, retry_seconds: float) -> Submission:
+    """An entry (built from a folder) queued where the build launcher cannot be reached; the
+    worker still starts (unconfined builds allowed), and the build then finds no sandbox."""
     workers.SCORING_BUILD_LAUNCHER = str(tmp_path / "no-launcher.sock")
-    workers.SCORING_SANDBOX_RETRY_SECONDS = 0.2
-    workers.SCORING_ALLOW_UNCONFINED_BUILDS = True  # the worker starts; the build then finds no launcher
+    workers.SCORING_SANDBOX_RETRY_SECONDS = retry_seconds
+    workers.SCORING_ALLOW_UNCONFINED_BUILDS = True
     folder = tmp_path / "submission"
     folder.mkdir()
-    shutil.copy(correct_wasm, folder / "solution.wasm")
-    entry = submit(adder_v1, adder_v1.default_variant(), "waits", folder=folder)
+    shutil.copy(module, folder / "solution.wasm")
+    entry = submit(version, version.default_variant(), name, folder=folder)
     jobs.enqueue_scoring(entry)
+    return entry
+
+
+def test_a_job_without_a_sandbox_goes_back_to_the_queue_and_the_next_run_builds_it(adder_v1, correct_wasm, workers,
+                                                                                  tmp_path, client, caplog):
+    entry = queued_without_a_sandbox(adder_v1, correct_wasm, workers, tmp_path, "waits", retry_seconds=0.2)
     run_worker("--max-tasks", "1")
     entry.refresh_from_db()
     assert (entry.status, entry.attempt, entry.sandbox_waits) == ("pending", 0, 1)  # no attempt spent, no error
     assert entry.message == "waiting for a build sandbox"
     assert "cannot be reached" in entry.detail and str(tmp_path) not in client.get(f"/submissions/{entry.pk}/").content.decode()
-    assert queued_jobs() == 1  # back in the queue, and this worker waited before it would take another
+    assert queued_priorities() == [jobs.RETRY_PRIORITY]  # back in the queue, behind fresh jobs,
+    assert jobs.RETRY_PRIORITY < 0  # and this worker waited before it would take another
     assert "a build found no sandbox: this worker takes no job for 0.2 s" in caplog.text
     assert queue_place(entry)["state"] == "queued"
     workers.SCORING_BUILD_LAUNCHER = ""  # the sandbox is back: builds as root, confined
@@ -110,6 +124,19 @@ def test_a_job_without_a_sandbox_goes_back_to_the_queue_and_the_next_run_builds_
     run_worker()
     entry.refresh_from_db()
     assert (entry.status, entry.passed, entry.attempt, entry.build_confinement) == ("scored", True, 0, "confined")
+
+
+def test_a_job_that_never_finds_a_sandbox_ends_in_error_after_the_most_waits(adder_v1, correct_wasm, workers,
+                                                                             tmp_path):
+    workers.SCORING_SANDBOX_MAX_WAITS = 2
+    entry = queued_without_a_sandbox(adder_v1, correct_wasm, workers, tmp_path, "bounces", retry_seconds=0.1)
+    run_worker("--max-tasks", "1")
+    assert Submission.objects.get(pk=entry.pk).status == "pending" and queued_jobs() == 1
+    time.sleep(0.2)
+    run_worker("--max-tasks", "1")
+    entry.refresh_from_db()
+    assert (entry.status, entry.sandbox_waits, queued_jobs()) == ("error", 2, 0)
+    assert entry.message == "no build sandbox could be had (2 tries); staff can score it again"
 
 
 def test_a_worker_that_cannot_confine_builds_refuses_to_start(workers, tmp_path):
