@@ -18,7 +18,7 @@ class Tail:
     def write(self, data: bytes) -> None:
         self.chunks.append(data)
         self.size += len(data)
-        while self.size - len(self.chunks[0]) >= self.limit:
+        while self.chunks and self.size - len(self.chunks[0]) >= self.limit:
             removed = self.chunks.popleft()
             self.size -= len(removed)
             self.dropped += len(removed)

@@ -63,14 +63,15 @@ front="" gunicorn="" workers="" stopped=""
 stop() {
     if [ -n "$stopped" ]; then return 0; fi
     stopped=1
-    if [ -n "$AS_APP" ]; then stop_launcher; fi
     kill $front $gunicorn $workers 2>/dev/null || true
     for process in $front $gunicorn $workers; do
         wait "$process" 2>/dev/null || true
     done
+    # The launcher last: a worker's build in flight ends with its worker, not before it.
+    if [ -n "$AS_APP" ]; then stop_launcher; fi
 }
 trap stop EXIT
-trap 'stop; exit 0' INT TERM
+trap 'stop; exit 0' INT TERM HUP
 
 if [ -d "$VAR_DIR" ] && [ -n "$(find "$VAR_DIR" -maxdepth 0 -perm -0002)" ]; then
     echo "VAR_DIR ($VAR_DIR) may be written by everyone: give the site a folder of its own" >&2
@@ -134,9 +135,12 @@ fi
 $AS_APP $PY manage.py sandbox_status
 # The set-up, as the account the site runs as (the database first: it is the site's to create).
 $AS_APP $PY manage.py migrate --noinput
-# Root copies the static files (into a folder of root's) and reads nothing of the site's state:
-# the secret key of the site's folder is no business of a file copy.
-SECRET_KEY="${SECRET_KEY:-static-files-only}" $PY manage.py collectstatic --noinput --verbosity 0
+# Root copies the static files (into a folder of root's) and touches nothing of the site's state:
+# its settings are read against a scratch folder of root's (no secret key, no database of the site's).
+static_scratch="$(mktemp -d)"
+VAR_DIR="$static_scratch" DATABASE_URL="sqlite:///$static_scratch/none.sqlite3" SECRET_KEY=static-files-only \
+    $PY manage.py collectstatic --noinput --verbosity 0
+rm -rf "$static_scratch"
 if [ "${1:-}" = --catalog ]; then
     $AS_APP $PY manage.py import_catalog
     $AS_APP $PY manage.py score_examples

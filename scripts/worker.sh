@@ -40,7 +40,7 @@ stop() {
     if [ -n "$AS_APP" ]; then stop_launcher; fi
 }
 trap stop EXIT
-trap 'stop; exit 0' INT TERM
+trap 'stop; exit 0' INT TERM HUP
 if [ "$(id -u)" = 0 ]; then
     . scripts/launcher.sh
     site_account

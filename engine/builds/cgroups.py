@@ -292,10 +292,10 @@ def _make(where: Layout, name: str, memory_bytes: int, processes: int, cpus: flo
             _write(memory / "memory.limit_in_bytes", str(memory_bytes))
             if (memory / "memory.memsw.limit_in_bytes").exists():
                 _write(memory / "memory.memsw.limit_in_bytes", str(memory_bytes))
-            # v1 counts a socket's buffers apart (loopback TCP could queue the machine's whole TCP
-            # memory otherwise): the same cap.
+            # v1 counts a socket's buffers apart, on top of the memory cap (loopback TCP could
+            # queue the machine's whole TCP memory otherwise): a small cap of their own.
             if (memory / "memory.kmem.tcp.limit_in_bytes").exists():
-                _write(memory / "memory.kmem.tcp.limit_in_bytes", str(memory_bytes))
+                _write(memory / "memory.kmem.tcp.limit_in_bytes", str(tcp_bytes(memory_bytes)))
             _write(pids / "pids.max", str(processes))
             _write(cpu / "cpu.cfs_period_us", str(CPU_PERIOD_MICROSECONDS))
             _write(cpu / "cpu.cfs_quota_us", str(quota))
@@ -319,18 +319,26 @@ def build_cgroup(memory_bytes: int, processes: int, cpus: float, where: Layout |
         group.remove()
 
 
-def confine_all_builds(memory_bytes: int, processes: int, cpus: float) -> Layout:
-    """A cgroup over every build of this process and over this process itself (the build launcher:
-    the sources it holds count too), with these limits; this process moves into a leaf of it.
-    Returns where the builds' own cgroups go: inside it, so their sum is bounded by its limits.
-    Raises OSError."""
+def tcp_bytes(memory_bytes: int) -> int:
+    """v1's separate cap on a cgroup's socket buffers: a quarter of its memory, at most 64 MiB."""
+    return min(64 << 20, max(memory_bytes // 4, 1 << 20))
+
+
+def confine_all_builds(memory_bytes: int, processes: int, cpus: float) -> tuple[Layout, BuildCgroup]:
+    """A cgroup over every build of this process (the build launcher), with these limits: where
+    the builds' own cgroups go, so their sum is bounded by its limits. The process itself stays
+    outside it: builds filling it can make the kernel kill a build, never the launcher. Returns
+    (where the builds' cgroups go, the cgroup itself: `remove()` it when done). Raises OSError."""
     where = layout()
     if not isinstance(where, Layout):
         raise OSError(where)
     group = _make(where, f"{PREFIX}{os.getpid()}-all", memory_bytes, processes, cpus)
     inside = Layout(where.version, {controller: parent / group.folders[0].name
                                     for controller, parent in where.parents.items()})
-    if where.version == 2:  # its processes live in a leaf; the controllers pass on to the builds
-        (group.folders[0] / "cgroup.subtree_control").write_text(" ".join(f"+{name}" for name in CONTROLLERS))
-    _make(inside, "launcher", memory_bytes, processes, cpus).enter()
-    return inside
+    if where.version == 2:  # no process of its own: the controllers pass on to the builds
+        try:
+            (group.folders[0] / "cgroup.subtree_control").write_text(" ".join(f"+{name}" for name in CONTROLLERS))
+        except OSError:
+            group.remove()
+            raise
+    return inside, group

@@ -19,8 +19,10 @@ Accounts: each launcher claims a block of 1,024 uids of its own (a lock held for
 `--range-dir`, by the block's absolute number; a block an account or a process already uses is
 passed over), so two sites on one machine never share an account, a slot or a process limit;
 within it, one uid per concurrent build (`accounts.py`). Every build's cgroup lies inside one
-cgroup over all the launcher's builds and the launcher itself (SCORING_BUILDS_MEMORY_BYTES,
-_PROCESSES, _CPUS), so however many builds are asked for, together they take no more. A build's
+cgroup over all the launcher's builds (SCORING_BUILDS_MEMORY_BYTES, _PROCESSES, _CPUS), so
+however many builds are asked for, together they take no more; no more builds run at once than
+that cgroup holds at their full caps, and the launcher itself stays outside it (and is the
+kernel's last choice when memory runs out), so no build can take it down. A build's
 output is cut to its last `log_limit` bytes inside its sandbox and comes back as bytes, beside
 the module. A build whose asker goes away (a worker killed) is killed at once. The launcher refuses to start where it cannot give what it is for
 (no sandbox, no cgroups, not root), and where the code it runs could be changed by an account
@@ -295,7 +297,12 @@ class Launcher:
             if not self.handlers.acquire(blocking=False):
                 connection.close()
                 continue
-            threading.Thread(target=self._handled, args=(connection,), daemon=True).start()
+            try:
+                threading.Thread(target=self._handled, args=(connection,), daemon=True).start()
+            except RuntimeError as error:  # no thread can be had now: this asker tries again later
+                logger.warning("could not start a handler: %s", error)
+                connection.close()
+                self.handlers.release()
 
     def _handled(self, connection: socket.socket) -> None:
         try:
@@ -339,6 +346,7 @@ def main(argv: list[str] | None = None) -> int:
         problem = sandbox_problem() or confinement_problem()
         if problem is not None:
             raise LauncherError(f"builds cannot be confined here: {problem}")
+        caps = replace(caps, slots=concurrent_builds(caps))
         try:
             _, accounts = claim_block(arguments.range_dir, caps.slots, caps.uid_base)
         except NoFreeBlock as error:
@@ -346,14 +354,16 @@ def main(argv: list[str] | None = None) -> int:
         for name in remove_orphans():
             logger.warning("removed the cgroup %s, left by a scorer that is gone", name)
         try:
-            cgroups = confine_all_builds(caps.all_memory_bytes, caps.all_processes, caps.all_cpus)
+            cgroups, over_all = confine_all_builds(caps.all_memory_bytes, caps.all_processes, caps.all_cpus)
         except OSError as error:
             raise LauncherError(f"no cgroup can be made over all the builds: {error.strerror or error}") from None
+        _last_to_go()
         launcher = Launcher(arguments.socket, uid, gid, caps, accounts, cgroups)
     except LauncherError as error:
         print(f"build-launcher: {error}", file=sys.stderr)
         return 2
     signal.signal(signal.SIGTERM, lambda *_: sys.exit(0))
+    signal.signal(signal.SIGHUP, lambda *_: sys.exit(0))
     try:
         launcher.serve()
     except LauncherError as error:
@@ -363,4 +373,22 @@ def main(argv: list[str] | None = None) -> int:
         pass
     finally:
         arguments.socket.unlink(missing_ok=True)
+        over_all.remove()
     return 0
+
+
+def concurrent_builds(caps: Caps) -> int:
+    """How many builds run at once: SCORING_BUILD_SLOTS, but no more than the cgroup over them all
+    holds at their full caps, so that cap never makes the kernel choose a build to kill (each
+    build's own cap is met first)."""
+    limits = caps.limits
+    return max(1, min(caps.slots, caps.all_memory_bytes // limits.total_memory_bytes,
+                      caps.all_processes // limits.processes))
+
+
+def _last_to_go() -> None:
+    """When the machine runs out of memory anyway, the kernel kills anything before the launcher."""
+    try:
+        Path("/proc/self/oom_score_adj").write_text("-1000")
+    except OSError as error:
+        logger.warning("could not protect the launcher from the out-of-memory killer: %s", error)

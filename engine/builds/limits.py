@@ -63,6 +63,11 @@ def limited(limits: BuildLimits, account: tuple[int, int] | None, cgroup=None):
     def apply() -> None:
         if cgroup is not None:
             cgroup.enter()
+        try:  # when memory runs out anyway, a build goes first: never its launcher or scorer
+            with open("/proc/self/oom_score_adj", "w") as adjust:
+                adjust.write("1000")
+        except OSError:
+            pass
         if account is not None:
             os.setgroups([])
             os.setgid(account[1])

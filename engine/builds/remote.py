@@ -6,7 +6,7 @@ import socket
 import time
 
 from engine.builds import protocol
-from engine.builds.limits import BuildLimits, BuildResult, SandboxUnavailable
+from engine.builds.limits import CONFINED, BuildLimits, BuildResult, SandboxUnavailable
 
 CONNECT_SECONDS = 10
 STATUS_SECONDS = 30
@@ -33,30 +33,44 @@ def _ask(socket_path: str, header: dict, payload: bytes, *, seconds: float, payl
             raise SandboxUnavailable(f"the build launcher at {socket_path} did not answer: {error}") from None
     finally:
         connection.close()
-    for refusal in ("unavailable", "refused"):
-        if refusal in answer:
-            raise SandboxUnavailable(f"the build launcher at {socket_path} {refusal} the build: {answer[refusal]}")
+    if "unavailable" in answer:
+        raise SandboxUnavailable(f"the build launcher at {socket_path} could not build now: {answer['unavailable']}")
+    if "refused" in answer:
+        raise Refused(str(answer["refused"]))
     return answer, module
+
+
+class Refused(Exception):
+    """The launcher refused the request itself (a field or a size it will never take): asking again
+    would be refused again."""
 
 
 def launcher_status(socket_path: str) -> dict:
     """The launcher's own account of itself (ready, problem, uids, slots, caps). Raises SandboxUnavailable."""
-    answer, _ = _ask(socket_path, {"op": "status"}, b"", seconds=STATUS_SECONDS, payload_limit=0)
+    try:
+        answer, _ = _ask(socket_path, {"op": "status"}, b"", seconds=STATUS_SECONDS, payload_limit=0)
+    except Refused as refused:
+        raise SandboxUnavailable(f"the build launcher at {socket_path} refused to say its status: {refused}") from None
     return answer
 
 
 def build_remotely(socket_path: str, source: bytes, *, install: str, build: str, module_path: str,
                    limits: BuildLimits, log_limit: int) -> BuildResult:
     """`build_submission`, done by the launcher at `socket_path` (which caps every limit at its own).
-    Raises SandboxUnavailable as `build_submission` does, and when the launcher cannot be asked."""
+    Raises SandboxUnavailable as `build_submission` does, and when the launcher cannot be asked or
+    cannot build now; a request it refuses outright is a failed build (its reason in `detail`)."""
     started = time.perf_counter()
     header = {"op": "build", "install": install, "build": build, "module": module_path, "log_limit": log_limit,
               "limits": limits.__dict__}
     seconds = limits.wall + ANSWER_MARGIN_SECONDS
     # The payload: the log's bytes (a tail of at most `log_limit` bytes, each possibly re-encoded as a
     # three-byte replacement character, and a line about what was omitted), then the module.
-    answer, payload = _ask(socket_path, header, source, seconds=seconds,
-                           payload_limit=limits.module_bytes + 3 * log_limit + 4096)
+    try:
+        answer, payload = _ask(socket_path, header, source, seconds=seconds,
+                               payload_limit=limits.module_bytes + 3 * log_limit + 4096)
+    except Refused as refused:  # the same request would be refused again: a failed build, not a wait
+        return BuildResult(False, None, "", "the build could not be started: the build launcher refused the request",
+                           time.perf_counter() - started, True, f"the build launcher refused it: {refused}", CONFINED)
     try:
         log_bytes = int(answer["log_bytes"])
         return BuildResult(bool(answer["ok"]), payload[log_bytes:] if answer["ok"] else None,

@@ -163,8 +163,6 @@ def _run(command: list[str], *, env: dict[str, str], cwd: Path, preexec, wall_se
         pipes.close()
         raise
     pipes.close_passed()
-    feeder = threading.Thread(target=_feed, args=(pipes, source), daemon=True)
-    feeder.start()
     killed, cancelled = threading.Event(), False
 
     def kill_group() -> None:
@@ -174,13 +172,15 @@ def _run(command: list[str], *, env: dict[str, str], cwd: Path, preexec, wall_se
         except ProcessLookupError:
             pass
 
+    feeder = threading.Thread(target=_feed, args=(pipes, source), daemon=True)
     timer = threading.Timer(wall_seconds, kill_group)
-    timer.start()
     module, status = bytearray(), bytearray()
     too_large = False
     assert process.stdout is not None
     selector = selectors.DefaultSelector()
     try:
+        feeder.start()  # inside: a thread that cannot start still ends the driver and closes every pipe
+        timer.start()
         selector.register(process.stdout.fileno(), selectors.EVENT_READ, "log")
         selector.register(module_read, selectors.EVENT_READ, "module")
         selector.register(status_read, selectors.EVENT_READ, "status")
@@ -217,7 +217,8 @@ def _run(command: list[str], *, env: dict[str, str], cwd: Path, preexec, wall_se
         except ProcessLookupError:
             pass
         process.wait()
-        feeder.join()
+        if feeder.ident is not None:
+            feeder.join()
         pipes.close()
     line, _, reason = status.decode("utf-8", "replace").partition("\n")
     return _Collected(not killed.is_set() or cancelled, cancelled, bytes(module) if not too_large else b"", too_large,

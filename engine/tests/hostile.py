@@ -115,5 +115,5 @@ LAUNCHER_REQUESTS = [
 LAUNCHER_ASKERS = [
     "another account, where the socket is open to it", "a refused asker that trickles its bytes",
     "a build flooding megabytes of control characters", "an asker that goes away mid-build",
-    "a block of build uids some process already runs as",
+    "a block of build uids some process already runs as", "a request past the launcher's caps, from the site's client",
 ]

@@ -117,33 +117,55 @@ def test_the_sites_account_gets_builds_as_an_account_and_a_cgroup_of_their_own(l
     assert "bytes of 268,435,456" in built["log"]
 
 
-def test_every_build_lies_in_the_launchers_cgroup_over_them_all(launcher, tmp_path):
+def test_every_build_lies_in_a_cgroup_over_them_all_and_the_launcher_outside_it(tmp_path):
+    """Builds filling the cgroup over them all can make the kernel kill a build, never the
+    launcher: it stays outside, runs no more builds than that cgroup holds at their full caps,
+    and is the kernel's last choice; each build its first."""
+    launcher = Launcher(SCORING_BUILD_TOTAL_MEMORY_BYTES=str(256 << 20), SCORING_BUILDS_MEMORY_BYTES=str(3 * 256 << 20),
+                        SCORING_BUILD_SLOTS="8")
     pid = launcher.process.pid
-    first, last = ask(launcher, "status")["uids"]
+    try:
+        status = ask(launcher, "status")
+        assert status["slots"] == 3  # what 768 MiB holds at 256 MiB each, not the 8 asked for
+        first, last = status["uids"]
 
-    def capped(pid: int) -> list[str]:  # its cgroups in the hierarchies builds are capped in
-        lines = Path(f"/proc/{pid}/cgroup").read_text().splitlines()
-        return [line for line in lines if (line.startswith("0::") if layout().version == 2
-                                           else any(f":{name}:" in line for name in ("memory", "pids")))]
+        def capped(pid: int) -> list[str]:  # its cgroups in the hierarchies builds are capped in
+            lines = Path(f"/proc/{pid}/cgroup").read_text().splitlines()
+            return [line for line in lines if (line.startswith("0::") if layout().version == 2
+                                               else any(f":{name}:" in line for name in ("memory", "pids")))]
 
-    own = capped(pid)
-    assert len(own) == (1 if layout().version == 2 else 2), own
-    assert all(line.endswith(f"/fuelboard-build-{pid}-all/launcher") for line in own), own
-    answers = []
-    asker = threading.Thread(target=lambda: answers.append(
-        ask(launcher, "build", source_file(tmp_path), "sleep 3; printf '\\0asm' > out.wasm")))
-    asker.start()
-    deadline, inside = time.monotonic() + 30, []
-    while not inside and time.monotonic() < deadline:
-        builds = [found for found, uid in uids_running().items() if first <= uid <= last]
-        try:
-            inside = capped(builds[0]) if builds else []
-        except OSError:
-            continue
-        time.sleep(0.05)
-    asker.join()
-    assert answers[0]["ok"], answers
-    assert inside and all(f"/fuelboard-build-{pid}-all/fuelboard-build-" in line for line in inside), inside
+        assert not any(f"fuelboard-build-{pid}-all" in line for line in capped(pid))
+        lowering = subprocess.run(["/usr/bin/python3", "-c", "import os; os.write(os.open('/proc/self/oom_score_adj', os.O_WRONLY), b'-1000')"],
+                                  capture_output=True)
+        if lowering.returncode == 0:  # root may lower a score here (CAP_SYS_RESOURCE)
+            assert Path(f"/proc/{pid}/oom_score_adj").read_text().strip() == "-1000"
+        answers = []
+        asker = threading.Thread(target=lambda: answers.append(
+            ask(launcher, "build", source_file(tmp_path), "sleep 3; printf '\\0asm' > out.wasm")))
+        asker.start()
+        deadline, inside, adjusted = time.monotonic() + 30, [], ""
+        while not inside and time.monotonic() < deadline:
+            builds = [found for found, uid in uids_running().items() if first <= uid <= last]
+            try:
+                inside = capped(builds[0]) if builds else []
+                adjusted = Path(f"/proc/{builds[0]}/oom_score_adj").read_text().strip() if builds else ""
+            except OSError:
+                continue
+            time.sleep(0.05)
+        asker.join()
+        assert answers[0]["ok"], answers
+        assert inside and all(f"/fuelboard-build-{pid}-all/fuelboard-build-" in line for line in inside), inside
+        assert adjusted == "1000"
+    finally:
+        launcher.stop()
+    parents = layout().parents.values()
+    assert [folder for parent in parents for folder in parent.glob(f"fuelboard-build-{pid}-*")] == []  # removed
+
+
+def test_a_request_the_launcher_refuses_outright_is_a_failed_build_not_a_wait(launcher, tmp_path):
+    built = ask(launcher, "build", source_file(tmp_path), "true " + "x" * 9000)
+    assert (built["ok"], built["message"]) == (False, "the build could not be started: the build launcher refused "
+                                                      "the request")
 
 
 def test_a_build_that_floods_its_output_is_answered_with_the_tail_of_it(launcher, tmp_path):
