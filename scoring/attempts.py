@@ -30,6 +30,10 @@ class Superseded(Exception):
     """This attempt is no longer the submission's current one; its results must not be stored."""
 
 
+# The columns a scoring attempt writes besides its outcome's fields.
+SCORING_OWNS = ("build_log", "build_confinement", "module_digest", "module_size", "status", "scored_at")
+
+
 def _finish(submission: Submission, status: str, *, results: list[Result] = (), **fields) -> Submission:
     """Store the outcome in one transaction, if this attempt is still the current one."""
     with transaction.atomic():
@@ -45,7 +49,9 @@ def _finish(submission: Submission, status: str, *, results: list[Result] = (), 
         submission.build_log = storable(submission.build_log)
         submission.status = status
         submission.scored_at = timezone.now()
-        submission.save()
+        # Only what scoring owns: what staff changed meanwhile (hidden, excluded, the reference,
+        # a note) stays as they left it.
+        submission.save(update_fields=[*fields, *SCORING_OWNS])
         update_boards([submission.pk])
     return submission
 
@@ -124,8 +130,9 @@ def _score(submission: Submission, progress: ScoringProgress) -> Submission:
     submission.build_confinement = measured.confinement
     if measured.module_digest:
         submission.module_digest, submission.module_size = measured.module_digest, measured.module_size
-    if measured.evaluation is None:
-        return _finish(submission, measured.state, message=measured.message, detail=measured.detail)
+    if measured.evaluation is None:  # no result of an earlier attempt stands
+        return _finish(submission, measured.state, message=measured.message, detail=measured.detail,
+                       passed=False, total_fuel=None, overshoot=0, passed_count=0)
     evaluation = measured.evaluation
     return _finish(
         submission, Submission.State.SCORED, results=_result_rows(submission, evaluation), message="", detail="",

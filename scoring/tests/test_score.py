@@ -277,3 +277,25 @@ def test_an_entry_built_without_its_own_account_and_cgroup_says_so_wherever_it_i
     assert [row["build"] for row in rows if row["submission"] == entry.pk] == ["unconfined"]
     Submission.objects.filter(pk=entry.pk).update(build_confinement="confined")
     assert said not in client.get(f"/submissions/{entry.pk}/").content.decode()
+
+
+def test_an_attempt_writes_only_its_outcome_and_a_failed_one_leaves_no_earlier_result(adder_v1, correct_wasm):
+    """Staff's changes made while an entry is scored stay; an attempt that fails ranks nothing."""
+    from scoring.boards.updates import set_hidden
+    from scoring.jobs import new_attempt
+
+    entry = score(submit(adder_v1, adder_v1.default_variant(), "ada", wasm_file=correct_wasm))
+    entry.refresh_from_db()
+    assert (entry.passed, entry.board_group) == (True, 0)
+    stale = new_attempt(entry, enqueue=False)  # the instance a worker holds while it scores
+    set_hidden(Submission.objects.filter(pk=entry.pk), True)  # staff hide it meanwhile
+    score(stale)
+    entry.refresh_from_db()
+    assert (entry.status, entry.hidden, entry.passed) == ("scored", True, True)
+    # Its stored module is now garbage: the next attempt fails, and nothing of the last one stands.
+    set_hidden(Submission.objects.filter(pk=entry.pk), False)
+    Submission.objects.filter(pk=entry.pk).update(source=b"not wasm")
+    score(new_attempt(entry, enqueue=False))
+    entry.refresh_from_db()
+    assert (entry.status, entry.passed, entry.total_fuel, entry.passed_count) == ("invalid_module", False, None, 0)
+    assert entry.board_group != 0  # not ranked
