@@ -19,7 +19,7 @@ from scoring.documents import agent_lines, agents_table
 from sitecache.models import AGENTS_SNAPSHOT, CATALOG
 
 router = Router(tags=["results"])
-Sort = Literal["score", "pass_rate", "cost"]
+Sort = Literal["solved", "score", "pass_rate", "cost"]
 
 
 def _matrix(query: dict) -> Matrix:
@@ -34,8 +34,9 @@ def agents(request: HttpRequest,
            difficulty: Difficulty | None = None,
            tag: str | None = Query(None, max_length=100, pattern=ONE_LINE),
            harness: str | None = Query(None, max_length=100, pattern=ONE_LINE, description="one harness's agents"),
-           sort: Sort = Query("score", description="score (highest first), pass_rate (highest first) or cost "
-                                                   "(mean cost per trial, cheapest first; none recorded last)"),
+           sort: Sort = Query("solved", description="solved (most cases solved first, then score), score (highest "
+                                                    "first), pass_rate (highest first) or cost (mean cost per trial, "
+                                                    "cheapest first; none recorded last)"),
            page: int = Query(1, ge=1, le=PAGE_MAX),
            page_size: int = Query(PAGE_SIZE, ge=1, le=PAGE_SIZE_MAX),
            cases_page: int = Query(1, ge=1, le=PAGE_MAX, description="which page of the cases the cells are for"),
@@ -58,7 +59,7 @@ def agents(request: HttpRequest,
         lines, links = page_links(request, matrix.lines, page=page, page_size=page_size, query=lines_query)
         return document(AgentsDocument, {
             "difficulty": matrix.difficulty, "tag": matrix.tag, "harness": matrix.harness, "sort": matrix.sort,
-            "cases": column_links["count"], "columns_next": column_links["next"],
+            "cases": column_links["count"], "reference_cases": matrix.references, "columns_next": column_links["next"],
             "columns_previous": column_links["previous"],
             "columns": [{"case": version.case.slug, "version": version.version, "name": version.name,
                          "difficulty": version.difficulty} for version in columns],
@@ -76,7 +77,7 @@ def agents_csv(request: HttpRequest,
                difficulty: Difficulty | None = None,
                tag: str | None = Query(None, max_length=100, pattern=ONE_LINE),
                harness: str | None = Query(None, max_length=100, pattern=ONE_LINE),
-               sort: Sort = Query("score")):
+               sort: Sort = Query("solved")):
     """The agents matrix as CSV, every line."""
     request_refresh()
     query = {"difficulty": difficulty, "tag": tag or None, "harness": harness or None, "sort": sort}

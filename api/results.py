@@ -120,7 +120,8 @@ def leaderboard(request: HttpRequest, slug: str,
         shown, links = page_links(request, entries, page=page, page_size=page_size, query=query)
         response = document(Leaderboard, {
             "case": case_version.case.slug, "version": case_version.version,
-            "variant": chosen.slug if chosen else None, "all": all, "model": query["model"], **links,
+            "variant": chosen.slug if chosen else None, "all": all, "model": query["model"],
+            "reference_fuel": case_version.reference_fuel, **links,
             "results": [entry_document(entry) for entry in shown],
         })
         # A model that names no entry could be anything a client likes: rendered, never stored.
@@ -183,8 +184,8 @@ def standings(request: HttpRequest,
         lines, links = page_links(request, shown.lines, page=page, page_size=page_size, query=query)
         return document(StandingsDocument, {
             "difficulty": shown.difficulty, "tag": shown.tag, "cases": shown.cases, "as_of": shown.as_of,
-            "computing": shown.computing, **links,
-            "results": [standings_line_document(line, shown.parts(line)) for line in lines],
+            "reference_cases": shown.references, "computing": shown.computing, **links,
+            "results": [standings_line_document(line, shown.parts(line), shown.references) for line in lines],
         })
 
     return cached_document(request, {**query, "page": page, "page_size": page_size}, standings_generations(), render)

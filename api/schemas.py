@@ -11,8 +11,22 @@ from ninja import Field, Schema
 from pydantic import BaseModel
 
 
+# Figures against the reference entries (the standings and the agents matrix).
+FAST_DESCRIPTION = ("fast_p for p in 1, 1.5, 2, 5, 10 (keyed \"1\", \"1.5\", …): the share of the scope's cases with a "
+                    "reference entry that were solved using at most 1/p of the reference's fuel (fast_1: no more "
+                    "than the reference); null when no case of the scope has a reference")
+SPEEDUP_DESCRIPTION = ("the geometric mean, over the solved cases that have a reference entry, of the reference's "
+                       "fuel ÷ theirs (above 1: less fuel than the references); null when there is no such case")
+
+
 class LeaderboardRow(Schema):
-    rank: int | None = Field(..., description="null unless the entry passed every input within the pass line")
+    rank: int | None = Field(..., description="null unless the entry passed every input within the pass line; its "
+                                              "own position (equal total fuel: the earlier submission first)")
+    shared_rank: int | None = Field(..., description="the place it shares with every ranked entry of the same total "
+                                                     "fuel (\"=1\" on the page); null when unranked")
+    speedup: float | None = Field(..., description="the version's reference entry's total fuel ÷ this entry's (above "
+                                                   "1: it used less); null without a reference, or when some answer "
+                                                   "was wrong")
     group: Literal["ranked", "over_limit", "unranked", "excluded"]
     name: str
     submission: int
@@ -46,6 +60,8 @@ class Leaderboard(Schema):
     variant: str | None
     all: bool = Field(..., description="every submission, not only each submitter's best")
     model: str | None = Field(..., description="the model filter, if any")
+    reference_fuel: int | None = Field(..., description="the total fuel of the version's reference entry (chosen by "
+                                                        "staff), which every speedup divides; null without one")
     count: int
     next: str | None
     previous: str | None
@@ -186,12 +202,17 @@ class StandingsLine(Schema):
     difficulties: dict[str, DifficultyPart]
     models: list[str] = Field(..., description="the models their run records name, over the scope's cases")
     annotations: list[StandingsNote] = Field(..., description="staff's notes on their entries")
+    fast: dict[str, float | None] = Field(..., description=FAST_DESCRIPTION)
+    speedup: float | None = Field(..., description=SPEEDUP_DESCRIPTION)
+    speedup_cases: int = Field(..., description="the cases with a reference entry that they solved")
 
 
 class StandingsDocument(Schema):
     difficulty: str | None
     tag: str | None
     cases: int
+    reference_cases: int = Field(..., description="the cases with a reference entry (staff's choice): what each "
+                                                   "fast_p is a share of")
     as_of: datetime | None
     computing: bool = Field(..., description="the first standings are still being computed")
     count: int
@@ -244,9 +265,17 @@ class AgentLine(BaseModel):
                                           "best (0 if unsolved)")
     cases_solved: int
     cases_entered: int
+    solved_share: float = Field(..., description="cases_solved ÷ the filter's cases (a case with no trial is an "
+                                                 "unsolved case): the share of the whole set")
+    solved_share_low: float = Field(..., description="the 95% Wilson interval of solved_share, from")
+    solved_share_high: float = Field(..., description="… to")
+    fast: dict[str, float | None] = Field(..., description=FAST_DESCRIPTION)
+    speedup: float | None = Field(..., description=SPEEDUP_DESCRIPTION)
+    speedup_cases: int = Field(..., description="the cases with a reference entry that it solved")
     trials: int
     solved_trials: int
-    pass_rate: float = Field(..., description="solved_trials ÷ trials")
+    pass_rate: float = Field(..., description="the trial pass rate: solved_trials ÷ trials (over the trials it made, "
+                                              "not the whole set: see solved_share)")
     pass_rate_low: float = Field(..., description="the 95% Wilson interval of the pass rate, from")
     pass_rate_high: float = Field(..., description="… to")
     cost_trials: int = Field(..., description="trials that recorded their cost")
@@ -270,8 +299,10 @@ class AgentsDocument(BaseModel):
     difficulty: str | None
     tag: str | None
     harness: str | None
-    sort: Literal["score", "pass_rate", "cost"]
+    sort: Literal["solved", "score", "pass_rate", "cost"]
     cases: int = Field(..., description="the filter's cases in all (the columns are a page of them)")
+    reference_cases: int = Field(..., description="the filter's cases with a reference entry: what each fast_p is a "
+                                                   "share of")
     columns: list[AgentsColumn] = Field(..., description="a page of the filter's cases, by name: `cases_page`")
     columns_next: str | None
     columns_previous: str | None

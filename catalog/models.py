@@ -106,6 +106,9 @@ class CaseVersion(models.Model):
     # The lowest total fuel of a ranked entry on this version's board: kept by scoring's
     # standings as scores land, so the case list shows it without reading any submission.
     best_fuel = models.BigIntegerField(null=True, blank=True)
+    # The total fuel of its reference entry (staff's choice: scoring/references.py), while that
+    # entry is ranked; NULL without one. Kept with the standings, as best_fuel is.
+    reference_fuel = models.BigIntegerField(null=True, blank=True)
     # Entries on its leaderboard (each submitter's best), for the case list; kept with the standings.
     entry_count = models.PositiveIntegerField(default=0)
     # manifest.content_digests of its held-out files: no later version may show or seed them.

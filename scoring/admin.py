@@ -21,6 +21,7 @@ from scoring.models import (
     SubmitterName,
     Verification,
 )
+from scoring.references import ReferenceRefused, clear_reference, set_reference
 from scoring.verification import request as request_verifications
 
 
@@ -105,11 +106,13 @@ class SubmissionAdmin(admin.ModelAdmin):
     form = SubmissionForm
     list_display = ("id", "name", "version", "variant", "model", "status", "job_state", "passed", "total_fuel", "hidden",
                     "excluded", "verification", "submitted_at")
-    list_filter = ("status", "passed", "hidden", "excluded", ReMeasuredFilter, "version__case", "wasmtime_version")
+    list_filter = ("status", "passed", "hidden", "excluded", "is_reference", ReMeasuredFilter, "version__case",
+                   "wasmtime_version")
     search_fields = ("name", "version__case__slug", "module_digest", "model", "annotation")
     list_select_related = ("version__case", "variant")
     inlines = [AnnotationChangeInline, ResultInline]
-    actions = ["hide_from_leaderboards", "show_on_leaderboards", "rescore", "remeasure"]
+    actions = ["hide_from_leaderboards", "show_on_leaderboards", "rescore", "remeasure", "make_reference",
+               "clear_reference"]
     fields = (
         "hidden", "annotation", "excluded", "name", "model", "harness", "run", "version", "variant", "status", "message",
         "detail", "passed", "total_fuel", "overshoot", "verification", "verified_at", "verification_message",
@@ -165,6 +168,27 @@ class SubmissionAdmin(admin.ModelAdmin):
 
         made = request_verifications(list(queryset.values_list("pk", flat=True)), enqueue=True)
         self.message_user(request, f"{len(made)} re-measurement(s) queued: see Verifications.", messages.SUCCESS)
+
+
+    @admin.action(description="Make it its version's reference (speedups divide its fuel)")
+    def make_reference(self, request, queryset):
+        chosen = list(queryset.defer("source")[:2])
+        if len(chosen) != 1:
+            self.message_user(request, "Choose one entry: a version has one reference.", messages.ERROR)
+            return
+        try:
+            before = set_reference(chosen[0])
+        except ReferenceRefused as refused:
+            self.message_user(request, refused.message, messages.ERROR)
+            return
+        replaced = f", in place of #{before.pk} {before.name}" if before else ""
+        self.message_user(request, f"#{chosen[0].pk} {chosen[0].name} is the reference of {chosen[0].version}{replaced}.",
+                          messages.SUCCESS)
+
+    @admin.action(description="Stop being its version's reference")
+    def clear_reference(self, request, queryset):
+        cleared = sum(clear_reference(submission) for submission in queryset.filter(is_reference=True).defer("source"))
+        self.message_user(request, f"{cleared} reference(s) cleared.", messages.SUCCESS)
 
 
 @admin.register(Verification)

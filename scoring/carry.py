@@ -102,6 +102,10 @@ def carry_forward(target: CaseVersion, *, source: CaseVersion | None = None, top
     if top <= 0:
         return []
     entries = best_entries(source, top)
+    reference = Submission.objects.select_related("variant").filter(version=source, is_reference=True,
+                                                                    board_group__in=CARRIED_GROUPS).first()
+    if reference is not None and reference.pk not in {entry.pk for entry in entries}:
+        entries.append(reference)  # the reference goes too, wherever it stands
     done = set(Submission.objects.filter(version=target, carried_from__in=entries)
                .values_list("carried_from_id", flat=True))
     variants = {variant.slug: variant for variant in target.variants.all()}
@@ -121,9 +125,14 @@ def _resubmit(entry: Submission, target: CaseVersion, variant) -> Submission | N
     try:
         with transaction.atomic():
             # The same source from the same run: its provenance and staff's word go with it.
-            return record_submission(target, variant, entry.name, entry.source_kind, entry.source_label,
-                                     bytes(stored.source), run=entry.run, carried_from=entry,
-                                     annotation=entry.annotation)
+            new = record_submission(target, variant, entry.name, entry.source_kind, entry.source_label,
+                                    bytes(stored.source), run=entry.run, carried_from=entry,
+                                    annotation=entry.annotation)
+            # The reference's copy is the new version's reference (unless staff chose one there
+            # already); it counts once it passes there.
+            if entry.is_reference and not Submission.objects.filter(version=target, is_reference=True).exists():
+                Submission.objects.filter(pk=new.pk).update(is_reference=True)
+            return new
     except IntegrityError:
         return None  # a concurrent carry-forward created it first (the `carried_once` constraint)
 

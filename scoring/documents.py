@@ -24,6 +24,7 @@ from scoring.boards import CURRENT_ENGINE, engine_label
 from scoring.boards.reading import Entry
 from scoring.models import Result, Submission
 from scoring.queue import queue_place
+from scoring.speedups import FAST_KEYS, fast_shares
 from scoring.boards.reading import Leaderboard
 
 CSV_CHUNK = 500  # entries read per query while a download streams
@@ -126,6 +127,7 @@ def entry_document(entry: Entry) -> dict:
     """A row of a leaderboard in the API: `entry_json()` and everything the page shows of it."""
     return {
         **entry_json(entry),
+        "shared_rank": entry.shared_rank, "speedup": round(entry.speedup, 6) if entry.speedup is not None else None,
         "group": entry.group, "variant": entry.variant, "status": entry.status,
         "passed_inputs": entry.passed_count, "inputs": entry.input_count,
         "engine": entry.engine, "current_engine": entry.engine == CURRENT_ENGINE, "carried_from": entry.carried_from,
@@ -154,7 +156,7 @@ def board_table(version: CaseVersion, variant: Variant | None, include_all: bool
     line = pass_line(version, len(stress))
     header = [*BOARD_CSV_FIELDS, "share_of_limit_percent", *BOARD_CSV_AFTER,
               *[f"fuel:{path}" for _, path in stress], "submitted_at", "engine", "carried_from", "model",
-              "harness", "run_url", *NUMERIC_RUN_FIELDS, "annotation", "verification"]
+              "harness", "run_url", *NUMERIC_RUN_FIELDS, "annotation", "verification", "shared_rank", "speedup"]
 
     def rows():
         for chunk in entries.batches(CSV_CHUNK):
@@ -170,7 +172,7 @@ def board_table(version: CaseVersion, variant: Variant | None, include_all: bool
                        *[per_input.get(position, (None, ""))[0] for position, _ in stress],
                        row["submitted_at"], row["engine"], row["carried_from"], row["model"],
                        run.get("harness", ""), run.get("url", ""), *[run.get(key) for key in NUMERIC_RUN_FIELDS],
-                       row["annotation"], entry.verification]
+                       row["annotation"], entry.verification, row["shared_rank"], row["speedup"]]
 
     name = download_name(version.case.slug, version.version, variant.slug if variant else "",
                          "all" if include_all else "", "leaderboard")
@@ -203,8 +205,9 @@ def comparison_document(comparison) -> dict:
 # --- a standings line ---------------------------------------------------------------------------
 
 
-def standings_line_document(line, parts: list[tuple[str, dict]]) -> dict:
-    """A line of the standings: its rank, name, figures and, per difficulty, solved and score."""
+def standings_line_document(line, parts: list[tuple[str, dict]], references: int) -> dict:
+    """A line of the standings: its rank, name, figures and, per difficulty, solved and score; and,
+    over the scope's `references` cases with a reference entry, its figures against them."""
     return {
         "rank": line.position, "name": line.name, "solved": line.solved, "entered": line.entered,
         "score": round(line.score, 6),
@@ -213,6 +216,9 @@ def standings_line_document(line, parts: list[tuple[str, dict]]) -> dict:
                          for difficulty, part in parts},
         "models": (line.provenance or {}).get("models", []),
         "annotations": (line.provenance or {}).get("annotations", []),
+        "fast": fast_shares(line.fast, references),
+        "speedup": round(line.speedup, 6) if line.speedup is not None else None,
+        "speedup_cases": line.reference_solved,
     }
 
 
@@ -220,16 +226,18 @@ def standings_table(standings) -> tuple[str, list[str], Iterator[list]]:
     """Every line of a standings filter as (file name, header, rows)."""
     header = ["rank", "name", "score", "solved", "entered", "cases", "geometric_mean",
               *[f"{difficulty}_{column}" for difficulty in standings.difficulties for column in ("solved", "score")],
-              "models", "annotations"]
+              "models", "annotations", "reference_cases", *[f"fast_{key}" for key in FAST_KEYS], "speedup",
+              "speedup_cases"]
 
     def rows():
         for batch in standings.lines.batches(1000):
             for line in batch:
-                row = standings_line_document(line, standings.parts(line))
+                row = standings_line_document(line, standings.parts(line), standings.references)
                 yield [row["rank"], row["name"], row["score"], row["solved"], row["entered"], standings.cases,
                        row["geometric_mean"],
                        *[value for part in row["difficulties"].values() for value in (part["solved"], part["score"])],
-                       "; ".join(row["models"]), " | ".join(f"{note['case']}: {note['text']}" for note in row["annotations"])]
+                       "; ".join(row["models"]), " | ".join(f"{note['case']}: {note['text']}" for note in row["annotations"]),
+                       standings.references, *row["fast"].values(), row["speedup"], row["speedup_cases"]]
 
     return download_name("standings", standings.difficulty or "", standings.tag or ""), header, rows()
 
@@ -266,14 +274,19 @@ def column_board_url(version: CaseVersion) -> str:
     return site_url(f"{reverse('leaderboard', args=[version.case.slug])}?{query}&model=")
 
 
-def agent_line_document(line, sort: str, cells: list[dict], path: Callable[[str], str] | None = None) -> dict:
-    """An agent's line of the matrix: its place in the order shown, its figures, its cells."""
+def agent_line_document(line, matrix, cells: list[dict], path: Callable[[str], str] | None = None) -> dict:
+    """An agent's line of the matrix: its place in the order shown, its figures (the solved share
+    over the matrix's cases, the figures against its cases' references), its cells."""
     def rounded(value, digits=6):
         return round(value, digits) if value is not None else None
 
+    share, low, high = matrix.solved_share(line)
     return {
-        "rank": getattr(line, f"by_{sort}"), "model": line.model, "harness": line.harness,
+        "rank": getattr(line, f"by_{matrix.sort}"), "model": line.model, "harness": line.harness,
         "score": rounded(line.score), "cases_solved": line.cases_solved, "cases_entered": line.cases_entered,
+        "solved_share": rounded(share), "solved_share_low": rounded(low), "solved_share_high": rounded(high),
+        "fast": fast_shares(line.fast, matrix.references), "speedup": rounded(line.speedup),
+        "speedup_cases": line.reference_solved,
         "trials": line.trials, "solved_trials": line.solved_trials, "pass_rate": rounded(line.pass_rate),
         "pass_rate_low": rounded(line.pass_low), "pass_rate_high": rounded(line.pass_high),
         "cost_trials": line.cost_trials, "total_cost_usd": rounded(line.total_cost_usd),
@@ -285,7 +298,8 @@ def agent_line_document(line, sort: str, cells: list[dict], path: Callable[[str]
 
 AGENT_CSV_FIELDS = ("rank", "model", "harness", "score", "cases_solved", "cases_entered", "trials", "solved_trials",
                     "pass_rate", "pass_rate_low", "pass_rate_high", "cost_trials", "total_cost_usd", "mean_cost_usd",
-                    "input_tokens_per_trial", "output_tokens_per_trial", "verified_cases")
+                    "input_tokens_per_trial", "output_tokens_per_trial", "verified_cases", "solved_share",
+                    "solved_share_low", "solved_share_high", "speedup", "speedup_cases")
 
 
 def agent_lines(matrix, lines, versions: list[CaseVersion]) -> list[dict]:
@@ -298,7 +312,7 @@ def agent_lines(matrix, lines, versions: list[CaseVersion]) -> list[dict]:
     documents = []
     for line in lines:
         model = quote(line.model, safe="")
-        documents.append(agent_line_document(line, matrix.sort, [
+        documents.append(agent_line_document(line, matrix, [
             agent_cell_document(cells[(line.agent_id, version.pk)], version, board_url, model)
             for version, board_url in columns if (line.agent_id, version.pk) in cells], path))
     return documents
@@ -308,7 +322,8 @@ def agents_table(matrix) -> tuple[str, list[str], Iterator[list]]:
     """Every line of an agents filter as (file name, header, rows): the figures, then for each case
     its solved trials, trials and best fuel ÷ the case's best (empty: not solved)."""
     versions = list(matrix.columns())
-    header = [*AGENT_CSV_FIELDS[:3], "cases", *AGENT_CSV_FIELDS[3:],
+    header = [*AGENT_CSV_FIELDS[:3], "cases", *AGENT_CSV_FIELDS[3:], "reference_cases",
+              *[f"fast_{key}" for key in FAST_KEYS],
               *[f"{column}:{version.case.slug}" for version in versions for column in ("solved", "trials", "share")]]
 
     def rows():
@@ -316,7 +331,8 @@ def agents_table(matrix) -> tuple[str, list[str], Iterator[list]]:
             for document in agent_lines(matrix, batch, versions):
                 by_case = {cell["case"]: cell for cell in document["cells"]}
                 yield [*[document[field] for field in AGENT_CSV_FIELDS[:3]], len(versions),
-                       *[document[field] for field in AGENT_CSV_FIELDS[3:]],
+                       *[document[field] for field in AGENT_CSV_FIELDS[3:]], matrix.references,
+                       *document["fast"].values(),
                        *[value for version in versions for value in _cell_columns(by_case.get(version.case.slug))]]
 
     return download_name("agents", matrix.difficulty or "", matrix.tag or "", matrix.harness or ""), header, rows()

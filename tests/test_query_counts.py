@@ -22,13 +22,13 @@ def queries_for(client, url: str, **params) -> int:
 # the catalog's generation, its count (remembered until the catalog changes), the page of latest
 # versions (with their best fuel), the tags; the count is not read again until an import.
 CASE_LIST_QUERIES = 4
-# version, the board's summary (count, engines), entries, stress inputs, results of the page's
-# entries, versions, variants, the latest record steps (the history chart); a later page adds one
-# for the top of the board (the bar chart).
-LEADERBOARD_QUERIES = 8
+# version, the board's summary (count, engines), entries, their shared places (ties), stress
+# inputs, results of the page's entries, versions, variants, the latest record steps (the history
+# chart); a later page adds one for the top of the board (the bar chart).
+LEADERBOARD_QUERIES = 9
 # version, versions, variants, held-out inputs (kind, path, runway, ceiling), the contract
-# schemas' sizes and then their text, top of the leaderboard
-CASE_PAGE_QUERIES = 7
+# schemas' sizes and then their text, top of the leaderboard and its shared places
+CASE_PAGE_QUERIES = 8
 
 
 @pytest.mark.parametrize("url", ["/cases/", "/api/v1/cases/"])
@@ -62,5 +62,5 @@ def test_leaderboard_json_and_case_page_are_constant_too(client):
     make_submissions(version, 10)
     few_api, few_page = queries_for(client, f"/api/v1/cases/{slug}/leaderboard/"), queries_for(client, f"/cases/{slug}/")
     make_submissions(version, 2_490, distinct_names=False)
-    assert queries_for(client, f"/api/v1/cases/{slug}/leaderboard/") == few_api == 3  # version, summary, entries
+    assert queries_for(client, f"/api/v1/cases/{slug}/leaderboard/") == few_api == 4  # version, summary, entries, shared places
     assert queries_for(client, f"/cases/{slug}/") == few_page == CASE_PAGE_QUERIES

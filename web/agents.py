@@ -11,9 +11,10 @@ from django.shortcuts import render
 from django.urls import reverse
 
 from catalog.manifest import DIFFICULTIES
-from catalog.models import Tag
+from catalog.models import CaseVersion, Tag
 from lib.csvexport import csv_response
 from lib.paging import BadPage, page_of
+from lib.stats import wilson_interval
 from lib.urlparts import name_paths
 from scoring.agents import SORTS, Matrix, request_refresh, trials
 from scoring.boards import BOARD_ORDER
@@ -21,6 +22,7 @@ from scoring.boards.reading import model_filter
 from scoring.boards.reading import BadModel
 from scoring.documents import agents_table
 from scoring.models import Agent, AgentLine
+from scoring.speedups import FAST_P, p_key
 from scoring.standings import BadFilter
 from sitecache.models import AGENTS_SNAPSHOT, CATALOG, STANDINGS
 from sitecache.pages import cached_page, choice, page, query_without, text
@@ -32,9 +34,9 @@ from web.charts import cost_chart
 AGENTS_PER_PAGE = 50
 CASES_PER_PAGE = 12  # case columns a page shows (?cases= pages through them)
 TRIALS_PER_PAGE = 50
-AGENTS_PARAMETERS = (text("difficulty"), text("tag"), text("harness"), choice("sort"), page(), page("cases"),
-                     choice("format"))
-SORT_NAMES = {"score": "score", "pass_rate": "pass rate", "cost": "cost per trial"}
+AGENTS_PARAMETERS = (text("difficulty"), text("tag"), text("harness"), choice("sort"), choice("p"), page(),
+                     page("cases"), choice("format"))
+SORT_NAMES = {"solved": "cases solved", "score": "score", "pass_rate": "trial pass rate", "cost": "cost per trial"}
 
 
 def agents_scope(request: HttpRequest) -> list[str]:
@@ -53,6 +55,7 @@ def agents(request: HttpRequest) -> HttpResponse:
     except (BadFilter, BadFormat, BadPage) as bad:
         return bad_request(request, str(bad))
     cells = matrix.cells(lines, columns)
+    matrix.known_case_count(columns.paginator.count)  # counted once, for the rows' shares
     shown = [Column.of(version) for version in columns]
     path = name_paths("agent")  # one reverse() for every row's link
     chart = cost_chart(*matrix.chart_rows(), AGENTS_PER_PAGE)
@@ -62,8 +65,8 @@ def agents(request: HttpRequest) -> HttpResponse:
         "page": lines,
         "columns": columns,
         "case_count": columns.paginator.count,
-        "rows": [row_html(line, getattr(line, f"by_{matrix.sort}"), columns.paginator.count, shown, cells, path)
-                 for line in lines],
+        "rows": [row_html(line, getattr(line, f"by_{matrix.sort}"), matrix, shown, cells, path) for line in lines],
+        "p_choices": [p_key(p) for p in FAST_P if p != 1.0],
         "chart": chart,
         "chart_points": points_html(chart, chart_query) if chart else "",
         "tags": list(Tag.objects.filter(latest_public_count__gt=0).order_by("name").values_list("name", flat=True)),
@@ -96,7 +99,7 @@ def agent(request: HttpRequest, model: str) -> HttpResponse:
         harness = model_filter(request.GET.get("harness"))
     except BadModel:
         return bad_request(request, "harness: must be one line of at most 100 characters")
-    lines = AgentLine.objects.filter(scope="", agent__model=model).select_related("agent").order_by("by_score")
+    lines = AgentLine.objects.filter(scope="", agent__model=model).select_related("agent").order_by("by_solved")
     found = trials().filter(model=model)
     if harness is not None:
         lines, found = lines.filter(harness=harness), found.filter(harness=harness)
@@ -109,8 +112,11 @@ def agent(request: HttpRequest, model: str) -> HttpResponse:
         return bad_request(request, str(bad))
     if not lines and not entries.paginator.count:
         raise Http404("no agent by this name has a trial on a published case")
+    cases = CaseVersion.objects.filter(latest_public=True).count()
+    shares = [(line, line.cases_solved / cases if cases else 0.0, *wilson_interval(line.cases_solved, cases))
+              for line in lines]
     context = {
-        "model": model, "harness": harness, "lines": lines, "page": entries,
+        "model": model, "harness": harness, "lines": shares, "cases": cases, "page": entries,
         "harnesses": sorted(Agent.objects.filter(model=model).values_list("harness", flat=True)),
         "page_query": query_without(request, (text("harness"), page())),
         "nav": "agents",

@@ -13,10 +13,12 @@ from engine.sandbox import WASMTIME_VERSION
 from lib.csvexport import csv_response
 from lib.paging import BadPage, page_of
 from scoring.boards import CURRENT_ENGINE
+from scoring.boards.places import speedup
 from scoring.boards.reading import BadModel, Leaderboard, model_filter, place_of
 from scoring.compare import NotComparable, compare, leader_of
 from scoring.documents import board_table, pass_line, share_of_limit, stress_fuel, stress_inputs_of
 from scoring.models import Submission, Verification
+from scoring.references import reference_of
 from sitecache.pages import cached_page, choice, flag, not_kept, page, query_without, text
 from web.cases import version_scope
 from web.charts import (
@@ -28,6 +30,7 @@ from web.charts import (
     chart_bars,
     comparison_bars,
     history_chart,
+    pass_line_chart,
 )
 from web.errors import BadFormat, bad_request, wants_csv
 
@@ -87,6 +90,7 @@ def leaderboard(request: HttpRequest, slug: str) -> HttpResponse:
         "any_carried": any(row["entry"].carried_from for row in rows),
         "model": model or "",
         "history": history_chart(version, variant),
+        "reference": reference_of(version),
         "stress_inputs": [path for _, path in stress_inputs],
         "bars": bars,
         "bar_width": CHART_BAR_WIDTH,
@@ -109,22 +113,22 @@ def public_submission_or_404(pk: int) -> Submission:
 def submission_detail(request: HttpRequest, pk: int) -> HttpResponse:
     submission = public_submission_or_404(pk)
     results = list(submission.results.order_by("position"))
-    rows = []
-    for result in results:
-        scale = max(result.ceiling, result.fuel or 0, 1)
-        rows.append({
-            "result": result,
-            "used": min(100.0, (result.fuel or 0) * 100 / scale),
-            "limit": result.fuel_limit * 100 / scale,
-        })
+    reference = reference_of(submission.version)
+    reference_fuel = (dict(reference.results.filter(kind="stress", status="passed").values_list("input_path", "fuel"))
+                      if reference is not None else None)
+    chart = pass_line_chart(results, reference_fuel)
+    rows = chart.rows
     leader = leader_of(submission.version_id)
-    failed = [row for row in rows if row["result"].status not in ("passed", "skipped")] if submission.status == "scored" else []
+    failed = [row for row in rows if row.result.status not in ("passed", "skipped")] if submission.status == "scored" else []
     public = Submission.objects.public().select_related("version").defer("source")
     context = {
         "submission": submission,
         "version": submission.version,
         "case": submission.version.case,
         "rows": rows,
+        "ticks": chart.ticks,
+        "reference": reference,
+        "speedup": speedup(reference.total_fuel, submission.total_fuel) if reference is not None else None,
         # Where it was carried from, and to (links to pages a visitor may see only).
         "carried_from": public.filter(pk=submission.carried_from_id).first() if submission.carried_from_id else None,
         "carried_to": list(public.filter(carried_from=submission).order_by("version__ordinal")),

@@ -11,6 +11,7 @@ from datetime import datetime
 from django.utils import timezone
 
 from scoring.agents.reading import CHART_POINTS
+from scoring.boards.places import speedup
 from scoring.boards.reading import Entry
 from scoring.compare import Comparison, InputPair
 from scoring.history import Step, chart_steps
@@ -52,6 +53,52 @@ def chart_bars(entries: list[Entry]) -> list[Bar]:
         Bar(entry, round(CHART_BAR_WIDTH * (math.log10(total) - low) / span, 1), index * CHART_ROW_HEIGHT)
         for index, (entry, total) in enumerate(zip(ranked, totals))
     ]
+
+
+# --- a submission's fuel against the pass line, input by input ----------------------------------------
+
+@dataclass(frozen=True)
+class PassLineRow:
+    result: object  # a scoring Result
+    used: float  # 0–100: where its fuel ends
+    limit: float  # where the pass line is (the same on every row of a page)
+    ceiling: float  # where its runway's ceiling is
+    speedup: float | None  # the reference's fuel on this input ÷ its own
+
+
+@dataclass(frozen=True)
+class PassLineChart:
+    rows: list[PassLineRow]
+    ticks: list[tuple[float, int]]  # (x, fuel) at each power of ten
+
+
+def pass_line_chart(results: list, reference_fuel: dict[str, int] | None = None) -> PassLineChart:
+    """One log scale for every input of a submission (0–100), from the power of ten at or below
+    the least fuel to the highest ceiling, so the pass line stands at one place on every row and
+    a fuel a thousand times below it is still a bar. `reference_fuel`: the reference's fuel per
+    input path, for each input's speedup."""
+    fuels = [result.fuel for result in results if result.fuel]
+    limits = [result.fuel_limit for result in results]
+    if not results:
+        return PassLineChart([], [])
+    low = 10 ** math.floor(math.log10(max(min([*fuels, *limits]), 1)))
+    high = max(max(max(result.ceiling, result.fuel or 0) for result in results), low * 10)
+    span = math.log10(high) - math.log10(low)
+
+    def x_of(fuel: int | None) -> float:
+        if not fuel:
+            return 0.0
+        return round(100 * (math.log10(max(fuel, low)) - math.log10(low)) / span, 2)
+
+    rows = []
+    for result in results:
+        reference = (reference_fuel or {}).get(result.input_path)
+        answered = result.status in ("passed", "over_limit")
+        rows.append(PassLineRow(result, x_of(result.fuel), x_of(result.fuel_limit), x_of(result.ceiling),
+                                speedup(reference, result.fuel) if answered and reference else None))
+    ticks = [(x_of(10 ** power), 10 ** power)
+             for power in range(round(math.log10(low)), math.floor(math.log10(high)) + 1)]
+    return PassLineChart(rows, ticks)
 
 
 # --- a board's record progression ---------------------------------------------------------------------

@@ -14,6 +14,8 @@ from urllib.parse import quote, urlencode
 from django.urls import reverse
 from django.utils.safestring import SafeString, mark_safe
 
+from scoring.speedups import p_key
+from scoring.speedups import share as share_of
 from web.templatetags.site import compact, rate, ratio, usd
 
 NO_TRIAL = ('<td class="num matrix-cell"><span class="muted" aria-hidden="true">—</span>'
@@ -42,9 +44,18 @@ def agent_link(model: str, harness: str, path: Callable[[str], str]) -> str:
     return path(model) + (f"?{urlencode({'harness': harness})}" if harness else "")
 
 
-def row_html(line, rank: int, case_count: int, columns: list[Column], cells: dict,
-             path: Callable[[str], str]) -> SafeString:
+def row_html(line, rank: int, matrix, columns: list[Column], cells: dict, path: Callable[[str], str]) -> SafeString:
     """One agent's row: its place, its figures, then its cells on these columns."""
+    case_count = matrix.case_count()
+    share, low, high = matrix.solved_share(line)
+    against = ""
+    if matrix.references:
+        fast_1, fast_p = share_of(line.fast, 1.0, matrix.references), share_of(line.fast, matrix.p, matrix.references)
+        speedup = (f"speedup {ratio(line.speedup)} over {line.reference_solved}" if line.speedup is not None
+                   else "no reference case solved")
+        against = (f'<td class="num"><span class="visually-hidden">fast 1: </span>{rate(fast_1)} · '
+                   f'<span class="visually-hidden">fast {p_key(matrix.p)}: </span>{rate(fast_p)} '
+                   f'<span class="cell-note">{speedup}</span></td>')
     harness = f'<br><span class="muted small">{escape(line.harness)}</span>' if line.harness else ""
     cost = line.mean_cost_usd
     if cost is None:
@@ -58,8 +69,9 @@ def row_html(line, rank: int, case_count: int, columns: list[Column], cells: dic
     return mark_safe(
         f'<tr id="agent-{line.agent_id}"><th scope="row" class="agent-col name"><span class="rank">{rank}.</span> '
         f'<a href="{escape(agent_link(line.model, line.harness, path))}">{escape(line.model)}</a>{harness}</th>'
-        f'<td class="num"><strong>{line.score:.3f}</strong></td>'
-        f'<td class="num">{line.cases_solved}/{case_count}</td>'
+        f'<td class="num"><strong>{line.cases_solved}/{case_count}</strong> <span class="cell-note">{rate(share)} · '
+        f'{rate(low)}–{rate(high)}</span></td>'
+        f'<td class="num">{line.score:.3f}</td>{against}'
         f'<td class="num">{rate(line.pass_rate)} <span class="cell-note">{rate(line.pass_low)}–{rate(line.pass_high)} · '
         f'{line.solved_trials}/{line.trials}</span></td>'
         f'<td class="num">{cost_cell}</td><td class="num">{tokens}</td>'
@@ -78,7 +90,8 @@ def cells_html(columns: list[Column], cells: dict, line) -> str:
             continue
         share = cell.share
         verified = cell.verified == "identical"
-        label = (f"{model} on {column.name}: {cell.solved} of {cell.trials} trials solved"
+        # The accessible name begins with what the cell shows (WCAG 2.5.3: a voice user says it).
+        label = (f"{cell.solved}/{cell.trials}: {model} on {column.name}, {cell.solved} of {cell.trials} trials solved"
                  + (f", best fuel {ratio(share)} the case's best" if share else "")
                  + (", re-measured identically" if verified else ""))
         parts.append(f'<td class="num matrix-cell"><a href="{column.link}{model_link}" aria-label="{label}">'

@@ -19,12 +19,13 @@ from scoring.boards.places import ALL_VARIANTS
 from scoring.boards.reading import place_of
 from scoring.documents import standings_table
 from scoring.models import Standing
+from scoring.speedups import FAST_P, p_key
 from scoring.standings import BadFilter, Standings, request_refresh, standings_generations
 from sitecache.pages import cached_page, choice, page, query_without, text
 from web.errors import BadFormat, bad_request, wants_csv
 
 STANDINGS_PER_PAGE = 50
-STANDINGS_PARAMETERS = (text("difficulty"), text("tag"), page(), choice("format"))
+STANDINGS_PARAMETERS = (text("difficulty"), text("tag"), choice("p"), page(), choice("format"))
 
 
 def refreshing(request_refresh):
@@ -59,7 +60,8 @@ def standings(request: HttpRequest) -> HttpResponse:
     context = {
         "standings": shown,
         "page": lines,
-        "rows": [{"line": line, "parts": shown.parts(line)} for line in lines],
+        "rows": [{"line": line, "parts": shown.parts(line), "against": shown.against(line)} for line in lines],
+        "p_choices": [p_key(p) for p in FAST_P if p != 1.0],
         "tags": list(Tag.objects.filter(latest_public_count__gt=0).order_by("name").values_list("name", flat=True)),
         "difficulty_choices": DIFFICULTIES,
         "page_query": query_without(request, STANDINGS_PARAMETERS),

@@ -35,11 +35,12 @@ from scoring import snapshots
 from scoring.boards.places import RANKED
 from scoring.models import Agent, AgentCell, AgentLine, Submission
 from scoring.models.agents import CostPerTrial
+from scoring.speedups import aggregates, counts_of, geometric_mean
 from scoring.standings.computing import case_counts, scope_name, version_scopes
 from sitecache.models import AGENTS_SNAPSHOT
 
 IDENTICAL = "identical"  # Verification.Outcome.IDENTICAL, as the cells keep it
-SORTS = ("score", "pass_rate", "cost")
+SORTS = ("solved", "score", "pass_rate", "cost")
 
 
 def trials():
@@ -66,9 +67,14 @@ class Line(CostPerTrial):
     output_token_trials: int = 0
     output_tokens: int | None = None
     verified_cases: int = 0
+    reference_solved: int = 0  # the solved cases that have a reference (scoring/speedups.py)
+    speedup_logs: float = 0.0
+    fast: dict | None = None
+    by_solved: int = 0
     by_score: int = 0
     by_pass_rate: int = 0
     by_cost: int = 0
+    harness_by_solved: int = 0
     harness_by_score: int = 0
     harness_by_pass_rate: int = 0
     harness_by_cost: int = 0
@@ -92,15 +98,20 @@ class Line(CostPerTrial):
     def pass_high(self) -> float:
         return self.pass_interval[1]
 
+    @property
+    def speedup(self) -> float | None:
+        return geometric_mean(self.speedup_logs, self.reference_solved)
 
 
 def order_keys(line: Line) -> dict[str, tuple]:
-    """The page's orders: by score (then cases solved, pass rate), by pass rate (then trials,
-    score), by mean cost per trial, cheapest first (agents that recorded none last; then score);
-    each ends with the agent's names, so no two lines tie."""
+    """The page's orders: by cases solved (then score, pass rate; the default: solving one more
+    case counts for more than any fuel saved), by score (then cases solved, pass rate), by pass
+    rate (then trials, score), by mean cost per trial, cheapest first (agents that recorded none
+    last; then score); each ends with the agent's names, so no two lines tie."""
     names = (line.model, line.harness)
     cost = line.mean_cost_usd
     return {
+        "solved": (-line.cases_solved, -round(line.score, 9), -line.pass_rate, *names),
         "score": (-round(line.score, 9), -line.cases_solved, -line.pass_rate, *names),
         "pass_rate": (-line.pass_rate, -line.trials, -round(line.score, 9), *names),
         "cost": (cost is None, cost if cost is not None else 0.0, -round(line.score, 9), *names),
@@ -125,7 +136,7 @@ def placed(lines: list[Line]) -> list[Line]:
     for group in harnesses.values():
         for line in front_of(group):
             line.on_harness_front = True
-    return sorted(lines, key=lambda line: line.by_score)
+    return sorted(lines, key=lambda line: line.by_solved)
 
 
 def front_of(lines: list[Line]) -> list[Line]:
@@ -139,15 +150,16 @@ def front_of(lines: list[Line]) -> list[Line]:
 # which is the best entry when it ranks. Standard SQL with window functions: SQLite 3.28 or later
 # (named windows) and PostgreSQL.
 CELLS_SQL = """
-    INSERT INTO {cell} (agent_id, version_id, trials, solved, best_fuel, case_best_fuel, best_submission_id, verified,
-                        cost_trials, total_cost_usd, input_token_trials, input_tokens, output_token_trials,
-                        output_tokens)
-    SELECT a.id, t.version_id, t.trials, t.solved, t.best_fuel, t.case_best_fuel,
+    INSERT INTO {cell} (agent_id, version_id, trials, solved, best_fuel, case_best_fuel, reference_fuel,
+                        best_submission_id, verified, cost_trials, total_cost_usd, input_token_trials, input_tokens,
+                        output_token_trials, output_tokens)
+    SELECT a.id, t.version_id, t.trials, t.solved, t.best_fuel, t.case_best_fuel, t.reference_fuel,
            CASE WHEN t.board_group = {ranked} THEN t.id END,
            CASE WHEN t.board_group = {ranked} THEN t.verification ELSE '' END,
            t.cost_trials, t.total_cost_usd, t.input_token_trials, t.input_tokens, t.output_token_trials, t.output_tokens
     FROM (
         SELECT s.id, s.model, s.harness, s.version_id, s.board_group, s.verification, v.best_fuel AS case_best_fuel,
+               v.reference_fuel,
                ROW_NUMBER() OVER board AS place,
                COUNT(*) OVER cell AS trials,
                COUNT(CASE WHEN s.board_group = {ranked} THEN 1 END) OVER cell AS solved,
@@ -181,7 +193,8 @@ def line_sums(cells, by: str | None = None):
              / Cast(Greatest("best_fuel", 1), FloatField()))
     solved = Q(solved__gt=0, best_fuel__isnull=False)
     return (cells.values("agent_id", *([by] if by else [])).order_by()
-            .annotate(entered=Count("id"), cases_solved=Count("id", filter=solved), trials_=Sum("trials"),
+            .annotate(**aggregates("best_fuel", "reference_fuel", solved),
+                      entered=Count("id"), cases_solved=Count("id", filter=solved), trials_=Sum("trials"),
                       solved_trials=Sum("solved"), score=Sum(ratio, filter=solved),
                       verified=Count("id", filter=Q(verified=IDENTICAL)), cost_trials=Sum("cost_trials"),
                       total_cost=Sum("total_cost_usd"), input_token_trials=Sum("input_token_trials"),
@@ -200,7 +213,8 @@ def line_of(row: dict, names: dict[int, tuple[str, str]]) -> Line:
                 cost_trials=whole(row["cost_trials"]) or 0, total_cost_usd=row["total_cost"],
                 input_token_trials=whole(row["input_token_trials"]) or 0, input_tokens=whole(row["input_tokens"]),
                 output_token_trials=whole(row["output_token_trials"]) or 0, output_tokens=whole(row["output_tokens"]),
-                verified_cases=row["verified"], agent_id=row["agent_id"])
+                verified_cases=row["verified"], agent_id=row["agent_id"], reference_solved=row["reference_solved"],
+                speedup_logs=row["speedup_logs"] or 0.0, fast=counts_of(row))
 
 
 def agent_names() -> dict[int, tuple[str, str]]:
@@ -245,7 +259,7 @@ def refresh() -> float:
                                       batch_size=2000)
         Agent.objects.exclude(pk__in=kept).delete()  # no trial left
         return snapshots.store(snapshots.AGENTS, source, started, {
-            scope: {"cases": count, "rows": len(lines.get(scope, []))} for scope, count in cases.items()},
+            scope: {**counts, "rows": len(lines.get(scope, []))} for scope, counts in cases.items()},
             AGENTS_SNAPSHOT)
 
 
@@ -261,8 +275,9 @@ def _make_agents() -> list[int]:
 def _stored_line(scope: str, line: Line):
 
     low, high = line.pass_interval
-    return AgentLine(scope=scope, agent_id=line.agent_id, harness=line.harness, by_score=line.by_score,
-                     by_pass_rate=line.by_pass_rate, by_cost=line.by_cost, harness_by_score=line.harness_by_score,
+    return AgentLine(scope=scope, agent_id=line.agent_id, harness=line.harness, by_solved=line.by_solved,
+                     by_score=line.by_score, by_pass_rate=line.by_pass_rate, by_cost=line.by_cost,
+                     harness_by_solved=line.harness_by_solved, harness_by_score=line.harness_by_score,
                      harness_by_pass_rate=line.harness_by_pass_rate, harness_by_cost=line.harness_by_cost,
                      on_front=line.on_front, on_harness_front=line.on_harness_front, cases_entered=line.cases_entered,
                      cases_solved=line.cases_solved, trials=line.trials, solved_trials=line.solved_trials,
@@ -270,7 +285,8 @@ def _stored_line(scope: str, line: Line):
                      cost_trials=line.cost_trials, total_cost_usd=line.total_cost_usd,
                      input_token_trials=line.input_token_trials, input_tokens=line.input_tokens,
                      output_token_trials=line.output_token_trials, output_tokens=line.output_tokens,
-                     verified_cases=line.verified_cases)
+                     verified_cases=line.verified_cases, fast=line.fast or {}, reference_solved=line.reference_solved,
+                     speedup=line.speedup)
 
 
 def snapshot():

@@ -12,8 +12,10 @@ from django.db.models import Q
 
 from catalog.manifest import DIFFICULTIES
 from catalog.models import CaseVersion, Tag
+from lib.stats import wilson_interval
 from scoring.agents.computing import SORTS, front_of, snapshot, summed_lines
 from scoring.models import Agent, AgentCell, AgentLine
+from scoring.speedups import BadP, p_key, parse_p
 from scoring.standings.computing import scope_name
 from scoring.standings.reading import BadFilter
 from sitecache.models import AGENTS_SNAPSHOT, CATALOG, Generation
@@ -103,7 +105,7 @@ class Matrix:
             raise BadFilter("bad_filter", "harness: must be one line of text")
         if self.harness is not None and not Agent.objects.filter(harness=self.harness).exists():
             raise BadFilter("unknown_harness", "no agent ran under that harness")
-        self.sort = form.cleaned_data["sort"] or "score"
+        self.sort = form.cleaned_data["sort"] or "solved"
         if self.tag and not Tag.objects.filter(name=self.tag, latest_public_count__gt=0).exists():
             raise BadFilter("unknown_tag", "no published case carries that tag")
         self.scope = scope_name(self.difficulty, self.tag)
@@ -118,9 +120,20 @@ class Matrix:
             lines = [line for line in combined(self.versions, self.scope)[self.sort]
                      if self.harness is None or line.harness == self.harness]
             self.lines = ListedLines(lines)
+            self.references = self.versions.filter(reference_fuel__isnull=False).count()
         else:
             known = (self.snapshot.scopes if self.snapshot else {}).get(self.scope, {"rows": 0})
             self.lines = LineSlice(self.scope, self.sort, self.harness, None if self.harness is not None else known["rows"])
+            self.references = known.get("references", 0)  # the cases with a reference entry (speedups)
+        self._case_count = None
+        try:
+            self.p = parse_p(parameters.get("p"))
+        except BadP as bad:
+            raise BadFilter(bad.code, bad.message) from None
+
+    @property
+    def p_key(self) -> str:
+        return p_key(self.p)
 
     @property
     def computing(self) -> bool:
@@ -136,7 +149,20 @@ class Matrix:
         return self.versions.select_related("case").order_by("name", "pk")
 
     def case_count(self) -> int:
-        return self.versions.count()
+        if self._case_count is None:
+            self._case_count = self.versions.count()
+        return self._case_count
+
+    def known_case_count(self, count: int) -> None:
+        """The filter's case count, counted already (a page's columns)."""
+        self._case_count = count
+
+    def solved_share(self, line) -> tuple[float, float, float]:
+        """The share of the filter's cases the line solved (a case with no trial is an unsolved
+        case), with its 95% Wilson interval: (share, low, high)."""
+        cases = self.case_count()
+        low, high = wilson_interval(line.cases_solved, cases)
+        return (line.cases_solved / cases if cases else 0.0), low, high
 
     def cells(self, lines, versions) -> dict[tuple[int, int], "ShownCell"]:
         """(agent id, version id) → the stored cell, for these lines and these columns: one query

@@ -69,3 +69,11 @@ def board_place_expressions(final_states) -> dict:
             default=-F("passed_count"), output_field=models.BigIntegerField(),
         ),
     }
+
+
+def speedup(reference_fuel: int | None, fuel: int | None) -> float | None:
+    """A speedup against a reference: its fuel ÷ `fuel` (above 1: `fuel` is less); None without a
+    reference, or without a fuel to compare."""
+    if reference_fuel is None or fuel is None:
+        return None
+    return max(reference_fuel, 1) / max(fuel, 1)

@@ -6,7 +6,7 @@ from dataclasses import dataclass, replace
 from datetime import datetime
 
 from django.db import connection
-from django.db.models import F, Q, Window
+from django.db.models import Count, F, Q, Window
 from django.db.models.functions import RowNumber
 
 from lib.errors import DomainError
@@ -15,6 +15,7 @@ from scoring.boards.places import (
     GROUP_NAMES,
     RANKED,
     engine_label,
+    speedup,
     variant_key,
 )
 from scoring.models import BoardSummary, Standing, Submission
@@ -56,6 +57,12 @@ class Entry:
     annotation: str = ""  # staff's public note (an excluded entry's reason)
     verification: str = ""  # its latest re-measurement: "", identical, different or failed
     build_confinement: str = ""  # how its build was held (Submission.build_confinement)
+    # Ties: the place it shares with every ranked entry of the same total fuel (the first of theirs),
+    # and whether it shares it. `rank` stays its own position (ties broken by time).
+    shared_rank: int | None = None
+    tied: bool = False
+    # Its version's reference fuel ÷ its own (None: no reference, or no correct answer to every input).
+    speedup: float | None = None
 
     @property
     def engine(self) -> str:
@@ -73,10 +80,11 @@ SUBMISSION_FIELDS = ("pk", "name", "variant__slug", "status", "passed", "total_f
                      "model", "annotation", "verification", "build_confinement")
 
 
-def _entry(row: dict, position: int) -> Entry:
+def _entry(row: dict, position: int, reference_fuel: int | None = None) -> Entry:
     group = row["board_group"]
     return Entry(
-        rank=position if group == RANKED else None, group=GROUP_NAMES[group], submission=row["pk"],
+        rank=position if group == RANKED else None, shared_rank=position if group == RANKED else None,
+        speedup=speedup(reference_fuel, row["total_fuel"]), group=GROUP_NAMES[group], submission=row["pk"],
         name=row["name"], variant=row["variant__slug"], status=row["status"], passed=row["passed"],
         total_fuel=row["total_fuel"], overshoot=row["overshoot"], passed_count=row["passed_count"],
         input_count=row["input_count"], submitted_at=row["submitted_at"], wasmtime_version=row["wasmtime_version"],
@@ -162,12 +170,16 @@ class Leaderboard:
         filter, the pass is over the whole board, counting ranks, keeping that model's rows."""
         whole = self._whole() if self.model else self
         batch: list[Entry] = []
+        shared = (None, None)  # (total fuel, the place it shares) of the last ranked row
         for position, row in enumerate(whole.rows(0, None).iterator(chunk_size=2000), 1):
             if not self.include_all:
                 row = {name.removeprefix("entry_"): value for name, value in row.items()}
+            if row["board_group"] == RANKED and shared[0] != row["total_fuel"]:
+                shared = (row["total_fuel"], position)
             if self.model is not None and row["model"] != self.model:
                 continue
-            batch.append(_entry(row, position))
+            entry = _entry(row, position, self.version.reference_fuel)
+            batch.append(replace(entry, shared_rank=shared[1]) if entry.rank is not None else entry)
             if len(batch) == size:
                 yield batch
                 batch = []
@@ -178,7 +190,22 @@ class Leaderboard:
         if isinstance(index, int):
             return self[index:index + 1][0]
         start, stop = index.start or 0, index.stop if index.stop is not None else self.count()
-        return self._board_ranks([_entry(row, start + offset + 1) for offset, row in enumerate(self._rows(start, stop))])
+        entries = [_entry(row, start + offset + 1, self.version.reference_fuel)
+                   for offset, row in enumerate(self._rows(start, stop))]
+        return self._shared_ranks(self._board_ranks(entries))
+
+    def _shared_ranks(self, entries: list[Entry]) -> list[Entry]:
+        """Each ranked entry's shared place and whether it is tied, from the ranked rows of the
+        whole board at or below the page's fuels: one query (none when no entry is ranked)."""
+        fuels = sorted({entry.total_fuel for entry in entries if entry.rank is not None})
+        if not fuels:
+            return entries
+        counts = (self._whole()._filtered().filter(board_group=RANKED, board_key__lte=fuels[-1]).aggregate(
+            **{f"below_{index}": Count("pk", filter=Q(board_key__lt=fuel)) for index, fuel in enumerate(fuels)},
+            **{f"at_{index}": Count("pk", filter=Q(board_key=fuel)) for index, fuel in enumerate(fuels)}))
+        places = {fuel: (counts[f"below_{index}"] + 1, counts[f"at_{index}"] > 1) for index, fuel in enumerate(fuels)}
+        return [replace(entry, shared_rank=places[entry.total_fuel][0], tied=places[entry.total_fuel][1])
+                if entry.rank is not None else entry for entry in entries]
 
     def _board_ranks(self, entries: list[Entry]) -> list[Entry]:
         """With a model filter, each ranked entry's rank on the whole board: its row number among
@@ -208,11 +235,20 @@ class Place:
 
     rank: int | None  # None: on the board, unranked (or excluded)
     ranked: int  # how many entries the board ranks
+    shared_rank: int | None = None  # the place it shares with the ranked entries of its total fuel
+    tied: bool = False  # another ranked entry has its total fuel
+
+    @property
+    def shared_ordinal(self) -> str:
+        """"1st", "2nd", "23rd"… of its shared place."""
+        rank = self.shared_rank or 0
+        suffix = "th" if 10 <= rank % 100 <= 20 else {1: "st", 2: "nd", 3: "rd"}.get(rank % 10, "th")
+        return f"{rank}{suffix}"
 
 
 def place_of(submission) -> Place | None:
     """The submission's place on its version's board (every variant); None when the board does
-    not show it (not the submitter's best, or hidden). Two indexed counts."""
+    not show it (not the submitter's best, or hidden). Two indexed counts and the row."""
 
 
     board = Standing.objects.board(submission.version_id, ALL_VARIANTS)
@@ -223,7 +259,8 @@ def place_of(submission) -> Place | None:
     total = ranked.count()
     if row.board_group != RANKED:
         return Place(None, total)
-    ahead = ranked.filter(Q(board_key__lt=row.board_key)
-                          | Q(board_key=row.board_key, submitted_at__lt=row.submitted_at)
-                          | Q(board_key=row.board_key, submitted_at=row.submitted_at, submission_id__lt=submission.pk))
-    return Place(ahead.count() + 1, total)
+    counts = ranked.filter(board_key__lte=row.board_key).aggregate(
+        below=Count("pk", filter=Q(board_key__lt=row.board_key)), at=Count("pk", filter=Q(board_key=row.board_key)),
+        ahead_at=Count("pk", filter=Q(board_key=row.board_key, submitted_at__lt=row.submitted_at)
+                       | Q(board_key=row.board_key, submitted_at=row.submitted_at, submission_id__lt=submission.pk)))
+    return Place(counts["below"] + counts["ahead_at"] + 1, total, counts["below"] + 1, counts["at"] > 1)

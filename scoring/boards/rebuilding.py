@@ -16,6 +16,7 @@ from scoring.boards.places import (
     board_place_expressions,
     engine_label,
 )
+from scoring.boards.updates import refresh_reference_fuel
 from scoring.models import BoardSummary, RecordStep, Standing, Submission
 
 
@@ -42,6 +43,8 @@ def rebuild(version_ids: Iterable[int] | None = None, *, models_module=None) -> 
         written += _insert_standings(submission, standing, version_ids, per_variant=False)
         _insert_summaries(submission, standing, summary, models_module.CaseVersion, version_ids)
         records.rebuild(version_ids, models_module=models_module)
+        if models_module.Submission is Submission:  # a migration's historical models know no references
+            refresh_reference_fuel(version_ids)
     return written
 
 

@@ -65,14 +65,31 @@ class _Changes:
         for version_id in self.versions:
             best = (Standing.objects.filter(version_id=version_id, variant_key=ALL_VARIANTS, board_group=RANKED)
                     .order_by("board_key").values_list("board_key", flat=True).first())
-            # exclude(best_fuel=best) keeps the row when it differs, NULL either side included.
-            if CaseVersion.objects.filter(pk=version_id).exclude(best_fuel=best).update(best_fuel=best):
+            reference = (Submission.objects.filter(version_id=version_id, is_reference=True, board_group=RANKED)
+                         .values_list("total_fuel", flat=True).first())
+            current = CaseVersion.objects.filter(pk=version_id).values_list("best_fuel", "reference_fuel").first()
+            if current is not None and current != (best, reference):
+                CaseVersion.objects.filter(pk=version_id).update(best_fuel=best, reference_fuel=reference)
                 self.best_fuel_changed.add(version_id)
             overall = self.summaries.get((version_id, ALL_VARIANTS))
             if overall is not None and CaseVersion.objects.filter(pk=version_id).exclude(
                     entry_count=overall.entries).update(entry_count=overall.entries):
                 self.best_fuel_changed.add(version_id)  # the case list shows both figures
         _announce(self.versions, self.best_fuel_changed)
+
+
+def refresh_reference_fuel(version_ids: Iterable[int] | None) -> set[int]:
+    """Set each version's `reference_fuel`: its reference entry's total fuel while that entry is
+    ranked, else NULL (None: every version). Returns the versions whose figure changed."""
+    versions = CaseVersion.objects.all() if version_ids is None else CaseVersion.objects.filter(pk__in=list(version_ids))
+    fuel = dict(Submission.objects.filter(is_reference=True, board_group=RANKED, version__in=versions)
+                .values_list("version_id", "total_fuel"))
+    changed = set()
+    for version_id, current in versions.values_list("pk", "reference_fuel"):
+        if fuel.get(version_id) != current:
+            CaseVersion.objects.filter(pk=version_id).update(reference_fuel=fuel.get(version_id))
+            changed.add(version_id)
+    return changed
 
 
 def announce_versions(version_ids: set[int]) -> None:

@@ -48,10 +48,12 @@ class AgentLine(CostPerTrial, models.Model):
     scope = models.CharField(max_length=150)
     agent = models.ForeignKey(Agent, on_delete=models.CASCADE, related_name="+")
     harness = models.CharField(max_length=100, blank=True)  # the agent's: ?harness= reads an index
+    by_solved = models.PositiveIntegerField(default=0)
     by_score = models.PositiveIntegerField()
     by_pass_rate = models.PositiveIntegerField()
     by_cost = models.PositiveIntegerField()
     # The same places among the scope's lines of its harness (?harness= pages through these).
+    harness_by_solved = models.PositiveIntegerField(default=0)
     harness_by_score = models.PositiveIntegerField()
     harness_by_pass_rate = models.PositiveIntegerField()
     harness_by_cost = models.PositiveIntegerField()
@@ -73,10 +75,17 @@ class AgentLine(CostPerTrial, models.Model):
     output_token_trials = models.PositiveIntegerField(default=0)
     output_tokens = models.BigIntegerField(null=True)
     verified_cases = models.PositiveIntegerField(default=0)  # cells whose best entry was re-measured identically
+    # Against the references (scoring/speedups.py): p → cases solved at least p times as cheaply;
+    # the solved cases that have a reference, and the geometric mean of the speedups on them.
+    fast = models.JSONField(default=dict)
+    reference_solved = models.PositiveIntegerField(default=0)
+    speedup = models.FloatField(null=True)
 
     class Meta:
         constraints = [
             models.UniqueConstraint(fields=["scope", "agent"], name="one_agent_line"),
+            models.UniqueConstraint(fields=["scope", "by_solved"], name="agent_line_by_solved"),
+            models.UniqueConstraint(fields=["scope", "harness", "harness_by_solved"], name="agent_line_harness_solved"),
             models.UniqueConstraint(fields=["scope", "by_score"], name="agent_line_by_score"),
             models.UniqueConstraint(fields=["scope", "by_pass_rate"], name="agent_line_by_pass_rate"),
             models.UniqueConstraint(fields=["scope", "by_cost"], name="agent_line_by_cost"),
@@ -104,6 +113,8 @@ class AgentCell(models.Model):
     best_fuel = models.BigIntegerField(null=True)
     # The version's best fuel when this was computed: the agent's best ÷ it is the cell's share.
     case_best_fuel = models.BigIntegerField(null=True)
+    # The version's reference fuel when this was computed (its speedups divide it), NULL without one.
+    reference_fuel = models.BigIntegerField(null=True)
     best_submission = models.ForeignKey(Submission, null=True, on_delete=models.SET_NULL, related_name="+")
     verified = models.CharField(max_length=20, blank=True)  # the best entry's latest re-measurement
     # What its trials recorded of their cost (sums over the trials that recorded each), so a

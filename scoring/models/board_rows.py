@@ -102,6 +102,11 @@ class StandingsRow(models.Model):
     breakdown = models.JSONField(default=dict)  # difficulty → {"entered", "solved", "score"}
     # Over their entries in the scope: {"models": [...], "annotations": [{"case", "submission", "text"}]}
     provenance = models.JSONField(default=dict)
+    # Against the references (scoring/speedups.py): p → cases solved at least p times as cheaply;
+    # the cases solved that have a reference, and the geometric mean of the speedups on them.
+    fast = models.JSONField(default=dict)
+    reference_solved = models.PositiveIntegerField(default=0)
+    speedup = models.FloatField(null=True)
 
     class Meta:
         constraints = [models.UniqueConstraint(fields=["scope", "position"], name="one_standings_position")]

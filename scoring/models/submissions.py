@@ -141,6 +141,8 @@ class Submission(models.Model):
                                   help_text="Public note shown with this entry wherever it appears.")
     excluded = models.BooleanField(default=False, help_text="Excluded from ranking: listed below the "
                                    "ranked entries with the annotation as its reason.")
+    # Its version's reference entry (scoring/references.py): a speedup is its fuel ÷ another's.
+    is_reference = models.BooleanField(default=False, db_default=False, editable=False)
     # The operator whose API token sent it (None: scored from the shell, or carried forward).
     operator = models.ForeignKey("auth.User", null=True, blank=True, on_delete=models.SET_NULL, related_name="+",
                                  editable=False)
@@ -169,6 +171,7 @@ class Submission(models.Model):
         constraints = [
             models.UniqueConstraint(fields=["version", "carried_from"], name="carried_once",
                                     condition=models.Q(carried_from__isnull=False)),
+            models.UniqueConstraint(fields=["version"], name="one_reference", condition=models.Q(is_reference=True)),
         ]
 
     def __str__(self) -> str:

@@ -31,6 +31,7 @@ from catalog.models import CaseVersion
 from scoring import snapshots
 from scoring.boards.places import ALL_VARIANTS, RANKED
 from scoring.models import Standing, StandingsRow
+from scoring.speedups import aggregates, counts_of, geometric_mean
 from sitecache.models import STANDINGS_SNAPSHOT
 
 logger = logging.getLogger(__name__)
@@ -55,6 +56,11 @@ class Line:
     position: int = 0
     # The models of their entries, and staff's notes on them: {"models": [...], "annotations": [...]}.
     provenance: dict = field(default_factory=dict)
+    # Against the references (scoring/speedups.py): cases solved that have one, the sum of
+    # ln(reference ÷ theirs) over them, and how many were solved at least p times as cheaply.
+    reference_solved: int = 0
+    speedup_logs: float = 0.0
+    fast: dict = field(default_factory=dict)
 
     def note(self, case: str, submission: int, model: str, annotation: str) -> None:
         if model and model not in self.provenance.setdefault("models", []):
@@ -67,7 +73,17 @@ class Line:
     def geometric_mean(self) -> float | None:
         return math.exp(self.log_ratios / self.solved) if self.solved else None
 
-    def add(self, difficulty: str, entered: int, solved: int, score: float, log_ratios: float) -> None:
+    @property
+    def speedup(self) -> float | None:
+        return geometric_mean(self.speedup_logs, self.reference_solved)
+
+    def add(self, difficulty: str, entered: int, solved: int, score: float, log_ratios: float,
+            against: dict | None = None) -> None:
+        if against:
+            self.reference_solved += against["reference_solved"] or 0
+            self.speedup_logs += against["speedup_logs"] or 0.0
+            for key, count in counts_of(against).items():
+                self.fast[key] = self.fast.get(key, 0) + count
         self.entered += entered
         self.solved += solved
         self.score += score
@@ -98,7 +114,8 @@ def _entries(**filters):
 def _figures(rows):
     return rows.annotate(entered=Count("id"), solved=Count("id", filter=Q(board_group=RANKED)),
                          score=Sum("share", filter=Q(board_group=RANKED)),
-                         log_ratios=Sum("log_ratio", filter=Q(board_group=RANKED))).order_by()
+                         log_ratios=Sum("log_ratio", filter=Q(board_group=RANKED)),
+                         **aggregates("board_key", "version__reference_fuel", Q(board_group=RANKED))).order_by()
 
 
 def _add(lines: dict[str, Line], row: dict) -> None:
@@ -106,7 +123,8 @@ def _add(lines: dict[str, Line], row: dict) -> None:
     line = lines.get(name)
     if line is None:
         line = lines[name] = Line(name)
-    line.add(row["version__difficulty"], row["entered"], row["solved"], row["score"] or 0.0, row["log_ratios"] or 0.0)
+    line.add(row["version__difficulty"], row["entered"], row["solved"], row["score"] or 0.0, row["log_ratios"] or 0.0,
+             row)
 
 
 def _notes(**filters):
@@ -124,8 +142,9 @@ def _note(lines: dict[str, Line], row: dict) -> None:
                   row["submission__annotation"])
 
 
-def compute(difficulty: str | None = None, tag: str | None = None) -> tuple[list[Line], int]:
-    """One scope's lines, ordered, and its number of cases, read now from the standings."""
+def compute(difficulty: str | None = None, tag: str | None = None) -> tuple[list[Line], dict]:
+    """One scope's lines, ordered, and its counts ({"cases", "references"}: its cases, and those
+    with a reference entry), read now from the standings."""
 
     filters = {}
     if difficulty:
@@ -137,12 +156,13 @@ def compute(difficulty: str | None = None, tag: str | None = None) -> tuple[list
         _add(lines, row)
     for row in _notes(**filters):
         _note(lines, row)
-    cases = CaseVersion.objects.filter(latest_public=True, **{key.removeprefix("version__"): value
-                                                             for key, value in filters.items()}).count()
-    return _ordered(lines), cases
+    versions = CaseVersion.objects.filter(latest_public=True, **{key.removeprefix("version__"): value
+                                                                for key, value in filters.items()})
+    return _ordered(lines), {"cases": versions.count(),
+                             "references": versions.filter(reference_fuel__isnull=False).count()}
 
 
-def compute_all() -> dict[str, tuple[list[Line], int]]:
+def compute_all() -> dict[str, tuple[list[Line], dict]]:
     """Every precomputed scope: every case, each difficulty, each tag."""
 
     scopes: dict[str, dict[str, Line]] = {"": {}}
@@ -155,16 +175,21 @@ def compute_all() -> dict[str, tuple[list[Line], int]]:
     for row in _notes():
         for scope in scopes_of_version.get(row["version_id"], []):
             _note(scopes.get(scope, {}), row)
-    return {scope: (_ordered(scopes.get(scope, {})), count) for scope, count in case_counts(scopes_of_version).items()}
+    return {scope: (_ordered(scopes.get(scope, {})), counts) for scope, counts in case_counts(scopes_of_version).items()}
 
 
-def case_counts(scopes_of_version: dict[int, list[str]]) -> dict[str, int]:
-    """How many counted versions each precomputed scope holds (every case "" always, even at none)."""
-    cases = {"": 0}
-    for names in scopes_of_version.values():
+def case_counts(scopes_of_version: dict[int, list[str]]) -> dict[str, dict]:
+    """How many counted versions each precomputed scope holds, and how many of them have a
+    reference entry: {"cases", "references"} (every case "" always, even at none)."""
+    referenced = set(CaseVersion.objects.filter(latest_public=True, reference_fuel__isnull=False)
+                     .values_list("pk", flat=True))
+    counts = {"": {"cases": 0, "references": 0}}
+    for version_id, names in scopes_of_version.items():
         for scope in names:
-            cases[scope] = cases.get(scope, 0) + 1
-    return cases
+            found = counts.setdefault(scope, {"cases": 0, "references": 0})
+            found["cases"] += 1
+            found["references"] += version_id in referenced
+    return counts
 
 
 def version_scopes() -> dict[int, list[str]]:
@@ -194,12 +219,13 @@ def refresh() -> float:
         StandingsRow.objects.bulk_create(
             (StandingsRow(scope=scope, position=line.position, name=line.name, entered=line.entered,
                           solved=line.solved, score=line.score, geometric_mean=line.geometric_mean,
-                          breakdown=line.breakdown, provenance=line.provenance)
+                          breakdown=line.breakdown, provenance=line.provenance, fast=line.fast,
+                          reference_solved=line.reference_solved, speedup=line.speedup)
              for scope, (lines, _) in scopes.items() for line in lines),
             batch_size=2000,
         )
         return snapshots.store(snapshots.STANDINGS, source, started, {
-            scope: {"cases": cases, "rows": len(lines)} for scope, (lines, cases) in scopes.items()}, STANDINGS_SNAPSHOT)
+            scope: {**counts, "rows": len(lines)} for scope, (lines, counts) in scopes.items()}, STANDINGS_SNAPSHOT)
 
 
 @task()

@@ -12,6 +12,7 @@ from catalog.manifest import DIFFICULTIES
 from catalog.models import Tag
 from lib.errors import DomainError
 from scoring.models import StandingsRow
+from scoring.speedups import BadP, p_key, parse_p, share
 from scoring.standings.computing import compute, scope_name, snapshot
 from sitecache.models import CATALOG, STANDINGS_SNAPSHOT, Generation
 
@@ -69,18 +70,33 @@ class Standings:
         self.snapshot = snapshot()
         self.as_of = self.snapshot.computed_at if self.snapshot else None
         if self.difficulty and self.tag:  # not precomputed: read from the entries of these cases, once per snapshot
-            lines, self.cases = combined(self.difficulty, self.tag)
+            lines, counts = combined(self.difficulty, self.tag)
             self.lines = ListedLines(lines)
         else:
-            known = (self.snapshot.scopes if self.snapshot else {}).get(self.scope, {"cases": 0, "rows": 0})
-            self.cases = known["cases"]
-            self.lines = ScopeLines(self.scope, known["rows"])
+            counts = (self.snapshot.scopes if self.snapshot else {}).get(self.scope, {"cases": 0, "rows": 0})
+            self.lines = ScopeLines(self.scope, counts["rows"])
+        self.cases = counts["cases"]
+        self.references = counts.get("references", 0)  # cases with a reference entry (speedups)
+        try:
+            self.p = parse_p(parameters.get("p"))
+        except BadP as bad:
+            raise BadFilter(bad.code, bad.message) from None
         self.difficulties = [self.difficulty] if self.difficulty else list(DIFFICULTIES)
 
     @property
     def computing(self) -> bool:
         """No standings were computed yet (the first refresh is queued)."""
         return self.snapshot is None or self.snapshot.computed_at is None
+
+    @property
+    def p_key(self) -> str:
+        return p_key(self.p)
+
+    def against(self, line) -> dict:
+        """The line's figures against the references: fast_1, fast_p (this page's p), the geometric
+        mean of its speedups and over how many cases (None where there is nothing to compare)."""
+        return {"fast_1": share(line.fast, 1.0, self.references), "fast_p": share(line.fast, self.p, self.references),
+                "speedup": line.speedup, "speedup_cases": line.reference_solved}
 
     def parts(self, line) -> list[tuple[str, dict]]:
         """(difficulty, {"solved", "score", "entered"}) for the breakdown columns."""

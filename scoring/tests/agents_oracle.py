@@ -45,8 +45,13 @@ def wilson(successes: int, trials: int) -> tuple[float, float]:
     return max(0.0, (-b - root) / (2 * a)), min(1.0, (-b + root) / (2 * a))
 
 
-def matrix(trials: list[Trial], cases: set[int]) -> dict:
-    """{"cells": {(model, harness, case): {...}}, "lines": {(model, harness): {...}}} over `cases`."""
+FAST_P = (1.0, 1.5, 2.0, 5.0, 10.0)
+
+
+def matrix(trials: list[Trial], cases: set[int], references: dict[int, int] | None = None) -> dict:
+    """{"cells": {(model, harness, case): {...}}, "lines": {(model, harness): {...}}} over `cases`,
+    with each line's figures against `references` (case → the reference entry's fuel)."""
+    references = {case: fuel for case, fuel in (references or {}).items() if case in cases}
     case_best = {}
     for case in cases:
         fuels = [trial.fuel for trial in trials if trial.case == case and trial.ranked]
@@ -76,6 +81,15 @@ def matrix(trials: list[Trial], cases: set[int]) -> dict:
             line["score"] += max(case_best[case], 1) / max(cell["best"], 1)
         for name in ("costs", "inputs", "outputs"):
             line[name] += cell[name]
+    for (model, harness), line in lines.items():
+        speedups = [references[case] / cell["best"] for (who, under, case), cell in cells.items()
+                    if (who, under) == (model, harness) and case in references and cell["best"] is not None]
+        line["fast"] = {f"{p:g}": (sum(1 for speedup in speedups if speedup >= p) / len(references)
+                                   if references else None) for p in FAST_P}
+        line["speedup_cases"] = len(speedups)
+        line["speedup"] = math.exp(sum(map(math.log, speedups)) / len(speedups)) if speedups else None
+        line["solved_share"] = line["solved"] / len(cases) if cases else 0.0
+        line["solved_interval"] = wilson(line["solved"], len(cases))
     for line in lines.values():
         line["pass_rate"] = line["solved_trials"] / line["trials"]
         line["interval"] = wilson(line["solved_trials"], line["trials"])
@@ -85,8 +99,14 @@ def matrix(trials: list[Trial], cases: set[int]) -> dict:
     return {"cells": cells, "lines": lines}
 
 
+def by_solved(lines: dict) -> list[tuple[str, str]]:
+    """The agents in the page's default order: cases solved, then score, then pass rate, then the names."""
+    return sorted(lines, key=lambda agent: (-lines[agent]["solved"], -round(lines[agent]["score"], 9),
+                                            -lines[agent]["pass_rate"], agent))
+
+
 def by_score(lines: dict) -> list[tuple[str, str]]:
-    """The agents in the page's default order: score, then cases solved, then pass rate, then the names."""
+    """The agents by score, then cases solved, then pass rate, then the names."""
     return sorted(lines, key=lambda agent: (-round(lines[agent]["score"], 9), -lines[agent]["solved"],
                                             -lines[agent]["pass_rate"], agent))
 

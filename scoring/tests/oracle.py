@@ -3,6 +3,8 @@ indexed, paginated leaderboards are checked against (scoring/boards/ does not us
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 from scoring.boards.reading import Entry
 
 _GROUP_ORDER = {"ranked": 0, "over_limit": 1, "unranked": 2, "excluded": 3}
@@ -25,8 +27,9 @@ def _sort_key(row: dict) -> tuple:
     return (_GROUP_ORDER[group], row["total_fuel"], row["submitted_at"], row["pk"])
 
 
-def rank(rows: list[dict], *, best_per_name: bool = True) -> list[Entry]:
-    """Order rows of finished, shown submissions into entries; ranks on the passed ones."""
+def rank(rows: list[dict], *, best_per_name: bool = True, reference_fuel: int | None = None) -> list[Entry]:
+    """Order rows of finished, shown submissions into entries; ranks on the passed ones, a shared
+    place for equal fuel (the first position of that fuel) and, with a reference, speedups."""
     entries: list[Entry] = []
     seen: set[str] = set()
     position = 0
@@ -45,8 +48,16 @@ def rank(rows: list[dict], *, best_per_name: bool = True) -> list[Entry]:
             input_count=row["input_count"], submitted_at=row["submitted_at"],
             wasmtime_version=row["wasmtime_version"], engine_digest=row["engine_digest"],
             carried_from=row.get("carried_from"), model=row.get("model", ""), annotation=row.get("annotation", ""),
+            verification=row.get("verification", ""), build_confinement=row.get("build_confinement", ""),
+            speedup=(reference_fuel / max(row["total_fuel"], 1)
+                     if reference_fuel is not None and row["total_fuel"] is not None else None),
         ))
-    return entries
+    ranked_fuels = [entry.total_fuel for entry in entries if entry.rank is not None]
+    first_at = {}
+    for position, fuel in enumerate(ranked_fuels, 1):
+        first_at.setdefault(fuel, position)
+    return [replace(entry, shared_rank=first_at[entry.total_fuel], tied=ranked_fuels.count(entry.total_fuel) > 1)
+            if entry.rank is not None else entry for entry in entries]
 
 
 def record_progression(rows: list[dict]) -> list[int]:

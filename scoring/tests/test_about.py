@@ -32,3 +32,11 @@ def test_the_about_page_explains_trials_the_interval_and_measuring_again(client,
     assert "Staff choose which entries are measured again" in page
     settings.VERIFY_NEW_RECORDS = True
     assert "Every new record is measured again as it is set" in client.get("/about/").content.decode()
+
+
+def test_the_about_page_defines_ties_speedups_fast_p_and_the_solved_share(client, db):
+    page = client.get("/about/").content.decode()
+    assert 'id="speedup"' in page and "48,000 ÷ 12,000 = <strong>4×</strong>" in page
+    assert "for p = 1, 1.5, 2, 5, 10" in page and "geometric mean of its speedups" in page
+    assert "“=2” on each" in page and "<code>shared_rank</code>" in page
+    assert "a case the agent never tried is an unsolved case" in page and "one trial on one case, solved, is 100%" in page

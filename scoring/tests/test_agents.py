@@ -4,6 +4,7 @@ figure against a plain recomputation (scoring/tests/agents_oracle.py) over rando
 from __future__ import annotations
 
 import csv
+import re
 import io
 from datetime import timedelta
 from urllib.parse import quote, unquote
@@ -23,11 +24,15 @@ from lib.stats import pareto_front, wilson_interval
 from lib.urlparts import name_paths
 from scoring.boards.rebuilding import rebuild
 from scoring.agents import Matrix, refresh
+from scoring.boards.places import RANKED
 from scoring.models import AgentCell, AgentLine, Submission
+from scoring.references import set_reference
+from scoring.speedups import fast_shares
 from scoring.tests import agents_oracle
 from scoring.tests.agents_oracle import Trial
 from tests.factories import make_cases, make_trials
 from web.charts import cost_chart
+from web.templatetags.site import rate
 
 pytestmark = pytest.mark.django_db
 
@@ -80,10 +85,21 @@ def trial_strategy(case_ids: list[int]):
     )
 
 
-def check_scope(stored_lines, expected: dict, cells_expected: dict | None = None) -> None:
-    """Stored (or summed) lines against the oracle's, figure by figure, in the oracle's order."""
-    assert [(line.model, line.harness) for line in stored_lines] == agents_oracle.by_score(expected)
+def check_scope(stored_lines, expected: dict, cases: int, references: int) -> None:
+    """Stored (or summed) lines against the oracle's, figure by figure, in the oracle's orders
+    (the default first: cases solved), with the share of the scope's `cases` solved and the
+    figures against its `references` cases with a reference entry."""
+    assert [(line.model, line.harness) for line in stored_lines] == agents_oracle.by_solved(expected)
+    assert [(line.model, line.harness) for line in sorted(stored_lines, key=lambda line: line.by_score)] == (
+        agents_oracle.by_score(expected))
     for line in stored_lines:
+        want = expected[(line.model, line.harness)]
+        assert fast_shares(line.fast, references) == {key: pytest.approx(value) if value is not None else None
+                                                      for key, value in want["fast"].items()}
+        assert line.reference_solved == want["speedup_cases"]
+        assert line.speedup == (pytest.approx(want["speedup"], rel=1e-6) if want["speedup"] is not None else None)
+        assert (line.cases_solved / cases, *wilson_interval(line.cases_solved, cases)) == pytest.approx(
+            (want["solved_share"], *want["solved_interval"]), abs=1e-9)
         want = expected[(line.model, line.harness)]
         assert (line.cases_entered, line.cases_solved, line.trials, line.solved_trials) == (
             want["entered"], want["solved"], want["trials"], want["solved_trials"])
@@ -107,8 +123,15 @@ def test_every_figure_of_the_matrix_is_what_the_trials_say(cases, data):
     with transaction.atomic():
         cache.clear()  # the rolled-back generations of an earlier example must not meet its cached sums
         store(trials)
+        references = {}  # some cases get a reference entry: one of their ranked entries
+        for version_id in ids:
+            ranked = list(Submission.objects.filter(version_id=version_id, board_group=RANKED).order_by("pk"))
+            if ranked and data.draw(st.booleans()):
+                chosen = ranked[data.draw(st.integers(0, len(ranked) - 1))]
+                set_reference(chosen)
+                references[version_id] = chosen.total_fuel
         refresh()
-        everything = agents_oracle.matrix(trials, set(ids))
+        everything = agents_oracle.matrix(trials, set(ids), references)
         stored_cells = {(cell.agent.model, cell.agent.harness, cell.version_id): cell
                         for cell in AgentCell.objects.select_related("agent")}
         assert set(stored_cells) == set(everything["cells"])
@@ -116,16 +139,23 @@ def test_every_figure_of_the_matrix_is_what_the_trials_say(cases, data):
             want = everything["cells"][key]
             assert (cell.trials, cell.solved, cell.best_fuel) == (want["trials"], want["solved"], want["best"])
             assert cell.share == (pytest.approx(want["share"]) if want["share"] is not None else None)
-        check_scope(list(AgentLine.objects.filter(scope="").select_related("agent").order_by("by_score")),
-                    everything["lines"])
+        def count(scope: set[int]) -> tuple[int, int]:
+            return len(scope), len(scope & set(references))
+
+        check_scope(list(AgentLine.objects.filter(scope="").select_related("agent").order_by("by_solved")),
+                    everything["lines"], *count(set(ids)))
         easy = {pk for pk in ids if CaseVersion.objects.get(pk=pk).difficulty == "easy"}
         alpha = set(CaseVersion.objects.filter(pk__in=ids, tags__name="alpha").values_list("pk", flat=True))
-        check_scope(list(AgentLine.objects.filter(scope="difficulty:easy").select_related("agent").order_by("by_score")),
-                    agents_oracle.matrix(trials, easy)["lines"])
-        check_scope(list(AgentLine.objects.filter(scope="tag:alpha").select_related("agent").order_by("by_score")),
-                    agents_oracle.matrix(trials, alpha)["lines"])
+        check_scope(list(AgentLine.objects.filter(scope="difficulty:easy").select_related("agent").order_by("by_solved")),
+                    agents_oracle.matrix(trials, easy, references)["lines"], *count(easy))
+        check_scope(list(AgentLine.objects.filter(scope="tag:alpha").select_related("agent").order_by("by_solved")),
+                    agents_oracle.matrix(trials, alpha, references)["lines"], *count(alpha))
         both = Matrix({"difficulty": "easy", "tag": "alpha"})
-        check_scope(list(both.lines), agents_oracle.matrix(trials, easy & alpha)["lines"])
+        assert (both.case_count(), both.references) == count(easy & alpha)
+        check_scope(list(both.lines), agents_oracle.matrix(trials, easy & alpha, references)["lines"],
+                    *count(easy & alpha))
+        document = Matrix({})
+        assert document.references == len(references)
         chart = cost_chart(*Matrix({}).chart_rows(), per_page=50)
         fronted = {(point.model, point.harness) for point in chart.points if point.on_front} if chart else set()
         assert fronted == agents_oracle.front(everything["lines"])
@@ -168,18 +198,24 @@ def test_the_page_shows_each_agents_figures_and_cells(client, seeded, cases):
     page = client.get("/agents/")
     assert page.status_code == 200
     html = page.content.decode()
-    order = agents_oracle.by_score(expected["lines"])
+    order = agents_oracle.by_solved(expected["lines"])
     positions = [html.index(f'id="agent-{AgentLine.objects.get(scope="", agent__model=model, agent__harness=harness).agent_id}"')
                  for model, harness in order]
-    assert positions == sorted(positions)  # the rows in the oracle's order
+    assert positions == sorted(positions)  # the rows in the oracle's order: more cases solved first
     first = expected["lines"][order[0]]
-    assert f"{first['score']:.3f}" in html and f"{first['solved']}/3" in html
+    share, (low, high) = first["solved_share"], first["solved_interval"]
+    assert f"{first['score']:.3f}" in html
+    assert (f'<strong>{first["solved"]}/3</strong> <span class="cell-note">{rate(share)} · {rate(low)}–{rate(high)}'
+            in html)  # the share of every case, with its interval
+    assert "Trial pass rate" in html and "an agent that tried one case once and solved it has 100%" in html
     assert "Entries whose run record names no model are no agent's" in html
     document = client.get("/api/v1/agents/").json()
     assert document["count"] == 6 and document["cases"] == 3
     for row in document["results"]:
         want = expected["lines"][(row["model"], row["harness"])]
         assert row["trials"] == want["trials"] and row["score"] == pytest.approx(want["score"], abs=1e-6)
+        assert (row["solved_share"], row["solved_share_low"], row["solved_share_high"]) == pytest.approx(
+            (want["solved_share"], *want["solved_interval"]), abs=1e-6)
         assert row["mean_cost_usd"] == pytest.approx(want["mean_cost"], abs=1e-6)
         for cell in row["cells"]:
             version = next(version for version in cases if version.case.slug == cell["case"])
@@ -292,3 +328,21 @@ def test_a_harness_no_agent_ran_under_names_nothing_and_is_never_stored(client, 
 @pytest.mark.parametrize("path", ["/agents/%00/", "/agents/m%00/", "/agents/" + "x" * 101 + "/", "/agents/~%2500/"])
 def test_a_path_no_model_name_can_be_is_not_found(client, cases, path):
     assert client.get(path).status_code == 404
+
+
+def test_a_reference_adds_fast_p_and_the_speedup_and_cells_say_what_they_show(client, seeded, cases):
+    html = client.get("/agents/").content.decode()
+    assert "Against the references" not in html  # no case has a reference yet
+    for label, shown in re.findall(r'aria-label="([^"]*)">(\d+/\d+)</a>', html):
+        assert label.startswith(f"{shown}: ")  # the accessible name begins with the visible text
+    reference = Submission.objects.filter(version=cases[0], board_group=RANKED).order_by("total_fuel", "pk").last()
+    set_reference(reference)
+    refresh()
+    document = client.get("/api/v1/agents/").json()
+    assert document["reference_cases"] == 1
+    agent = next(row for row in document["results"] if (row["model"], row["harness"]) == (reference.model,
+                                                                                           reference.harness))
+    assert agent["speedup_cases"] == 1 and agent["speedup"] >= 1.0 and agent["fast"]["1"] == 1.0
+    html = client.get("/agents/", {"p": "5"}).content.decode()
+    assert "Against the references" in html and "fast<sub>5</sub>" in html
+    assert client.get("/agents/", {"p": "3"}).status_code == 400

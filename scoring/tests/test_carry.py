@@ -19,6 +19,7 @@ from engine.tests import wat
 from scoring.tests.helpers import adder_answers, admin_change
 from scoring.boards.reading import Leaderboard
 from scoring.boards.updates import set_hidden
+from scoring.references import set_reference
 
 pytestmark = pytest.mark.django_db
 
@@ -325,3 +326,26 @@ def test_a_carried_copy_takes_its_sources_annotation(versions, v1_board):
     Submission.objects.filter(pk=v1_board["cy"].pk).update(annotation="uses a lookup table")
     carried = {item.source.name: item.submission for item in carry_forward(versions["v2"], source=versions["v1"])}
     assert carried["cy"].annotation == "uses a lookup table" and carried["bob"].annotation == ""
+
+
+def test_the_reference_is_carried_wherever_it_stands_and_is_the_new_versions_reference(versions, v1_board):
+    set_reference(v1_board["cy"])  # third on v1's board
+    carried = carry_forward(versions["v2"], source=versions["v1"], top=1)
+    assert [item.source.name for item in carried] == ["ada", "cy"]
+    copy = next(item.submission for item in carried if item.source.name == "cy")
+    assert Submission.objects.get(pk=copy.pk).is_reference
+    versions["v2"].refresh_from_db()
+    assert versions["v2"].reference_fuel is None  # it counts once it passes there
+    score_carried(carried, inline=True)
+    versions["v2"].refresh_from_db()
+    assert versions["v2"].reference_fuel == Submission.objects.get(pk=copy.pk).total_fuel
+    assert [entry.speedup for entry in Leaderboard(versions["v2"])][1] == 1.0
+
+
+def test_a_version_that_has_a_reference_keeps_it_when_entries_are_carried(versions, v1_board, modules):
+    own = score(submit(versions["v2"], versions["v2"].default_variant(), "eve", wasm_file=modules["fast"]))
+    set_reference(own)
+    set_reference(v1_board["bob"])
+    carried = carry_forward(versions["v2"], source=versions["v1"])
+    score_carried(carried, inline=True)
+    assert list(Submission.objects.filter(version=versions["v2"], is_reference=True)) == [own]

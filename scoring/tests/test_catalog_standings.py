@@ -10,15 +10,21 @@ from datetime import timedelta
 
 import pytest
 from django.conf import settings as django_settings
+from hypothesis import HealthCheck, given
+from hypothesis import settings as hypothesis_settings
+from hypothesis import strategies as st
 from django.db import connection
 from django.test.utils import CaptureQueriesContext
 from django.utils import timezone
 
 from catalog.models import CaseVersion
+from scoring.boards.places import RANKED
 from scoring.boards.updates import update_boards
 from scoring.models import StandingsSnapshot, Submission
 from engine.sandbox import ENGINE_DIGEST, WASMTIME_VERSION
 from scoring import snapshots
+from scoring.references import set_reference
+from scoring.speedups import FAST_P
 from scoring.standings import refresh, request_refresh
 from tests.factories import make_cases
 
@@ -261,7 +267,8 @@ def test_the_csv_download_has_the_pages_columns_and_every_line(client, cases):
     assert response["Content-Disposition"] == f'attachment; filename="standings-easy-{today}.csv"'
     rows = list(csv.reader(io.StringIO(b"".join(response.streaming_content).decode())))
     assert rows[0] == ["rank", "name", "score", "solved", "entered", "cases", "geometric_mean", "easy_solved", "easy_score",
-                       "models", "annotations"]
+                       "models", "annotations", "reference_cases", "fast_1", "fast_1.5", "fast_2", "fast_5", "fast_10",
+                       "speedup", "speedup_cases"]
     document = client.get("/api/v1/standings/", {"difficulty": "easy"}).json()
     assert len(rows) - 1 == document["count"] == 21
     assert rows[1][:4] == ["1", "'=HYPERLINK(1)", "1.0", "1"]  # never a formula in a spreadsheet
@@ -283,7 +290,7 @@ def test_the_refresh_command_recomputes_now(cases, settings):
     call_command("refresh_standings", stdout=out)
     assert "standings: 2 submitter(s) over 6 case(s)" in out.getvalue()
     snapshot = StandingsSnapshot.objects.get()
-    assert snapshot.scopes["tag:alpha"] == {"cases": 3, "rows": 1} and snapshot.scopes["difficulty:easy"]["rows"] == 2
+    assert snapshot.scopes["tag:alpha"] == {"cases": 3, "references": 0, "rows": 1} and snapshot.scopes["difficulty:easy"]["rows"] == 2
 
 
 def test_a_process_looks_at_most_once_a_second(cases, settings, monkeypatch):
@@ -298,3 +305,50 @@ def test_a_process_looks_at_most_once_a_second(cases, settings, monkeypatch):
         assert request_refresh() is False
     assert first.captured_queries and not [query for query in second.captured_queries
                                            if "standingssnapshot" in query["sql"]]
+
+
+ENTRIES = st.lists(st.tuples(st.integers(0, 5), st.sampled_from(["ana", "bob", "cy", "dee"]),
+                             st.one_of(st.none(), st.integers(1, 5_000))), min_size=1, max_size=20)
+REFERENCES = st.lists(st.tuples(st.integers(0, 5), st.integers(0, 10)), max_size=4)
+
+
+def against_oracle(entries, references: dict[int, int]) -> dict[str, tuple]:
+    """name → (fast counts per p, speedup cases, geometric mean speedup) from the definitions, in
+    plain Python: a submitter's best fuel on each case with a reference, against that reference."""
+    best: dict[tuple[int, str], int | None] = {}
+    for case, name, fuel in entries:
+        if (case, name) not in best or (fuel is not None and (best[(case, name)] is None or fuel < best[(case, name)])):
+            best[(case, name)] = fuel
+    lines: dict[str, tuple] = {}
+    for name in {name for _, name, _ in entries}:
+        solved = [(references[case], fuel) for (case, who), fuel in best.items()
+                  if who == name and case in references and fuel is not None]
+        fast = {f"{p:g}": sum(1 for reference, fuel in solved if reference / fuel >= p) for p in FAST_P}
+        mean = math.exp(sum(math.log(reference / fuel) for reference, fuel in solved) / len(solved)) if solved else None
+        lines[name] = (fast, len(solved), mean)
+    return lines
+
+
+@hypothesis_settings(max_examples=15, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(entries=ENTRIES, chosen=REFERENCES)
+def test_fast_p_and_the_speedups_match_their_definitions(client, cases, entries, chosen):
+    Submission.objects.all().delete()
+    CaseVersion.objects.update(reference_fuel=None)
+    for case, name, fuel in entries:
+        entry(cases[case], name, fuel)
+    references = {}
+    for case, pick in chosen:  # a ranked entry of the case, if it has one, is made its reference
+        ranked = list(Submission.objects.filter(version=cases[case], board_group=RANKED).order_by("pk"))
+        if ranked:
+            reference = ranked[pick % len(ranked)]
+            set_reference(reference)
+            references[case] = reference.total_fuel
+    document = client.get("/api/v1/standings/").json()
+    assert document["reference_cases"] == len(references)
+    expected = against_oracle(entries, references)
+    for row in document["results"]:
+        fast, solved, mean = expected[row["name"]]
+        assert row["speedup_cases"] == solved
+        assert row["speedup"] == (pytest.approx(mean, rel=1e-5) if mean is not None else None)
+        assert row["fast"] == ({key: pytest.approx(count / len(references), abs=1e-6) for key, count in fast.items()}
+                               if references else {key: None for key in fast})

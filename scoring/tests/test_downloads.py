@@ -35,7 +35,8 @@ def test_the_leaderboard_csv_holds_every_entry_in_board_order(client, board):
     assert rows[0] == ["rank", "name", "submission", "variant", "group", "status", "passed", "total_fuel",
                        "share_of_limit_percent", "overshoot", "passed_inputs", "inputs", "fuel:cases/0.json",
                        "fuel:cases/1.json", "submitted_at", "engine", "carried_from", "model", "harness", "run_url",
-                       "cost_usd", "input_tokens", "output_tokens", "wall_seconds", "annotation", "verification"]
+                       "cost_usd", "input_tokens", "output_tokens", "wall_seconds", "annotation", "verification",
+                       "shared_rank", "speedup"]
     shown = []
     for number in (1, 2):  # the pages, 50 entries each
         shown += client.get("/api/v1/cases/csv-00000/leaderboard/", {"page": number}).json()["results"]

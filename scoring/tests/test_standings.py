@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import pytest
 from django.core.management import call_command
 from hypothesis import HealthCheck, given, settings
@@ -20,6 +22,8 @@ from engine.tests import wat
 from scoring.tests.helpers import adder_answers
 from scoring.tests.oracle import rank, record_progression
 from scoring.boards.updates import set_hidden
+from scoring.boards.places import RANKED
+from scoring.references import ReferenceRefused, set_reference
 
 pytestmark = pytest.mark.django_db
 
@@ -48,7 +52,7 @@ def snapshot() -> tuple[set, set, set, set, set]:
         if row.entries or row.submissions
     }
     places = set(Submission.objects.values_list("pk", "board_group", "board_key"))
-    best = set(CaseVersion.objects.values_list("pk", "best_fuel"))
+    best = set(CaseVersion.objects.values_list("pk", "best_fuel", "reference_fuel"))
     steps = set(RecordStep.objects.values_list("version_id", "variant_key", "submission_id", "scored_at", "total_fuel"))
     return rows, summaries, places, best, steps
 
@@ -57,7 +61,8 @@ OPERATIONS = st.lists(
     st.one_of(
         st.tuples(st.just("score"), st.sampled_from(NAMES), st.sampled_from(["base", "long-lists"]),
                   st.sampled_from(["fast", "slow", "wrong"])),
-        st.tuples(st.sampled_from(["hide", "show", "rescore", "delete", "rescore-and-score", "exclude", "include"]),
+        st.tuples(st.sampled_from(["hide", "show", "rescore", "delete", "rescore-and-score", "exclude", "include",
+                                   "reference"]),
                   st.integers(0, 20)),
     ),
     min_size=1, max_size=10,
@@ -83,6 +88,12 @@ def test_the_standings_kept_as_scores_land_equal_a_rebuild(adder_v1, modules, dj
             set_hidden(Submission.objects.filter(pk=chosen.pk), action == "hide")
         elif action == "delete":
             chosen.delete()
+        elif action == "reference":  # only a ranked entry may be one
+            if chosen.board_group == RANKED:
+                set_reference(chosen)
+            else:
+                with pytest.raises(ReferenceRefused):
+                    set_reference(chosen)
         elif action in ("exclude", "include"):  # what the admin's save does
             Submission.objects.filter(pk=chosen.pk).update(excluded=action == "exclude")
             update_boards([chosen.pk])
@@ -93,11 +104,17 @@ def test_the_standings_kept_as_scores_land_equal_a_rebuild(adder_v1, modules, dj
     rebuild()
     assert snapshot() == kept
     # And the board it gives is the one docs/reading.md orders: each submitter's best, ranked.
+    # With its reference's fuel while the reference is ranked, and each entry's speedup against it.
     on_board = Submission.objects.filter(version=adder_v1, board_group__isnull=False)
-    expected = rank(list(on_board.values(*SUBMISSION_FIELDS, "excluded")), best_per_name=True)
+    reference = on_board.filter(is_reference=True, board_group=RANKED).values_list("total_fuel", flat=True).first()
+    adder_v1.refresh_from_db()
+    assert adder_v1.reference_fuel == reference
+    expected = rank(list(on_board.values(*SUBMISSION_FIELDS, "excluded")), best_per_name=True, reference_fuel=reference)
     assert list(Leaderboard(adder_v1)) == expected
-    every = rank(list(on_board.values(*SUBMISSION_FIELDS, "excluded")), best_per_name=False)
+    every = rank(list(on_board.values(*SUBMISSION_FIELDS, "excluded")), best_per_name=False, reference_fuel=reference)
     assert list(Leaderboard(adder_v1, include_all=True)) == every
+    assert [entry for batch in Leaderboard(adder_v1).batches(2) for entry in batch] == [
+        replace(entry, tied=False) for entry in expected]  # a download's rows: the shared place, no look ahead
     # The record progression, per variant and over all of them, is the one written the plain way.
     fields = ("pk", "passed", "hidden", "excluded", "status", "scored_at", "submitted_at", "total_fuel")
     for variant in (None, *variants.values()):

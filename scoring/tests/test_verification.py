@@ -48,7 +48,8 @@ def test_an_entry_measured_again_unchanged_is_marked_reproduced_everywhere(clien
     rows = client.get("/api/v1/cases/adder/leaderboard/", {"version": "v1"}).json()["results"]
     assert [row["verification"] for row in rows][:2] == ["identical", None]
     download = b"".join(client.get("/cases/adder/leaderboard/", {"format": "csv", "version": "v1"}).streaming_content).decode()
-    assert download.splitlines()[0].endswith(',"verification"') and download.splitlines()[1].endswith(',"identical"')
+    assert download.splitlines()[0].endswith(',"verification","shared_rank","speedup"')
+    assert download.splitlines()[1].endswith(',"identical","1",""')  # first, no reference: no speedup
 
 
 def test_a_fuel_figure_altered_in_the_database_is_found_not_reproduced(client, admin_client, board):
