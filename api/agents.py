@@ -10,7 +10,7 @@ from ninja import Query, Router
 
 from api.caching import cached_document
 from api.cases import Difficulty
-from api.results import csv_answer
+from api.results import legacy_csv, csv_answer
 from api.schemas import AgentsDocument
 from lib.api import ONE_LINE, PAGE_MAX, PAGE_SIZE, PAGE_SIZE_MAX, Problem, document, page_links
 from lib.csvexport import csv_response
@@ -44,6 +44,9 @@ def agents(request: HttpRequest,
     """The agents matrix, a tile at a time: a page of agents (a model and its harness) with their trials over
     the latest published version of every case, pass rate with its 95% interval, score and cost, and their
     cells on a page of the cases. Every line and every cell as CSV: `agents_csv`."""
+    moved = legacy_csv(request, "agents-csv")
+    if moved:
+        return moved
     request_refresh()
     query = {"difficulty": difficulty, "tag": tag or None, "harness": harness or None, "sort": sort}
     lines_query = {**query, "cases_page": cases_page if cases_page != 1 else None,

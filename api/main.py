@@ -58,6 +58,11 @@ class Api(NinjaAPI):
                 operation.setdefault("responses", {})[414] = {
                     "description": "URI Too Long: the request line is longer than the server reads",
                     "content": {PROBLEM_TYPE: {"schema": {"$ref": "#/components/schemas/Problem"}}}}
+                # Any operation, from the front's per-client limits (requests a second, connections).
+                operation["responses"].setdefault(429, {
+                    "description": "Too Many Requests: more than one client address may send (the front's limits); "
+                                   "wait and send again (Retry-After, when given, says how long)",
+                    "content": {PROBLEM_TYPE: {"schema": {"$ref": "#/components/schemas/Problem"}}}})
                 for status, response in operation.get("responses", {}).items():
                     if str(status).startswith(("4", "5")) and "application/json" in response.get("content", {}):
                         response["content"] = {PROBLEM_TYPE: response["content"]["application/json"]}
@@ -114,8 +119,17 @@ def _message(error: dict) -> str:
     return error.get("msg", "invalid")
 
 
+# The operations that take a form (multipart/form-data), and what it holds: another body is refused as such.
+FORM_OPERATIONS = {"submit": "case, name, version, variant and meta fields, and a source, wasm or record file"}
+
+
 @api.exception_handler(ValidationError)
 def invalid_parameters(request: HttpRequest, exc: ValidationError):
+    operation = getattr(request.resolver_match, "url_name", None)
+    if operation in FORM_OPERATIONS and request.content_type != "multipart/form-data":
+        return problem(415, f"this operation takes multipart/form-data ({FORM_OPERATIONS[operation]}), not "
+                            f"{request.content_type or 'a body without a type'}: send a form, as curl -F does",
+                       code="form_expected")
     errors: dict[str, list[str]] = {}
     for error in exc.errors:
         errors.setdefault(_location(error), []).append(_message(error))

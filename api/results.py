@@ -86,7 +86,7 @@ def _board_query(version, variant, all, model) -> dict:
     return {"version": version or None, "variant": variant or None, "all": all, "model": model_filter(model)}
 
 
-def _legacy_csv(request: HttpRequest, url_name: str, **kwargs) -> HttpResponse | None:
+def legacy_csv(request: HttpRequest, url_name: str, **kwargs) -> HttpResponse | None:
     """`?format=csv`, as these operations once answered CSV: sent on to the CSV operation (a
     client generated from the schema reads every answer of an operation as JSON)."""
     if request.GET.get("format") != "csv":
@@ -109,7 +109,7 @@ def leaderboard(request: HttpRequest, slug: str,
                 page_size: int = Query(PAGE_SIZE, ge=1, le=PAGE_SIZE_MAX)):
     """A version's leaderboard: each submitter's best entry, ranked by total fuel (fewer first; a tie goes to
     the earlier submission), then the unranked entries. The whole board as CSV: `leaderboard_csv`."""
-    moved = _legacy_csv(request, "leaderboard-csv", slug=slug)
+    moved = legacy_csv(request, "leaderboard-csv", slug=slug)
     if moved:
         return moved
     query = _board_query(version, variant, all, model)
@@ -173,7 +173,7 @@ def standings(request: HttpRequest,
               page_size: int = Query(PAGE_SIZE, ge=1, le=PAGE_SIZE_MAX)):
     """The catalog-wide standings: per submitter name, the cases solved and the score. Every line as CSV:
     `standings_csv`."""
-    moved = _legacy_csv(request, "standings-csv")
+    moved = legacy_csv(request, "standings-csv")
     if moved:
         return moved
     request_refresh()

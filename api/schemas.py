@@ -128,6 +128,8 @@ class SubmissionDocument(Schema):
     queue: QueuePlace | None = Field(..., description="where it stands while it is not done; null once it is")
     results: list[Result]
     url: str
+    detail_url: str = Field(..., description="its operator's view (with their token): the build log's tail and each "
+                                             "failure in the submission's own words, such as the compiler's message")
 
 
 class ResultDetail(Result):

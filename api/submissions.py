@@ -47,7 +47,7 @@ def operator_of(request: HttpRequest):
     return user
 
 
-REFUSALS = {status: Problem for status in (400, 401, 403, 404, 409, 413, 422, 429)}
+REFUSALS = {status: Problem for status in (400, 401, 403, 404, 409, 413, 415, 422, 429)}
 
 
 def _spooled(upload: UploadedFile | None) -> tuple[Path | None, str, tempfile.TemporaryDirectory | None]:
@@ -64,9 +64,11 @@ def _spooled(upload: UploadedFile | None) -> tuple[Path | None, str, tempfile.Te
 @router.post("/submissions/", auth=OperatorToken(), url_name="submit", response={200: SubmissionDocument,
              202: SubmissionDocument, **REFUSALS})
 def submit(request: HttpRequest,
-           case: str = Form(..., max_length=100, description="the case's slug"),
-           name: str = Form(..., max_length=100, description="the submitter name the entry goes under (it becomes "
-                                                             "yours if no one has used it)"),
+           case: str | None = Form(None, max_length=100, description="the case's slug (required unless a run "
+                                                                      "record names it)"),
+           name: str = Form(..., min_length=1, max_length=100,
+                            description="the submitter name the entry goes under (it becomes yours if no one has "
+                                        "used it)"),
            version: str | None = Form(None, max_length=100, description="a version (default: the latest shown)"),
            variant: str | None = Form(None, max_length=100, description="a variant (default: the version's first)"),
            meta: str | None = Form(None, max_length=intake.MAX_META_BYTES,
@@ -77,8 +79,9 @@ def submit(request: HttpRequest,
     """Submit an entry: a source archive (`.tar.gz` or `.zip` of the submission folder) or a
     module, with an optional run record and run fields (`meta`, a JSON object), to be built and
     scored on the site. 202 with `Location` when accepted; 200 with the entry when the same
-    version, variant, name and source were submitted before (nothing is stored). An
-    `Idempotency-Key` header makes a retried request get the first answer."""
+    version, variant, name and source were submitted before (nothing is stored; the same with
+    other run fields is a 409 `run_differs`). An `Idempotency-Key` header makes a retried request
+    get the first answer. The body is a form (multipart/form-data): another is a 415."""
     operator = operator_of(request)
     wait = request.auth.spend_request(settings.API_REQUESTS_PER_HOUR)
     if wait is not None:
@@ -88,7 +91,7 @@ def submit(request: HttpRequest,
     path, source_name, folder = _spooled(source)
     try:
         checked = intake.check(intake.Request(
-            case=case, name=name, version=version, variant=variant, source=path, source_name=source_name,
+            case=case or None, name=name, version=version, variant=variant, source=path, source_name=source_name,
             wasm=wasm.read(settings.SCORING_MAX_MODULE_BYTES + 1) if wasm is not None else None,
             record=record.read(MAX_RECORD_BYTES + 1) if record is not None else None, meta=meta,
             idempotency_key=request.headers.get("Idempotency-Key")))

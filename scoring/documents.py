@@ -93,6 +93,7 @@ def submission_document(submission: Submission) -> dict:
         "verification": verification_json(submission), "build": submission.build_confinement,
         "queue": queue_place(submission),
         "url": site_url(reverse("submission-detail", args=[submission.pk])),
+        "detail_url": site_url(reverse("api-v1:submission-detail", args=[submission.pk])),
     }
 
 

@@ -57,7 +57,7 @@ class IntakeRefused(DomainError):
 class Request:
     """What a client sent: the form's fields, and its files as (file name, bytes or a path)."""
 
-    case: str
+    case: str | None
     name: str
     version: str | None = None
     variant: str | None = None
@@ -106,17 +106,23 @@ def _target(request: Request, record) -> tuple[CaseVersion, Variant]:
     """The version and variant: as named (default: the latest shown, its default variant), or as
     the run record names them, which must then agree with what the request names (as `score
     --run-record` refuses a SLUG, --version or --variant against its record)."""
-    version, variant = request.version or None, request.variant or None
+    case, version, variant = request.case or None, request.version or None, request.variant or None
     if record is not None:
         try:
-            refuse_disagreement(record, case=request.case, version=version, variant=variant)
+            refuse_disagreement(record, case=case, version=version, variant=variant)
         except RunRecordError as refused:
             raise _refused_record(refused) from None
-        version, variant = record.version, record.variant
+        case, version, variant = record.case, record.version, record.variant
+    if case is None:
+        raise IntakeRefused(422, "no_case", "name the case (the `case` field), or send a run record that names it")
     try:
-        found, chosen = shown_board(request.case, version, variant)
+        found, chosen = shown_board(case, version, variant)
     except UnknownTarget as unknown:
-        raise IntakeRefused(404, unknown.code, unknown.message) from None
+        where = f"version {version} of the case {case}" if version else f"the case {case}"
+        if unknown.code == "unknown_variant":
+            raise IntakeRefused(404, unknown.code, f"{where} has no variant {variant}") from None
+        raise IntakeRefused(404, unknown.code, f"{where} is not open to entries: no such case or version is "
+                                               "published here") from None
     chosen = chosen or found.default_variant()
     if record is not None:
         try:

@@ -237,9 +237,10 @@ class Site:
         shutil.rmtree(self.folder, ignore_errors=True)
 
 
-def serve_behind_nginx(template: Database, **settings: str) -> Site:
+def serve_behind_nginx(template: Database, *, front_limits: bool = False, **settings: str) -> Site:
     """`scripts/serve.sh` (nginx in front of gunicorn, as `make serve`) on a fresh copy of
-    `template`, with the per-client limits off (a test client is one address)."""
+    `template`; the per-client limits off (a test client is one address) unless `front_limits`:
+    then as `make serve` sets them by default."""
     folder = Path(tempfile.mkdtemp(prefix="fronted-site-"))
     folder.chmod(0o755)  # nginx's workers pass through it to the socket
     (folder / "var").mkdir(mode=0o700)
@@ -247,8 +248,8 @@ def serve_behind_nginx(template: Database, **settings: str) -> Site:
     port = _free_port()
     url = f"http://127.0.0.1:{port}"
     env = environment(database, folder, SITE_URL=url, HOST="127.0.0.1", PORT=str(port), WEB_CONCURRENCY="3",
-                      STATIC_ROOT=str(folder / "static"), FRONT_RATE="0", FRONT_CONNECTIONS="0", TASK_WORKERS="1",
-                      **settings)
+                      STATIC_ROOT=str(folder / "static"), TASK_WORKERS="1",
+                      **({} if front_limits else {"FRONT_RATE": "0", "FRONT_CONNECTIONS": "0"}), **settings)
     process = subprocess.Popen([str(ROOT / "scripts" / "serve.sh")], cwd=ROOT, env=env, start_new_session=True,
                                stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     site = Site(url, database, folder, process, dict(settings), group=True)

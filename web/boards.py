@@ -25,8 +25,6 @@ from web.charts import (
     CHART_BAR_WIDTH,
     CHART_ENTRIES,
     COMPARE_HALF_WIDTH,
-    COMPARE_LABEL_WIDTH,
-    COMPARE_ROW_HEIGHT,
     chart_bars,
     comparison_bars,
     history_chart,
@@ -162,8 +160,7 @@ def submission_compare(request: HttpRequest, a: int, b: int) -> HttpResponse:
         "version": comparison.a.version,
         "case": comparison.a.version.case,
         "bars": bars,
-        "chart_height": len(bars) * COMPARE_ROW_HEIGHT,
-        "chart_middle": COMPARE_LABEL_WIDTH + COMPARE_HALF_WIDTH,
-        "chart_width": COMPARE_LABEL_WIDTH + 2 * COMPARE_HALF_WIDTH + 80,
+        "chart_middle": COMPARE_HALF_WIDTH,
+        "chart_width": 2 * COMPARE_HALF_WIDTH,
     }
     return render(request, "scoring/compare.html", context)

@@ -5,7 +5,7 @@ for the templates. Server-rendered: a chart needs no script."""
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import datetime
 
 from django.utils import timezone
@@ -24,12 +24,12 @@ CHART_ROW_HEIGHT = 22
 HISTORY_WIDTH, HISTORY_HEIGHT = 640, 140
 HISTORY_LEFT, HISTORY_RIGHT, HISTORY_TOP, HISTORY_BOTTOM = 78, 12, 10, 24  # room for the axis labels
 # Two entries compared, input by input.
-COMPARE_HALF_WIDTH = 260  # SVG units from the middle (ratio 1) to the edge
-COMPARE_ROW_HEIGHT = 22
-COMPARE_LABEL_WIDTH = 120
+COMPARE_HALF_WIDTH = 100  # SVG units of a row's bar from the middle (ratio 1) to the edge
 # The agents' cost against their score.
-COST_WIDTH, COST_HEIGHT = 640, 300
-COST_LEFT, COST_RIGHT, COST_TOP, COST_BOTTOM = 64, 20, 14, 40
+# (Drawn small and scaled to the page: at 320 px its 13-unit labels are 9 px or more.)
+COST_WIDTH, COST_HEIGHT = 420, 300
+COST_LEFT, COST_RIGHT, COST_TOP, COST_BOTTOM = 44, 16, 26, 40
+COST_FONT = 13
 
 
 # --- a leaderboard's top totals -----------------------------------------------------------------------
@@ -163,25 +163,25 @@ def history_chart(version, variant) -> HistoryChart | None:
 @dataclass(frozen=True)
 class CompareBar:
     pair: InputPair
-    x: float  # left edge, SVG units
+    x: float  # left edge, SVG units (0 to 2 × COMPARE_HALF_WIDTH; the middle is ratio 1)
     width: float
-    y: int
     slower: bool  # A used more fuel than B on this input
 
 
 def comparison_bars(comparison: Comparison) -> list[CompareBar]:
     """A bar per input both passed, from the middle (ratio 1) outwards, on a log scale:
-    left where A used less, right where it used more."""
+    left where A used less, right where it used more. Each row is drawn on its own (a list beside
+    its label and value), so the chart is as wide as the page, whatever the screen."""
     rated = [pair for pair in comparison.pairs if pair.ratio is not None]
     if not rated:
         return []
     span = max(max(abs(math.log10(pair.ratio)) for pair in rated), 0.3)  # at least a factor of 2 each way
-    middle = COMPARE_LABEL_WIDTH + COMPARE_HALF_WIDTH
+    middle = COMPARE_HALF_WIDTH
     bars = []
-    for index, pair in enumerate(rated):
+    for pair in rated:
         width = round(COMPARE_HALF_WIDTH * abs(math.log10(pair.ratio)) / span, 1)
         slower = pair.ratio > 1
-        bars.append(CompareBar(pair, middle if slower else middle - width, max(width, 0.5), index * COMPARE_ROW_HEIGHT, slower))
+        bars.append(CompareBar(pair, middle if slower else middle - width, max(width, 0.5), slower))
     return bars
 
 
@@ -198,6 +198,15 @@ class AgentPoint:
     y: float
     on_front: bool
     page: int  # the page of the matrix (in its current order and filter) that holds the agent's row
+    number: int = 0  # its number in the chart's key (by score)
+    label: str = ""  # what is written beside it: its name where it fits, else its number
+    label_x: float = 0.0
+    label_y: float = 0.0
+    anchor: str = "start"
+
+    @property
+    def name(self) -> str:
+        return self.model + (f" ({self.harness})" if self.harness else "")
 
 
 @dataclass(frozen=True)
@@ -208,17 +217,69 @@ class CostChart:
     height: int
     left: int
     bottom: int
-    x_labels: list[tuple[float, float, str]]  # (x, cost, text-anchor)
-    y_labels: list[tuple[float, float]]  # (y, score)
+    x_ticks: list[tuple[float, float]]  # (x, cost)
+    y_ticks: list[tuple[float, float]]  # (y, score)
     log_scale: bool
     drawn: int
     total: int  # agents that recorded a cost
 
 
+def nice_ticks(high: float, most: int = 5) -> list[float]:
+    """0, then round steps (1, 2 or 5 times a power of ten) up to at least `high`: at most `most`+1 ticks."""
+    if high <= 0:
+        return [0.0, 1.0]
+    raw = high / most
+    power = 10 ** math.floor(math.log10(raw))
+    step = next(factor * power for factor in (1, 2, 5, 10) if factor * power >= raw)
+    return [round(step * index, 10) for index in range(math.ceil(high / step - 1e-9) + 1)]
+
+
+def decade_ticks(low: float, high: float) -> list[float]:
+    """The powers of ten from `low` to `high`, and both ends when fewer than two fall between."""
+    ticks = [10.0 ** power for power in range(math.ceil(math.log10(low) - 1e-9), math.floor(math.log10(high) + 1e-9) + 1)]
+    return ticks if len(ticks) >= 2 else sorted({low, *ticks, high})
+
+
+def _place_labels(points: list[AgentPoint], left: float, top: float, right: float, bottom: float) -> list[AgentPoint]:
+    """Each point's name beside it where it overlaps no other label and no point (right, left,
+    above, below, in that order), else its number; the best by score are placed first."""
+    taken: list[tuple[float, float, float, float]] = []
+    circles = [(point.x, point.y) for point in points]
+    placed = []
+
+    def free(box) -> bool:
+        x0, y0, x1, y1 = box
+        if x0 < left or x1 > right or y0 < top or y1 > bottom:
+            return False
+        if any(x0 < bx1 and bx0 < x1 and y0 < by1 and by0 < y1 for bx0, by0, bx1, by1 in taken):
+            return False
+        return not any(x0 - 5 < cx < x1 + 5 and y0 - 5 < cy < y1 + 5 for cx, cy in circles)
+
+    for point in points:
+        for text in (point.name[:30] + ("…" if len(point.name) > 30 else ""), str(point.number)):
+            width = len(text) * COST_FONT * 0.58
+            for x, y, anchor, box in (
+                    (point.x + 8, point.y + 4, "start", (point.x + 7, point.y - 6, point.x + 8 + width, point.y + 6)),
+                    (point.x - 8, point.y + 4, "end", (point.x - 8 - width, point.y - 6, point.x - 7, point.y + 6)),
+                    (point.x, point.y - 10, "middle", (point.x - width / 2, point.y - 21, point.x + width / 2, point.y - 8)),
+                    (point.x, point.y + 19, "middle", (point.x - width / 2, point.y + 8, point.x + width / 2, point.y + 21))):
+                if free(box):
+                    taken.append(box)
+                    placed.append(replace(point, label=text, label_x=round(x, 1), label_y=round(y, 1), anchor=anchor))
+                    break
+            else:
+                continue
+            break
+        else:
+            placed.append(point)  # no room even for its number: the key below names it
+    return placed
+
+
 def cost_chart(rows: list[tuple], total: int, per_page: int) -> CostChart | None:
     """Mean cost per trial (x, log scale when the costs span ten times or more) against score
     (y): the Pareto front (no other agent costs no more and scores no less) drawn as a line, and
-    at most CHART_POINTS points: the whole front, then the best by score. `rows` are (agent id,
+    at most CHART_POINTS points: the whole front, then the best by score, each numbered in a key
+    and named beside it where the name fits. Round ticks on both axes. `rows` are (agent id,
     model, harness, mean cost, score, index in the page's order, on the front)."""
     if not rows:
         return None
@@ -229,25 +290,28 @@ def cost_chart(rows: list[tuple], total: int, per_page: int) -> CostChart | None
     log_scale = low > 0 and high / low >= 10
     plot_width = COST_WIDTH - COST_LEFT - COST_RIGHT
     plot_height = COST_HEIGHT - COST_TOP - COST_BOTTOM
-    top_score = max(max(row[4] for row in shown), 1.0)
+    y_ticks = nice_ticks(max(max(row[4] for row in shown), 1.0), 4)
+    x_ticks = decade_ticks(low, high) if log_scale else nice_ticks(high if high > 0 else 1.0, 4)
+    x_low, x_high = (low, high) if log_scale else (0.0, x_ticks[-1])
 
     def x_of(cost: float) -> float:
         if log_scale:
-            share = (math.log10(cost) - math.log10(low)) / (math.log10(high) - math.log10(low))
+            share = (math.log10(cost) - math.log10(x_low)) / (math.log10(x_high) - math.log10(x_low))
         else:
-            share = cost / high if high > 0 else 0.5
+            share = cost / x_high if x_high > 0 else 0.5
         return round(COST_LEFT + plot_width * share, 1)
 
     def y_of(score: float) -> float:
-        return round(COST_TOP + plot_height * (1 - score / top_score), 1)
+        return round(COST_TOP + plot_height * (1 - score / y_ticks[-1]), 1)
 
+    by_score = sorted(shown, key=lambda row: (-row[4], row[3], row[1], row[2]))
+    numbers = {row[0]: index for index, row in enumerate(by_score, 1)}
     points = [AgentPoint(agent_id, model, harness, cost, score, x_of(cost), y_of(score), on_front,
-                         index // per_page + 1)
-              for agent_id, model, harness, cost, score, index, on_front in shown]
-    on_front = sorted((point for point in points if point.on_front), key=lambda point: (point.cost, -point.score))
+                         index // per_page + 1, numbers[agent_id])
+              for agent_id, model, harness, cost, score, index, on_front in by_score]
     bottom = COST_HEIGHT - COST_BOTTOM
-    x_labels = [(x_of(low if log_scale else 0.0) if log_scale else float(COST_LEFT), low if log_scale else 0.0, "start"),
-                (float(COST_LEFT + plot_width), high, "end")]
+    points = _place_labels(points, 0, COST_TOP - 10, COST_WIDTH, bottom)
+    on_front = sorted((point for point in points if point.on_front), key=lambda point: (point.cost, -point.score))
     return CostChart(points, " ".join(f"{point.x},{point.y}" for point in on_front), COST_WIDTH, COST_HEIGHT,
-                     COST_LEFT, bottom, x_labels, [(y_of(0.0), 0.0), (y_of(top_score), top_score)], log_scale,
-                     len(points), total)
+                     COST_LEFT, bottom, [(x_of(cost), cost) for cost in x_ticks],
+                     [(y_of(score), score) for score in y_ticks], log_scale, len(points), total)

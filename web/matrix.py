@@ -105,13 +105,14 @@ def points_html(chart, query: str) -> SafeString:
     """The chart's points, each a link to its agent's row (on the page of the matrix that holds it)."""
     parts = []
     for point in chart.points:
-        name = point.model + (f" ({point.harness})" if point.harness else "")
-        said = f"{name}: score {point.score:.3f}, {usd(point.cost)} per trial"
+        said = f"{point.number}. {point.name}: score {point.score:.3f}, {usd(point.cost)} per trial"
         page = f"page={point.page}" if point.page > 1 else ""
+        label = (f'<text class="chart-label point-label" x="{point.label_x}" y="{point.label_y}" '
+                 f'text-anchor="{point.anchor}" aria-hidden="true">{escape(point.label)}</text>' if point.label else "")
         parts.append(
             f'<a href="?{escape(query)}{page}#agent-{point.agent_id}" '
             f'aria-label="{escape(said + (", on the Pareto front" if point.on_front else ""))}">'
             f'<circle class="chart-hit" cx="{point.x}" cy="{point.y}" r="12"/>'
             f'<circle class="chart-point{" front" if point.on_front else ""}" cx="{point.x}" cy="{point.y}" r="5">'
-            f'<title>{escape(said)}</title></circle></a>')
+            f'<title>{escape(said)}</title></circle>{label}</a>')
     return mark_safe("".join(parts))

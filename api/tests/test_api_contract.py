@@ -1,6 +1,6 @@
 """The API against a client nobody here wrote: Schemathesis reads the generated schema and sends
 every operation valid and invalid requests, over HTTP, to the site as `make serve` serves it (nginx in
-front of gunicorn) with the bundled catalog and its scored examples. No response may be a server error or disagree with the schema (status,
+front of gunicorn, its per-client limits on) with the bundled catalog and its scored examples. No response may be a server error or disagree with the schema (status,
 media type, headers, body), valid requests must be accepted, invalid ones refused, and methods
 the schema does not list must be 405s with `Allow`."""
 
@@ -22,10 +22,10 @@ EXAMPLES_PER_OPERATION = int(os.environ.get("API_CONTRACT_EXAMPLES", "25"))
 @pytest.fixture
 def fronted_site(site_template):
     """The site as `make serve` serves it: nginx in front (what it answers itself must hold to
-    the schema too), gunicorn, a task worker."""
+    the schema too, its per-client limits as they are by default), gunicorn, a task worker."""
     from tests import served
 
-    site = served.serve_behind_nginx(site_template)
+    site = served.serve_behind_nginx(site_template, front_limits=True)
     yield site
     site.stop()
 
@@ -41,6 +41,8 @@ def test_schemathesis_finds_nothing(fronted_site, tmp_path):
          f"{own_site.url}/api/v1/openapi.json", "--checks", "all", "--workers", "1",
          "--header", f"Authorization: Bearer {token}",
          "--max-examples", str(EXAMPLES_PER_OPERATION), "--request-timeout", "30", "--seed", "1",
+         # A client that keeps to the front's default per-client rate (30 a second, a burst of 120).
+         "--rate-limit", "30/s",
          "--suppress-health-check", "too_slow", "--report", "junit", "--report-dir", str(tmp_path)],
         capture_output=True, text=True, timeout=600, env=environment, cwd=tmp_path,
     )

@@ -515,3 +515,38 @@ def test_the_upload_permit_admits_a_live_token_or_an_importing_staff_session(cli
     staff = Client()
     staff.login(username="helper", password="pw-for-the-test")
     assert staff.get(archive, HTTP_X_ORIGINAL_METHOD="POST").status_code == 403  # staff without the right
+
+
+def test_the_traps_on_an_operators_path_answer_what_to_do(client, token, module, tmp_path):
+    """A JSON body, a record with no `case` beside it, a case not open to entries, an empty name,
+    where the compiler's message is: each answered with what the operation takes."""
+    sent = client.post(URL, json.dumps({"case": "adder", "name": "alice"}), content_type="application/json",
+                       HTTP_AUTHORIZATION=f"Bearer {token}")
+    assert (sent.status_code, sent.json()["code"]) == (415, "form_expected")
+    assert "this operation takes multipart/form-data" in sent.json()["detail"] and "application/json" in sent.json()["detail"]
+    # The record names the case: `case` may be left out.
+    record = tmp_path / "record.json"
+    call_command("seed_run", "adder", str(tmp_path / "run"), "--version", "v1", "--record", str(record),
+                 stdout=io.StringIO())
+    taken = post(client, token, name="alice", wasm=module, record=record.read_bytes())
+    assert taken.status_code == 202, taken.content
+    assert (taken.json()["case"], taken.json()["version"]) == ("adder", "v1")
+    assert taken.json()["detail_url"].endswith(f"/api/v1/submissions/{taken.json()['submission']}/detail")
+    before = stored()
+    nothing = post(client, token, name="bob", wasm=module)
+    assert (nothing.status_code, nothing.json()["code"]) == (422, "no_case")
+    assert "send a run record that names it" in nothing.json()["detail"]
+    unknown = post(client, token, case="adder", version="v9", name="bob", wasm=module)
+    assert unknown.status_code == 404 and unknown.json()["detail"] == (
+        "version v9 of the case adder is not open to entries: no such case or version is published here")
+    empty = post(client, token, case="adder", name="", wasm=module)
+    assert empty.status_code in (400, 422) and "name" in json.dumps(empty.json())
+    assert stored() == before
+
+
+def test_every_operation_documents_the_fronts_429_and_agents_json_sends_csv_on(client, imported):
+    schema = client.get("/api/v1/openapi.json").json()
+    operations = [operation for item in schema["paths"].values() for operation in item.values()]
+    assert operations and all("429" in operation["responses"] for operation in operations)
+    moved = client.get("/api/v1/agents/", {"format": "csv", "tag": "x"})
+    assert moved.status_code == 301 and moved["Location"].endswith("/api/v1/agents.csv?tag=x")

@@ -7,11 +7,12 @@ import re
 import pytest
 
 from catalog.models import CaseVersion
-from scoring.models import Result
-from scoring.attempts import score
-from scoring.recording import submit
 from engine.tests import wat
+from scoring.attempts import score
+from scoring.models import Result
+from scoring.recording import submit
 from scoring.tests.helpers import adder_answers
+from web.templatetags.site import compact
 
 pytestmark = pytest.mark.django_db
 
@@ -40,12 +41,15 @@ def test_the_page_sets_every_input_side_by_side_with_the_ratio(client, pair):
     response = client.get(f"/submissions/{slow.pk}/compare/{fast.pk}/")
     assert response.status_code == 200
     page = response.content.decode()
-    rows = re.findall(r"<tr>\s*<td>(smoke|stress)</td>\s*<td><code>([^<]+)</code></td>(.*?)</tr>", page, re.S)
+    rows = re.findall(r'<tr>\s*<td class="wide-only">(smoke|stress)</td>\s*<td><code>([^<]+)</code>(.*?)</tr>', page, re.S)
     slow_fuel, fast_fuel = fuel_by_input(slow), fuel_by_input(fast)
     assert [path for _, path, _ in rows] == list(slow_fuel)
     for _, path, cells in rows:
-        numbers = re.findall(r'<td class="num">([^<]*)</td>', cells)
-        assert numbers == [f"{slow_fuel[path]:,}", f"{fast_fuel[path]:,}", f"{slow_fuel[path] / fast_fuel[path]:.3g}×"]
+        # Each fuel in full (wide screens) and compact (narrow ones), then the ratio.
+        numbers = re.findall(r'<td class="num">(?:<span class="wide-only">([^<]*)</span>)?([^<]*)', cells)
+        assert [whole or alone for whole, alone in numbers] == [
+            f"{slow_fuel[path]:,}", f"{fast_fuel[path]:,}", f"{slow_fuel[path] / fast_fuel[path]:.3g}×"]
+        assert f'<span class="narrow-only" title="{slow_fuel[path]:,}">{compact(slow_fuel[path])}</span>' in cells
     assert f"{slow.total_fuel / fast.total_fuel:.3g}×</strong> B's total fuel" in page
     # One bar per input, to the right of the middle line: A (slow) used more on each.
     assert len(re.findall(r'<rect class="chart-bar slower"', page)) == len(rows)
