@@ -9,23 +9,23 @@ site needs (`submission_document()`, `entry_document()`); the CSV downloads are 
 
 from __future__ import annotations
 
+import math
 from datetime import date
 from typing import Callable, Iterable, Iterator
 
 from django.urls import reverse
 from django.utils import timezone
 
-from catalog.runrecords import NUMERIC_RUN_FIELDS
 from catalog.models import CaseVersion, HeldOutInput, Variant
+from catalog.runrecords import NUMERIC_RUN_FIELDS
 from engine.kinds import Kind
 from lib.siteurl import site_url
 from lib.urlparts import name_paths
 from scoring.boards import CURRENT_ENGINE, engine_label
-from scoring.boards.reading import Entry
+from scoring.boards.reading import Entry, Leaderboard
 from scoring.models import Result, Submission
 from scoring.queue import queue_place
 from scoring.speedups import FAST_KEYS, fast_shares
-from scoring.boards.reading import Leaderboard
 
 CSV_CHUNK = 500  # entries read per query while a download streams
 
@@ -124,11 +124,19 @@ def entry_json(entry: Entry) -> dict:
             "submitted_at": entry.submitted_at.isoformat()}
 
 
+def significant(value: float | None, digits: int = 7) -> float | None:
+    """A ratio to six decimal places, and at least `digits` significant figures: 1/65 is
+    0.01538462, not 0.015385 (decimal places alone would take the precision of small ratios away)."""
+    if value is None or value == 0 or not math.isfinite(value):
+        return value
+    return round(value, max(6, digits - 1 - math.floor(math.log10(abs(value)))))
+
+
 def entry_document(entry: Entry) -> dict:
     """A row of a leaderboard in the API: `entry_json()` and everything the page shows of it."""
     return {
         **entry_json(entry),
-        "shared_rank": entry.shared_rank, "speedup": round(entry.speedup, 6) if entry.speedup is not None else None,
+        "shared_rank": entry.shared_rank, "speedup": significant(entry.speedup),
         "group": entry.group, "variant": entry.variant, "status": entry.status,
         "passed_inputs": entry.passed_count, "inputs": entry.input_count,
         "engine": entry.engine, "current_engine": entry.engine == CURRENT_ENGINE, "carried_from": entry.carried_from,
@@ -212,13 +220,13 @@ def standings_line_document(line, parts: list[tuple[str, dict]], references: int
     return {
         "rank": line.position, "name": line.name, "solved": line.solved, "entered": line.entered,
         "score": round(line.score, 6),
-        "geometric_mean": round(line.geometric_mean, 6) if line.geometric_mean is not None else None,
+        "geometric_mean": significant(line.geometric_mean),
         "difficulties": {difficulty: {"solved": part["solved"], "score": round(part["score"], 6)}
                          for difficulty, part in parts},
         "models": (line.provenance or {}).get("models", []),
         "annotations": (line.provenance or {}).get("annotations", []),
         "fast": fast_shares(line.fast, references),
-        "speedup": round(line.speedup, 6) if line.speedup is not None else None,
+        "speedup": significant(line.speedup),
         "speedup_cases": line.reference_solved,
     }
 
@@ -286,7 +294,7 @@ def agent_line_document(line, matrix, cells: list[dict], path: Callable[[str], s
         "rank": getattr(line, f"by_{matrix.sort}"), "model": line.model, "harness": line.harness,
         "score": rounded(line.score), "cases_solved": line.cases_solved, "cases_entered": line.cases_entered,
         "solved_share": rounded(share), "solved_share_low": rounded(low), "solved_share_high": rounded(high),
-        "fast": fast_shares(line.fast, matrix.references), "speedup": rounded(line.speedup),
+        "fast": fast_shares(line.fast, matrix.references), "speedup": significant(line.speedup),
         "speedup_cases": line.reference_solved,
         "trials": line.trials, "solved_trials": line.solved_trials, "pass_rate": rounded(line.pass_rate),
         "pass_rate_low": rounded(line.pass_low), "pass_rate_high": rounded(line.pass_high),
