@@ -259,6 +259,11 @@ def remove_orphans() -> list[str]:
     return sorted(orphans)
 
 
+def remove_with_children(group: BuildCgroup) -> None:
+    """`group` and every cgroup below it (the cgroup over all of a launcher's builds, at its end)."""
+    _remove_tree(group.folders, group.version)
+
+
 def _remove_tree(folders: list[Path], version: int) -> None:
     """A cgroup and every cgroup below it (deepest first), each with whatever is left in it."""
     for name in sorted({child.name for folder in folders if folder.exists() for child in folder.iterdir()

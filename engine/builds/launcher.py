@@ -49,7 +49,7 @@ from pathlib import Path
 from engine.builds import protocol
 from engine.builds.accounts import BLOCK, BuildAccounts, NoFreeBlock, claim_block
 from engine.builds.bwrap import sandbox_problem
-from engine.builds.cgroups import Layout, confine_all_builds, remove_orphans
+from engine.builds.cgroups import Layout, confine_all_builds, remove_orphans, remove_with_children
 from engine.builds.limits import BuildLimits, SandboxUnavailable
 from engine.builds.run import DRIVER_MODULES, build_submission, confinement_problem
 
@@ -373,7 +373,7 @@ def main(argv: list[str] | None = None) -> int:
         pass
     finally:
         arguments.socket.unlink(missing_ok=True)
-        over_all.remove()
+        remove_with_children(over_all)  # any build still running goes with it
     return 0
 
 

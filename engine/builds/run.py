@@ -174,6 +174,7 @@ def _run(command: list[str], *, env: dict[str, str], cwd: Path, preexec, wall_se
 
     feeder = threading.Thread(target=_feed, args=(pipes, source), daemon=True)
     timer = threading.Timer(wall_seconds, kill_group)
+    timer.daemon = True  # a process ending (a launcher stopped) never waits for a build's guard
     module, status = bytearray(), bytearray()
     too_large = False
     assert process.stdout is not None
