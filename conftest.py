@@ -75,6 +75,31 @@ def _module_cache_for_the_run(settings, _shared_module_cache):
     settings.SCORING_CACHE_DIR = _shared_module_cache
 
 
+@pytest.fixture(scope="session")
+def bundled_scan():
+    """The bundled catalog validated as import_catalog() validates it into an empty database
+    (nothing unchanged, nothing held out elsewhere), once per test process: two seconds of
+    validation, then a tenth of a second to import into each test's database."""
+    from catalog.importer import file_limits
+    from catalog.manifest import scan_catalog
+
+    return scan_catalog(Path(__file__).resolve().parent / "test-cases", is_unchanged=lambda label, digest: False,
+                        limits=file_limits(), held_out_elsewhere={})
+
+
+@pytest.fixture
+def bundled(db, settings, tmp_path, bundled_scan):
+    """The bundled catalog imported, experimental cases shown."""
+    from catalog.importer import import_scan
+    from catalog.models import CaseVersion
+
+    settings.SCORING_CACHE_DIR = tmp_path / "module-cache"
+    settings.CATALOG_SHOW_EXPERIMENTAL = True
+    assert not CaseVersion.objects.exists()  # the scan was made for an empty database
+    assert import_scan(bundled_scan).ok
+    return CaseVersion.objects
+
+
 @pytest.fixture
 def catalog(tmp_path) -> CatalogTree:
     """A private copy of the valid test catalog that a test may break."""

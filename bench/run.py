@@ -152,7 +152,7 @@ def worker_host_rows(result: dict) -> list[tuple]:
 
 def table(scoring: dict, imports: dict, pages: dict, boards: list[dict], catalogs: list[dict], slow: dict,
           handlebars: dict, seconds: float, batch: dict | None = None, uploads: dict | None = None,
-          agents: list[dict] = (), hosts: dict | None = None) -> str:
+          agents: list[dict] = (), hosts: dict | None = None, checked: dict | None = None) -> str:
     execution, tiny = scoring["overhead_execution"], scoring["overhead_tiny"]
     parallel, cache, hostile = scoring["parallel"], scoring["compile_cache"], scoring["hostile_answer"]
     cached, uncached = pages["cached"], pages["uncached"]
@@ -204,6 +204,11 @@ def table(scoring: dict, imports: dict, pages: dict, boards: list[dict], catalog
         rows += upload_rows(uploads)
     if hosts:
         rows += worker_host_rows(hosts)
+    if checked:
+        rows.append((f"check_case on the bundled catalog: {checked['versions']} versions, {checked['runs']} solution runs",
+                     f"score, each solution on each version: {checked['score_s']:.1f} s",
+                     f"check_case: {checked['check_case_s']:.1f} s ({checked['errors']} errors)",
+                     f"{checked['ratio']:.2f}", "≤ 1.2", verdict(checked["ratio"] <= 1.2)))
     rows.append((f"Templates against Handlebars.js, {handlebars['examples']:,} random templates and contexts",
                  "Handlebars.js 4.7.8 (Node.js)", "lib/templates/",
                  "identical" if handlebars["identical"] else "**differ**", "identical",
@@ -245,8 +250,10 @@ def main() -> None:
     uploads = run("uploads.py")
     print("worker hosts (PostgreSQL)…", flush=True)
     hosts = run_on_postgres("worker_hosts.py")
+    print("check_case on the bundled catalog…", flush=True)
+    checked = run("check_case.py")
     text = table(scoring, imports, pages, boards, catalogs, slow, handlebars, time.monotonic() - started, batch, uploads,
-                 agents, hosts)
+                 agents, hosts, checked)
     print(text)
     if args.update_docs:
         page = ROOT / "docs" / "benchmarks.md"

@@ -1,4 +1,7 @@
-"""Score the example submissions under `examples/submissions/<slug>/<name>/`.
+"""Score the bundled solutions a reader sees as examples: the source folders under
+`solutions/<slug>/accepted/<name>/` and `solutions/<slug>/over_limit/<name>/` (scoring/workbench/:
+a case's solutions by the verdict each must get; the others, wrong on purpose, are for
+`check_case`, not the boards).
 
 Each example is scored against every imported version of its case under the name
 `example-<name>`, unless that exact source was already scored for that version, so running it
@@ -16,8 +19,8 @@ from django.conf import settings
 
 from catalog.models import CaseVersion
 from engine.builds import pack_folder
-from scoring.models import Submission
 from scoring.attempts import score
+from scoring.models import Submission
 from scoring.recording import submit
 
 EXAMPLE_PREFIX = "example-"
@@ -35,12 +38,19 @@ class ExampleRun:
         return self.submission is None
 
 
+# The verdict folders whose source solutions are scored as examples: entries a board shows as they are meant.
+EXAMPLE_VERDICTS = ("accepted", "over_limit")
+
+
 def example_folders(root: Path) -> list[tuple[str, Path]]:
-    """(case slug, example folder) for every example, sorted."""
+    """(case slug, example folder) for every example, sorted (links are never followed)."""
     return [
         (case_dir.name, example_dir)
-        for case_dir in sorted(path for path in Path(root).iterdir() if path.is_dir())
-        for example_dir in sorted(path for path in case_dir.iterdir() if path.is_dir())
+        for case_dir in sorted(path for path in Path(root).iterdir() if path.is_dir() and not path.is_symlink())
+        for verdict in EXAMPLE_VERDICTS
+        if (case_dir / verdict).is_dir() and not (case_dir / verdict).is_symlink()
+        for example_dir in sorted(path for path in (case_dir / verdict).iterdir()
+                                  if path.is_dir() and not path.is_symlink())
     ]
 
 

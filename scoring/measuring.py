@@ -63,9 +63,14 @@ class Measurement:
 
 
 def measure(version: CaseVersion, source_kind: str, source: bytes, progress: ScoringProgress, *,
-            wall_seconds: float | None = None) -> Measurement:
+            wall_seconds: float | None = None, held_out: list[EvaluationInput] | None = None,
+            output_schema: bytes | None = None, fuel_limit: int | None = None, threads: int | None = None) -> Measurement:
     """Build `source` (a packed folder) or take it as the module, check the module against the
-    ABI, and run every held-out input of `version`. Raises SandboxUnavailable (from the build)."""
+    ABI, and run every held-out input of `version`. Raises SandboxUnavailable (from the build).
+
+    `version` may be any object with a CaseVersion's build, contract and sandbox fields; the
+    held-out inputs, the output schema, the fuel limit and the threads default to an imported
+    version's and the settings' (scoring/workbench/ measures a version folder not imported)."""
     build_log, confinement = "", ""
     if source_kind == Submission.SourceKind.SUBMISSION:
         progress.building(version.build_command)
@@ -77,6 +82,14 @@ def measure(version: CaseVersion, source_kind: str, source: bytes, progress: Sco
         build_log, wasm = built.log, built.module
     else:
         wasm = source
+    return run_module(version, wasm, progress, build_log=build_log, confinement=confinement, held_out=held_out,
+                      output_schema=output_schema, fuel_limit=fuel_limit, threads=threads)
+
+
+def run_module(version, wasm: bytes, progress: ScoringProgress, *, build_log: str = "", confinement: str = "",
+               held_out: list[EvaluationInput] | None = None, output_schema: bytes | None = None,
+               fuel_limit: int | None = None, threads: int | None = None, judge: Judge | None = None) -> Measurement:
+    """`measure()` of a module already at hand: checked against the ABI, run on every input."""
     digest = module_digest(wasm)
     try:
         solution = load_solution(
@@ -86,12 +99,13 @@ def measure(version: CaseVersion, source_kind: str, source: bytes, progress: Sco
     except InvalidModule as invalid:
         return Measurement(Submission.State.INVALID_MODULE, build_log, invalid.message, invalid.detail, digest, len(wasm),
                            confinement=confinement)
-    held_out = _held_out(version)
-    judge = Judge(version.file_bytes(version.contract_output), memory_bytes=settings.SCORING_JUDGE_MEMORY_BYTES)
+    held_out = _held_out(version) if held_out is None else held_out
+    judge = judge or Judge(version.file_bytes(version.contract_output) if output_schema is None else output_schema,
+                           memory_bytes=settings.SCORING_JUDGE_MEMORY_BYTES)
     progress.running(len(held_out))
     evaluation = evaluate(
-        solution, held_out, fuel_limit=version.fuel_limit, judge=judge,
-        wall_seconds=settings.SCORING_WALL_SECONDS, threads=_threads(),
+        solution, held_out, fuel_limit=version.fuel_limit if fuel_limit is None else fuel_limit, judge=judge,
+        wall_seconds=settings.SCORING_WALL_SECONDS, threads=_threads() if threads is None else threads,
         progress=progress.scored,
     )
     return Measurement(Submission.State.SCORED, build_log, module_digest=digest, module_size=len(wasm),

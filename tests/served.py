@@ -120,14 +120,14 @@ def prepare(folder: Path) -> Database:
         database = Database(f"sqlite:///{folder / 'template.sqlite3'}", path=folder / "template.sqlite3")
     manage(database, folder, "migrate", "--noinput", "-v0")
     manage(database, folder, "import_catalog", str(ROOT / "test-cases"))
-    manage(database, folder, "score_examples", str(ROOT / "examples" / "submissions"))
+    manage(database, folder, "score_examples", str(ROOT / "solutions"))
     manage(database, folder, "score", "lattice", "--version", "v1", "--variant", "long-belts",
            "--submission", str(ROOT / STARTER), "--name", "starter")
     # Two runs of a harness on rising, each naming its model (agents on /agents/); the first is
     # measured again from its source (its mark on the pages that show it).
     made = []
     for name, example, meta in AGENT_RUNS:
-        done = manage(database, folder, "score", "rising", "--submission", str(ROOT / "examples/submissions/rising" / example),
+        done = manage(database, folder, "score", "rising", "--submission", str(ROOT / "solutions/rising/accepted" / example),
                       "--name", name, "--json", *[part for pair in meta.items() for part in ("--meta", f"{pair[0]}={pair[1]}")])
         made.append(json.loads(done)["submission"])
     manage(database, folder, "verify", "--submission", str(made[0]), builds_kept=False)  # a real build again

@@ -27,7 +27,7 @@ def shot(page, name: str) -> None:
 
 def test_browse_filter_open_switch_versions_leaderboard_and_submission(page, site):
     page.goto(site + "/")
-    assert page.locator(".card").count() == 3
+    assert page.locator(".card").count() == 4
     shot(page, "case-list")
 
     page.select_option("#id_difficulty", "hard")
@@ -44,7 +44,7 @@ def test_browse_filter_open_switch_versions_leaderboard_and_submission(page, sit
 
     page.click("text=Range Sums")
     assert page.url.endswith("/cases/range-sums/")
-    assert page.locator("[aria-current=page]").inner_text() == "v2"
+    assert page.locator("[aria-current=page]").inner_text() == "v3"
     shot(page, "case-page")
 
     page.click(".versions >> text=v1")
@@ -55,9 +55,9 @@ def test_browse_filter_open_switch_versions_leaderboard_and_submission(page, sit
     page.click("text=Full leaderboard for v1")
     assert "/cases/range-sums/leaderboard/" in page.url
     assert page.locator("details.filters-box").get_attribute("open") is not None  # v1 is a choice: shown
-    page.select_option("#id_version", "v2")
+    page.select_option("#id_version", "v3")
     page.click("button:has-text('Show')")
-    assert "version=v2" in page.url
+    assert "version=v3" in page.url
     rows = page.locator("table.board tbody tr")
     assert rows.count() == 2
     assert rows.nth(0).locator("td").nth(0).inner_text() == "1"
@@ -139,9 +139,11 @@ def test_standings_compare_and_carried_entries(page, own_site):
     page.click("nav >> text=Standings")
     assert page.url.endswith("/standings/")
     rows = page.locator("table.standings tbody tr")
-    assert rows.count() == 5  # the two examples, the starter, and the two harness runs (tests/served.py)
+    # The examples (fast and naive on three cases, disjoint-set on components), the starter, and the
+    # two harness runs (tests/served.py).
+    assert rows.count() == 6
     assert rows.nth(0).locator("td").nth(1).inner_text() == "example-fast"
-    assert rows.nth(0).locator("td").nth(3).inner_text() == "3/3"  # fast solved every published case
+    assert rows.nth(0).locator("td").nth(3).inner_text() == "3/4"  # fast solved every published case it has
     assert "0.5 + 1.0 = 1.5" in page.locator(".method").inner_text()
     shot(page, "standings")
     page.click("details.filters-box > summary")
@@ -162,7 +164,7 @@ def test_standings_compare_and_carried_entries(page, own_site):
     assert page.locator("table.compare tbody tr").count() == 8
     shot(page, "compare")
 
-    own_site.manage("carry_forward", "range-sums", "--to", "v2", "--from", "v1")
+    own_site.manage("carry_forward", "range-sums", "--to", "v3", "--from", "v1")
     page.goto(site + "/cases/range-sums/leaderboard/?all=1")
     assert page.locator("table.board .badge.carried").count() == 2
     page.click("table.board tr:has(.badge.carried) >> a >> nth=0")
@@ -239,14 +241,14 @@ def test_take_part_kit_and_the_method(page, site):
 
 
 def _archive_of_new_version(tmp_path: Path) -> bytes:
-    folder = tmp_path / "v3"
-    shutil.copytree(ROOT / "test-cases/performance/easy/range-sums/v2", folder)
-    (folder / "changelog.md").write_text("# Changelog\n\n## v3\n\nUploaded through the admin.\n")
+    folder = tmp_path / "v4"
+    shutil.copytree(ROOT / "test-cases/performance/easy/range-sums/v3", folder)
+    (folder / "changelog.md").write_text("# Changelog\n\n## v4\n\nUploaded through the admin.\n")
     buffer = io.BytesIO()
     with zipfile.ZipFile(buffer, "w", zipfile.ZIP_DEFLATED) as archive:
         for path in sorted(folder.rglob("*")):
             if path.is_file():
-                archive.write(path, f"v3/{path.relative_to(folder).as_posix()}")
+                archive.write(path, f"v4/{path.relative_to(folder).as_posix()}")
     return buffer.getvalue()
 
 
@@ -265,28 +267,28 @@ def test_staff_import_an_archive_through_the_admin(page, own_site, tmp_path):
 
     broken = tmp_path / "broken.zip"
     with zipfile.ZipFile(broken, "w") as archive:
-        archive.writestr("v3/test-case.toml", 'slug = "range-sums"\ntype = "performance"\n')
+        archive.writestr("v4/test-case.toml", 'slug = "range-sums"\ntype = "performance"\n')
     page.set_input_files("#id_archive", str(broken))
     page.click("input[type=submit]")
     errors = page.locator(".import-errors li")
     assert errors.count() > 3
     assert "changelog: required key is missing" in page.locator(".import-errors").inner_text()
     shot(page, "admin-import-errors")
-    assert "v3" not in versions_of(own_site, "range-sums")
+    assert "v4" not in versions_of(own_site, "range-sums")
 
-    archive = tmp_path / "v3.zip"
+    archive = tmp_path / "v4.zip"
     archive.write_bytes(_archive_of_new_version(tmp_path))
     page.set_input_files("#id_archive", str(archive))
     page.click("input[type=submit]")
     assert page.url.endswith("/admin/catalog/caseversion/")
     messages = page.locator(".messagelist").inner_text()
-    assert "Imported performance/easy/range-sums/v3" in messages
-    # The new latest version started with v2's best entries, carried forward and scored again.
-    assert "carry-forward range-sums v2 → v3: 2 entries to score" in messages.lower()
+    assert "Imported performance/easy/range-sums/v4" in messages
+    # The new latest version started with v3's best entries, carried forward and scored again.
+    assert "carry-forward range-sums v3 → v4: 2 entries to score" in messages.lower()
     shot(page, "admin-import")
-    assert "v3" in versions_of(own_site, "range-sums")
+    assert "v4" in versions_of(own_site, "range-sums")
 
     page.goto(site + "/cases/range-sums/")
-    assert page.locator(".versions [aria-current=page]").inner_text() == "v3"
+    assert page.locator(".versions [aria-current=page]").inner_text() == "v4"
     page.goto(site + "/cases/range-sums/leaderboard/")
     assert page.locator("table.board .badge.carried").count() == 2

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import io
+import json
 import re
 import shutil
 import subprocess
@@ -10,28 +12,27 @@ from pathlib import Path
 
 import pytest
 from django.conf import settings
+from django.core.management import call_command
 
-from catalog.importer import import_scan
 from catalog.manifest import scan_catalog
 from catalog.models import CaseVersion
 from catalog.seeding import seed_run
 from engine.builds import pack_folder
-from scoring.examples import example_folders
-from scoring.models import Submission
-from scoring.building import build_source
 from scoring.attempts import score
+from scoring.building import build_source
+from scoring.models import Submission
 from scoring.recording import submit
 
 ROOT = Path(__file__).resolve().parent.parent
 CATALOG = ROOT / "test-cases"
-EXAMPLES = ROOT / "examples" / "submissions"
+EXAMPLES = ROOT / "solutions"
 SCAN = scan_catalog(CATALOG)
 SLUGS = sorted({source.manifest.slug for source in SCAN.versions})
 
 
 def test_the_bundled_catalog_validates():
     assert [str(error) for error in SCAN.errors] == []
-    assert SLUGS == ["distinct", "lattice", "range-sums", "rising"]
+    assert SLUGS == ["components", "distinct", "lattice", "range-sums", "rising"]
 
 
 def test_one_case_per_difficulty_an_experimental_one_and_a_case_with_two_versions():
@@ -41,7 +42,7 @@ def test_one_case_per_difficulty_an_experimental_one_and_a_case_with_two_version
     versions = {}
     for source in SCAN.versions:
         versions.setdefault(source.manifest.slug, []).append(source.version)
-    assert sorted(versions["range-sums"]) == ["v1", "v2"]
+    assert sorted(versions["range-sums"]) == ["v1", "v2", "v3"]
     lattice = next(source for source in SCAN.versions if source.manifest.slug == "lattice")
     assert len(lattice.manifest.variants) >= 2
     assert "smoke/belt-transport.json" in [case.input for case in lattice.manifest.smoke_cases]
@@ -59,9 +60,10 @@ def test_each_generator_reproduces_its_inputs_and_answers(source, tmp_path):
 
 
 def test_every_example_copies_the_shared_abi_helpers_verbatim():
-    template = (ROOT / "examples" / "rust-shared" / "abi.rs").read_bytes()
-    copies = sorted(EXAMPLES.glob("*/*/engine/src/abi.rs"))
-    assert len(copies) == 8
+    template = (ROOT / "solutions" / "rust-shared" / "abi.rs").read_bytes()
+    copies = [*sorted(EXAMPLES.glob("*/*/*/engine/src/abi.rs")),
+              ROOT / "catalog" / "startcase" / "reference" / "engine" / "src" / "abi.rs"]  # what startcase writes
+    assert len(copies) == 11
     for copy in copies:
         assert copy.read_bytes() == template, copy
 
@@ -69,51 +71,64 @@ def test_every_example_copies_the_shared_abi_helpers_verbatim():
 # --- scored for real ----------------------------------------------------------------------------
 
 
-@pytest.fixture(scope="session")
-def bundled_scan():
-    """The bundled catalog validated as import_catalog(CATALOG) validates it into an empty
-    database (nothing unchanged, nothing held out elsewhere), once per test process: two seconds
-    of validation, then a tenth of a second to import into each test's database."""
-    from catalog.importer import file_limits
-
-    return scan_catalog(CATALOG, is_unchanged=lambda label, digest: False, limits=file_limits(),
-                        held_out_elsewhere={})
-
-
-@pytest.fixture
-def bundled(db, settings, tmp_path, bundled_scan):
-    settings.SCORING_CACHE_DIR = tmp_path / "module-cache"
-    settings.CATALOG_SHOW_EXPERIMENTAL = True
-    assert not CaseVersion.objects.exists()  # the scan was made for an empty database
-    assert import_scan(bundled_scan).ok
-    return CaseVersion.objects
-
-
-def documented_figures() -> dict[str, tuple[int, int]]:
-    """slug → (fast total fuel, naive total fuel) from the bundled catalog's table (docs/writing-cases.md)."""
+def documented_figures() -> dict[str, tuple[int, int | None]]:
+    """slug → (the fastest accepted solution's total fuel, the slow one's: None when it does not
+    answer every input within its ceiling) from the bundled catalog's table (docs/writing-cases.md)."""
     figures = {}
     for line in (ROOT / "docs" / "writing-cases.md").read_text().splitlines():
-        match = re.match(r"\|\s*`([a-z-]+)`.*\|\s*([\d,]+)\s*\|\s*([\d,]+)\s*\|\s*[\d,]+\s*\|\s*$", line)
+        match = re.match(r"\|\s*`([a-z-]+)`.*\|\s*([\d,]+)\s*\|\s*([\d,]+|—[^|]*)\s*\|\s*[\d,]+\s*\|\s*$", line)
         if match:
-            figures[match.group(1)] = (int(match.group(2).replace(",", "")), int(match.group(3).replace(",", "")))
+            slow = match.group(3).replace(",", "")
+            figures[match.group(1)] = (int(match.group(2).replace(",", "")), int(slow) if slow.isdigit() else None)
     return figures
+
+
+@pytest.fixture(scope="module")
+def checked() -> dict:
+    """`check_case` on the whole bundled catalog, with its solutions (real builds, kept for the run)."""
+    out = io.StringIO()
+    call_command("check_case", str(CATALOG), "--json", stdout=out, stderr=io.StringIO())
+    return {(version["case"], version["version"]): version for version in json.loads(out.getvalue())["versions"]}
+
+
+def latest(slug: str) -> str:
+    return max((source for source in SCAN.versions if source.manifest.slug == slug),
+               key=lambda source: int(source.version.removeprefix("v"))).version
+
+
+def stress_total(version: dict, name: str) -> int | None:
+    run = next(run for run in version["solutions"] if run["name"] == name)
+    stress = [result for result in run["results"] if result["input"].startswith("cases/")]
+    return sum(result["fuel"] for result in stress) if all(result["status"] == "passed" for result in stress) else None
+
+
+@pytest.mark.slow
+def test_every_bundled_case_passes_check_case_and_its_latest_version_warns_of_nothing(checked):
+    """Every solution gets the verdict of its folder, on every version; the expected answers are
+    the references'; the only warnings are those of published versions a later one fixed."""
+    assert {key: version["errors"] for key, version in checked.items() if version["errors"]} == {}
+    assert {key for key, version in checked.items() if version["warnings"]} == {("range-sums", "v1"), ("range-sums", "v2")}
+    for slug in SLUGS:
+        version = checked[(slug, latest(slug))]
+        verdicts = {run["expected"] for run in version["solutions"]}
+        assert {"accepted", "wrong_answer"} <= verdicts and len(verdicts) >= 2, slug  # a slow one, of its intended verdict
+        assert all(run["verdict"] == run["expected"] for run in version["solutions"])
+        wrong = [run for run in version["solutions"] if run["expected"] == "wrong_answer"]
+        assert all(run["decided_by"].startswith("smoke/") for run in wrong), slug  # a smoke input catches it
 
 
 @pytest.mark.slow
 @pytest.mark.parametrize("slug", SLUGS)
-def test_fast_and_naive_examples_pass_and_fast_uses_less_fuel(bundled, slug):
-    version = max(CaseVersion.objects.filter(case__slug=slug), key=lambda row: row.ordinal)
-    totals = {}
-    for case_slug, folder in example_folders(EXAMPLES):
-        if case_slug != slug:
-            continue
-        submission = score(submit(version, version.default_variant(), folder.name, folder=folder))
-        assert submission.status == Submission.State.SCORED, submission.message + submission.build_log
-        assert submission.passed, [(r.input_path, r.status, r.message) for r in submission.results.all()]
-        totals[folder.name] = submission.total_fuel
-    assert set(totals) == {"fast", "naive"}
-    assert totals["fast"] * 5 < totals["naive"], totals  # several-fold apart: the ranking means something
-    assert documented_figures()[slug] == (totals["fast"], totals["naive"]), "update the bundled catalog's table in docs/writing-cases.md"
+def test_each_case_s_solutions_are_far_apart_and_the_manual_says_how_far(checked, slug):
+    version = checked[(slug, latest(slug))]
+    accepted = sorted(run["name"] for run in version["solutions"] if run["expected"] == "accepted")
+    slow = next(run["name"] for run in version["solutions"] if run["name"] != accepted[0]
+                and run["expected"] != "wrong_answer")
+    fast = min(accepted, key=lambda name: stress_total(version, name))
+    fast_total, slow_total = stress_total(version, fast), stress_total(version, slow)
+    if slow_total is not None:
+        assert fast_total * 5 < slow_total, (fast_total, slow_total)  # several-fold apart: the ranking means something
+    assert documented_figures()[slug] == (fast_total, slow_total), "update the bundled catalog's table in docs/writing-cases.md"
 
 
 @pytest.mark.slow

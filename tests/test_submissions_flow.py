@@ -18,7 +18,7 @@ from engine.builds import BuildLimits, build_submission, pack_folder
 from tests.served import ROOT, serve
 
 pytestmark = [pytest.mark.slow, pytest.mark.xdist_group("served-site")]
-EXAMPLE = ROOT / "examples" / "submissions" / "range-sums" / "fast"
+EXAMPLE = ROOT / "solutions" / "range-sums" / "accepted" / "fast"
 
 
 @pytest.fixture
@@ -70,7 +70,7 @@ def test_a_harness_uploads_a_source_with_its_record_and_a_worker_scores_it(queue
     assert answer.json()["status"] == "pending"  # queued: no worker has it yet
     site.start_worker()
     scored = poll(site, answer.headers["Location"])
-    assert (scored["status"], scored["passed"], scored["version"]) == ("scored", True, "v2")
+    assert (scored["status"], scored["passed"], scored["version"]) == ("scored", True, "v3")
     assert scored["run"]["model"] == "openai/gpt-5.1"
     board = site.json("/api/v1/cases/range-sums/leaderboard/")["results"]
     assert {"name": "harness-fast", "model": "openai/gpt-5.1"}.items() <= next(
@@ -86,7 +86,7 @@ def test_a_harness_uploads_a_source_with_its_record_and_a_worker_scores_it(queue
 def test_a_module_built_elsewhere_is_uploaded_as_it_is(queued_site, tmp_path):
     site = queued_site
     token = site.manage("api_token", "create", "harness").splitlines()[-1]
-    manifest = tomllib.loads((ROOT / "test-cases/performance/easy/range-sums/v2/test-case.toml").read_text())
+    manifest = tomllib.loads((ROOT / "test-cases/performance/easy/range-sums/v3/test-case.toml").read_text())
     built = build_submission(pack_folder(EXAMPLE, max_bytes=32 << 20), install=manifest["build"].get("install", ""),
                              build=manifest["build"]["build"], module_path=manifest["build"]["module"],
                              limits=BuildLimits(timeout=300), log_limit=65536, path="/usr/bin:/bin")

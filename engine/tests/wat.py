@@ -55,7 +55,7 @@ def returning(packed: int) -> bytes:
     return module(f"i64.const {packed}")
 
 
-def lookup(answers: dict[int, bytes], *, iterations: int = 0) -> bytes:
+def lookup(answers: dict[int, bytes], *, iterations: int = 0, pages: int = 1, slow_length: int | None = None) -> bytes:
     """Answer by input length: `answers[len(input)]` (or `{}` for any other length).
 
     Lets a few lines of WAT answer a real case's inputs correctly without parsing JSON.
@@ -68,8 +68,11 @@ def lookup(answers: dict[int, bytes], *, iterations: int = 0) -> bytes:
         address += len(output) + 16
     fallback_address = address
     segments.append(f'(data (i32.const {fallback_address}) "{{}}")')
-    body = f"{burn(iterations)} {' '.join(branches)} i64.const {(fallback_address << 32) | 2}"
-    return module(body, extra=" ".join(segments))
+    slow = burn(iterations)
+    if slow_length is not None:  # only the input of this length costs the loop
+        slow = f"(if (i32.eq (local.get 1) (i32.const {slow_length})) (then {slow}))"
+    body = f"{slow} {' '.join(branches)} i64.const {(fallback_address << 32) | 2}"
+    return module(body, extra=" ".join(segments), memory=f'(memory (export "memory") {pages})')
 
 
 def filled(prefix: bytes, element: bytes, count: int, suffix: bytes, *, pages: int) -> bytes:

@@ -11,15 +11,15 @@ from django.core.management import CommandError, call_command
 
 from catalog.importer import import_catalog
 from catalog.models import CaseVersion
-from scoring.carry import CarryRefused, carry_forward, score_carried
-from scoring.models import Submission
-from scoring.attempts import score
-from scoring.recording import submit
 from engine.tests import wat
-from scoring.tests.helpers import adder_answers, admin_change
+from scoring.attempts import score
 from scoring.boards.reading import Leaderboard
 from scoring.boards.updates import set_hidden
+from scoring.carry import CarryRefused, carry_forward, score_carried
+from scoring.models import Submission
+from scoring.recording import submit
 from scoring.references import set_reference
+from scoring.tests.helpers import adder_answers, admin_change
 
 pytestmark = pytest.mark.django_db
 
@@ -257,7 +257,7 @@ def test_the_bundled_examples_carry_from_range_sums_v1_to_v2_with_the_real_build
     case = "performance/easy/range-sums"
     shutil.copytree(root / "test-cases" / case / "v1", catalog / case / "v1")
     examples = tmp_path / "examples"
-    shutil.copytree(root / "examples/submissions/range-sums", examples / "range-sums")
+    shutil.copytree(root / "solutions/range-sums/accepted", examples / "range-sums" / "accepted")
     assert import_catalog(catalog).ok
     on_v1 = {run.name: run.submission for run in score_examples(examples)}
     assert {name: row.passed for name, row in on_v1.items()} == {"example-fast": True, "example-naive": True}

@@ -10,11 +10,11 @@ import pytest
 from django.core.management import CommandError, call_command
 
 from catalog.models import CaseVersion
-from scoring.models import Result, Submission
 from engine.sandbox import WASMTIME_VERSION
-from scoring.attempts import score
-from scoring.recording import submit
 from engine.tests import wat
+from scoring.attempts import score
+from scoring.models import Result, Submission
+from scoring.recording import submit
 
 pytestmark = pytest.mark.django_db
 
@@ -229,8 +229,9 @@ def test_score_examples_scores_each_example_once(imported, correct_wasm, tmp_pat
     from scoring.examples import score_examples
 
     examples = tmp_path / "examples"
-    (examples / "adder" / "lookup").mkdir(parents=True)
-    shutil.copy(correct_wasm, examples / "adder" / "lookup" / "solution.wasm")
+    (examples / "adder" / "accepted" / "lookup").mkdir(parents=True)
+    shutil.copy(correct_wasm, examples / "adder" / "accepted" / "lookup" / "solution.wasm")
+    (examples / "adder" / "wrong_answer" / "off").mkdir(parents=True)  # wrong on purpose: for check_case only
     first = score_examples(examples)
     # One run per imported adder version (v1, v2, v10), each scored and passed.
     assert [(run.version, run.skipped) for run in first] == [("v1", False), ("v2", False), ("v10", False)]
@@ -239,7 +240,7 @@ def test_score_examples_scores_each_example_once(imported, correct_wasm, tmp_pat
     assert all(run.skipped for run in again)
     assert Submission.objects.filter(name="example-lookup").count() == 3
     # A changed example is scored again.
-    (examples / "adder" / "lookup" / "README").write_text("now documented\n")
+    (examples / "adder" / "accepted" / "lookup" / "README").write_text("now documented\n")
     assert not any(run.skipped for run in score_examples(examples))
 
 

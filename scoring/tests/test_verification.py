@@ -15,7 +15,7 @@ from django.core.management.base import CommandError
 
 from catalog.importer import import_catalog
 from catalog.models import CaseVersion
-from scoring import building, attempts, recording
+from scoring import attempts, building, recording
 from scoring.models import Result, Submission, Verification
 from scoring.verification import request, run_verification
 
@@ -137,7 +137,7 @@ def test_a_source_is_rebuilt_for_real_and_measured_identically(tmp_path, db, mon
     root = Path(__file__).resolve().parents[2]
     case = "performance/easy/range-sums/v2"
     shutil.copytree(root / "test-cases" / case, tmp_path / "catalog" / case)
-    shutil.copytree(root / "examples/submissions/range-sums/fast", tmp_path / "examples/range-sums/fast")
+    shutil.copytree(root / "solutions/range-sums/accepted/fast", tmp_path / "examples/range-sums/accepted/fast")
     assert import_catalog(tmp_path / "catalog").ok
     (run,) = score_examples(tmp_path / "examples")
     assert run.submission.passed

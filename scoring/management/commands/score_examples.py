@@ -10,13 +10,14 @@ from scoring.examples import ExampleRun, score_examples
 
 
 class Command(BaseCommand):
-    help = "Score every example under examples/submissions/<slug>/<name>/ that is not scored yet."
+    help = ("Score every example not scored yet: the source folders under solutions/<slug>/accepted/<name>/ and "
+            "solutions/<slug>/over_limit/<name>/, as example-<name>, against every imported version of the case.")
 
     def add_arguments(self, parser):
-        parser.add_argument("path", nargs="?", help="default: examples/submissions")
+        parser.add_argument("path", nargs="?", help="the solutions folder (default: solutions/)")
 
     def handle(self, *args, **options):
-        root = Path(options["path"] or settings.BASE_DIR / "examples" / "submissions")
+        root = Path(options["path"] or settings.BASE_DIR / "solutions")
 
         def report(run: ExampleRun) -> None:
             label = f"{run.slug} {run.version} {run.name}"

@@ -1,0 +1,125 @@
+"""`manage.py check_case [PATH] [--solutions DIR] [--json] [--write-expected]`: prove a case sound
+with its own solutions before it is published (scoring/workbench/)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from django.conf import settings
+from django.core.management.base import BaseCommand, CommandError
+
+from catalog.importer import file_limits
+from catalog.manifest import MANIFEST_NAME, scan_catalog
+from engine.builds import SandboxUnavailable
+from engine.progress import ScoringProgress
+from scoring.workbench.checking import Builds, check_version
+from scoring.workbench.expected import WriteRefused, write_expected
+from scoring.workbench.folder import FolderVersion
+from scoring.workbench.report import as_document, as_text
+from scoring.workbench.solutions import case_solutions
+
+
+class Progress(ScoringProgress):
+    """A line per build and per run, to stderr (stdout carries the report, or the JSON document)."""
+
+    def __init__(self, out, label: str):
+        self.out, self.label = out, label
+
+    def building(self, command: str) -> None:
+        self.out.write(f"  {self.label}: building ({command})")
+
+    def running(self, count: int) -> None:
+        self.out.write(f"  {self.label}: running {count} inputs")
+
+
+def catalog_root(path: Path) -> Path:
+    """The catalog a path is in: a version folder (<root>/<type>/<difficulty>/<folder>/<version>),
+    a case folder, or the catalog itself."""
+    if (path / MANIFEST_NAME).is_file():
+        return path.parents[3]
+    if any(child.is_dir() and (child / MANIFEST_NAME).is_file() for child in path.iterdir()):
+        return path.parents[2]
+    return path
+
+
+class Command(BaseCommand):
+    help = ("Check a case with its own solutions before it is published: everything validate_catalog checks, "
+            "then each solution under <solutions>/<slug>/<verdict>/ built and run on every input of each "
+            "version found under PATH (a version folder, a case folder, or a catalog), with the real limits. "
+            "Errors (exit 1): a verdict other than its folder's, an expected answer the reference does not give, "
+            "a run that does not repeat. Warnings: no headroom, a loose limit, a verdict that flips at 1.5× the "
+            "limit, a wrong answer no smoke input catches. Suggests a fuel limit from the measurements.")
+
+    def add_arguments(self, parser):
+        parser.add_argument("path", nargs="?", help="a version folder, a case folder or a catalog (default: "
+                                                    "settings.CATALOG_DIR)")
+        parser.add_argument("--solutions", help="where the solutions are (default: solutions/ beside the catalog)")
+        parser.add_argument("--json", action="store_true", help="print one JSON document on stdout")
+        parser.add_argument("--write-expected", action="store_true",
+                            help="first write every expected answer from the reference solution (a version not "
+                                 "yet imported only)")
+
+    def handle(self, *args, **options):
+        path = Path(options["path"] or settings.CATALOG_DIR).resolve()
+        if not path.is_dir():
+            raise CommandError(f"{path} is not a folder: name a version folder, a case folder or a catalog")
+        root = catalog_root(path)
+        solutions_dir = Path(options["solutions"]).resolve() if options["solutions"] else root.parent / "solutions"
+        log = self.stderr if options["json"] else self.stdout
+        builds = Builds()
+        try:
+            if options["write_expected"]:
+                self._write(path, root, solutions_dir, builds, log)
+            checks, problems = self._check(path, root, solutions_dir, builds, log)
+        except SandboxUnavailable as unavailable:
+            raise CommandError(f"the solutions cannot be built here: {unavailable}") from None
+        if options["json"]:
+            self.stdout.write(json.dumps(as_document(checks, problems), indent=2))
+        else:
+            for check in checks:
+                self.stdout.write("\n".join(as_text(check)))
+            for problem in problems:
+                self.stdout.write("\n".join([problem["folder"], *(f"  error: {error}" for error in problem["errors"])]))
+        errors = sum(len(check.errors) for check in checks) + sum(len(problem["errors"]) for problem in problems)
+        warnings = sum(len(check.warnings) for check in checks)
+        summary = (f"{len(checks) + len(problems)} version(s): {errors} error(s), {warnings} warning(s)")
+        if errors:
+            raise CommandError(summary, returncode=1)
+        log.write(summary)
+
+    def _versions(self, path: Path, root: Path) -> tuple[list[FolderVersion], list[dict]]:
+        scan = scan_catalog(root, limits=file_limits())
+        chosen = [FolderVersion(source) for source in scan.versions if source.path.resolve().is_relative_to(path)]
+        problems: dict[str, list[str]] = {}
+        for error in scan.errors:
+            where = (root / error.version).resolve() if error.version else root
+            if where.is_relative_to(path) or path.is_relative_to(where):
+                problems.setdefault(str(where), []).append(str(error))
+        if not chosen and not problems:
+            raise CommandError(f"no version folder under {path}")
+        return chosen, [{"folder": folder, "errors": errors} for folder, errors in sorted(problems.items())]
+
+    def _check(self, path, root, solutions_dir, builds, log):
+        versions, problems = self._versions(path, root)
+        checks = []
+        for version in versions:
+            solutions = case_solutions(solutions_dir, version.slug)
+            log.write(f"{version.label}: {len(solutions.for_version(version.version))} solution(s)")
+            check = check_version(version, solutions, builds, lambda solution: Progress(log, solution.name))
+            check.errors[:0] = solutions.problems
+            checks.append(check)
+        return checks, problems
+
+    def _write(self, path, root, solutions_dir, builds, log) -> None:
+        versions, problems = self._versions(path, root)
+        if problems:
+            raise CommandError("the folder does not validate, so nothing was written:\n"
+                               + "\n".join(error for problem in problems for error in problem["errors"]))
+        for version in versions:
+            try:
+                written = write_expected(version, case_solutions(solutions_dir, version.slug), builds,
+                                         lambda solution: Progress(log, solution.name))
+            except WriteRefused as refused:
+                raise CommandError(str(refused)) from None
+            log.write(f"{version.label}: wrote {len(written)} expected answer(s) from the reference")

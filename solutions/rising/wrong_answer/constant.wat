@@ -1,0 +1,10 @@
+;; rising, a wrong answer on purpose: the same answer whatever the input
+;; ({"length":3}), which a smoke input must catch. The ABI: memory, alloc, longest_rise.
+(module
+  (memory (export "memory") 1)
+  (data (i32.const 16) "{\"length\":3}")
+  ;; Inputs are written at 1024 (the smoke inputs are small; a stress input is never reached).
+  (func (export "alloc") (param i32) (result i32) (i32.const 1024))
+  ;; The answer: (pointer << 32) | length.
+  (func (export "longest_rise") (param i32 i32) (result i64)
+    (i64.or (i64.shl (i64.const 16) (i64.const 32)) (i64.const 12))))
