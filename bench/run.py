@@ -152,7 +152,8 @@ def worker_host_rows(result: dict) -> list[tuple]:
 
 def table(scoring: dict, imports: dict, pages: dict, boards: list[dict], catalogs: list[dict], slow: dict,
           handlebars: dict, seconds: float, batch: dict | None = None, uploads: dict | None = None,
-          agents: list[dict] = (), hosts: dict | None = None, checked: dict | None = None) -> str:
+          agents: list[dict] = (), hosts: dict | None = None, checked: dict | None = None,
+          metered: dict | None = None) -> str:
     execution, tiny = scoring["overhead_execution"], scoring["overhead_tiny"]
     parallel, cache, hostile = scoring["parallel"], scoring["compile_cache"], scoring["hostile_answer"]
     cached, uncached = pages["cached"], pages["uncached"]
@@ -209,6 +210,12 @@ def table(scoring: dict, imports: dict, pages: dict, boards: list[dict], catalog
                      f"score, each solution on each version: {checked['score_s']:.1f} s",
                      f"check_case: {checked['check_case_s']:.1f} s ({checked['errors']} errors)",
                      f"{checked['ratio']:.2f}", "≤ 1.2", verdict(checked["ratio"] <= 1.2)))
+    if metered:
+        rows.append((f"Fuel meter from a kit, {metered['version']}: {metered['modules']} examples × {metered['inputs']} "
+                     "held-out inputs, as commands",
+                     f"`manage.py score --wasm`: {metered['score_per_input_s'] * 1000:.0f} ms per input",
+                     f"`python3 meter`: {metered['meter_per_input_s'] * 1000:.0f} ms per input (the same figures)",
+                     f"{metered['ratio']:.2f}", "≤ 1.1", verdict(metered["ratio"] <= 1.1)))
     rows.append((f"Templates against Handlebars.js, {handlebars['examples']:,} random templates and contexts",
                  "Handlebars.js 4.7.8 (Node.js)", "lib/templates/",
                  "identical" if handlebars["identical"] else "**differ**", "identical",
@@ -252,8 +259,10 @@ def main() -> None:
     hosts = run_on_postgres("worker_hosts.py")
     print("check_case on the bundled catalog…", flush=True)
     checked = run("check_case.py")
+    print("the fuel meter against the scorer…", flush=True)
+    metered = run("meter.py")
     text = table(scoring, imports, pages, boards, catalogs, slow, handlebars, time.monotonic() - started, batch, uploads,
-                 agents, hosts, checked)
+                 agents, hosts, checked, metered)
     print(text)
     if args.update_docs:
         page = ROOT / "docs" / "benchmarks.md"

@@ -2,7 +2,7 @@
 
 `README.md` at the top of the zip says how to build, what the module must export, and every
 limit; the run root sits beside it in `run/`, exactly as `seed_run` writes it (so the README can
-never clash with a file of the workspace). Held-out inputs and answers are not among a
+never clash with a file of the workspace), and the fuel meter in `meter/` (catalog/metering.py). Held-out inputs and answers are not among a
 version's files, so they cannot be in a kit; a test compares every member with every one.
 
 The bytes are fixed: members in sorted order, one fixed timestamp, fixed permissions, built
@@ -17,13 +17,17 @@ import hashlib
 import io
 import zipfile
 from dataclasses import dataclass
+from pathlib import PurePosixPath
 
 from django.conf import settings
 from django.db import IntegrityError, transaction
 from django.template.loader import render_to_string
 
+from catalog.metering import METER_FOLDER, contract_of, meter_files
 from catalog.models import CaseVersion, Kit, Variant
 from catalog.seeding import run_root_files
+from lib.schemas import SchemaError, first_violation, load_validator
+from lib.strictjson import JSONDocumentError, loads_strict
 
 RUN_FOLDER = "run"
 README = "README.md"
@@ -51,12 +55,38 @@ def limits_of(version: CaseVersion) -> Limits:
     )
 
 
+def samples(version: CaseVersion, variant: Variant) -> list[dict]:
+    """The run root's sample inputs: spec files named `*.json` that are inputs of the contract
+    (strict JSON within the input schema), each with its answer when a `*.out` beside it holds one."""
+    files = run_root_files(version, variant)
+    specs = {spec.dest for spec in (*version.spec_files(), *variant.spec_files())}
+    try:
+        validator = load_validator(files[version.contract_input])
+    except SchemaError:
+        return []
+    found = []
+    for dest in sorted(path for path in specs if path.endswith(".json")):
+        try:
+            valid = first_violation(validator, loads_strict(files[dest])) is None
+        except JSONDocumentError:
+            valid = False
+        if valid:
+            answer = dest[:-len(".json")] + ".out"
+            found.append({"input": dest, "expected": answer if answer in specs else ""})
+    return found
+
+
 def readme(version: CaseVersion, variant: Variant) -> str:
+    contract = contract_of(version, variant)
     return render_to_string("catalog/kit_readme.md", {
         "version": version, "case": version.case, "variant": variant, "limits": limits_of(version),
         "inputs": list(version.held_out_inputs.order_by("position").values("kind", "input_path", "fuel_runway",
                                                                           "ceiling", "input_size")),
-        "run_folder": RUN_FOLDER, "site_url": settings.SITE_URL,
+        "run_folder": RUN_FOLDER, "site_url": settings.SITE_URL, "meter_folder": METER_FOLDER,
+        "contract": {"wasmtime": contract.wasmtime, "config_digest": contract.config_digest,
+                     "runways": [{"name": PurePosixPath(runway.input).stem, "runway": runway.runway}
+                                 for runway in contract.runways if runway.kind == "stress"]},
+        "samples": samples(version, variant),
     })
 
 
@@ -70,8 +100,10 @@ class UnsafeKitMember(Exception):
     imported before it did."""
 
 
-def build_zip(version: CaseVersion, variant: Variant, text: str) -> bytes:
+def build_zip(version: CaseVersion, variant: Variant, text: str, meter: dict[str, bytes] | None = None) -> bytes:
     members = {f"{RUN_FOLDER}/{path}": content for path, content in run_root_files(version, variant).items()}
+    meter = meter_files(version, variant) if meter is None else meter
+    members.update({f"{METER_FOLDER}/{path}": content for path, content in meter.items()})
     members[README] = text.encode("utf-8")
     held_out = {bytes(content) for pair in version.held_out_inputs.values_list("input_bytes", "expected_bytes")
                 for content in pair}
@@ -95,11 +127,15 @@ def build_zip(version: CaseVersion, variant: Variant, text: str) -> bytes:
 def kit_for(version: CaseVersion, variant: Variant) -> Kit:
     """The stored kit of this variant (built now if none matches what it would be built from)."""
     text = readme(version, variant)
-    source = hashlib.sha256(f"{version.digest}\0{variant.slug}\0{text}".encode()).hexdigest()
+    meter = meter_files(version, variant)
+    source = hashlib.sha256(f"{version.digest}\0{variant.slug}\0{text}".encode())
+    for path in sorted(meter):  # the engine's code and the contract: a kit built by other code is another kit
+        source.update(f"\0{path}\0".encode() + hashlib.sha256(meter[path]).digest())
+    source = source.hexdigest()
     found = Kit.objects.filter(variant=variant, source_digest=source).first()
     if found is not None:
         return found
-    content = build_zip(version, variant, text)
+    content = build_zip(version, variant, text, meter)
     try:
         with transaction.atomic():
             Kit.objects.filter(variant=variant).delete()

@@ -297,7 +297,7 @@ class Kit(models.Model):
     """A variant's take-part zip (catalog/kits.py), built once and kept so every download is the same bytes."""
 
     variant = models.ForeignKey(Variant, on_delete=models.CASCADE, related_name="kits")
-    source_digest = models.CharField(max_length=64)  # what it was built from: version, variant, README
+    source_digest = models.CharField(max_length=64)  # what it was built from: version, variant, README, meter
     content = models.BinaryField()
     size = models.PositiveBigIntegerField()
     digest = models.CharField(max_length=64)  # SHA-256 of `content`: the download's ETag

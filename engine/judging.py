@@ -29,7 +29,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from lib.schemas import load_validator, first_violation
+from lib.schemas import first_violation, load_validator
 from lib.strictjson import JSONDocumentError, first_difference_path, loads_strict, pointer, pointer_token
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -87,8 +87,9 @@ def _where(path: tuple, expected: Any) -> tuple[str, str]:
     return f'JSON pointer "{public_pointer(path, expected)}"', f'JSON pointer "{pointer(path)}"'
 
 
-def judge_answer(output: bytes, expected: Any, validator) -> Verdict:
-    """The checks of docs/method.md after the run: strict JSON, the schema, then equality."""
+def judge_answer(output: bytes, expected: Any, validator, *, compare: bool = True) -> Verdict:
+    """The checks of docs/method.md after the run: strict JSON, the schema, then equality (unless
+    `compare` is false: the fuel meter run on an input of the solver's own, with no answer to it)."""
     try:
         answer = loads_strict(output)
     except JSONDocumentError as exc:
@@ -100,7 +101,7 @@ def judge_answer(output: bytes, expected: Any, validator) -> Verdict:
         public = violation.describe(public_pointer(violation.path, expected) if violation.path else None)
         full = violation.describe()
         return Verdict(INVALID_OUTPUT, message + public, message + full if full != public else "")
-    path = first_difference_path(expected, answer)
+    path = first_difference_path(expected, answer) if compare else None
     if path is not None:
         public, full = _where(path, expected)
         message = "answer differs from the expected answer at "
@@ -125,8 +126,12 @@ class JudgeCache:
         return store[key]
 
     def judge(self, schema: bytes, expected: bytes, output: bytes) -> Verdict:
+        """No expected answer (`b""`, never a stored one: those are JSON documents) checks the
+        answer's JSON and schema only."""
         validator = self._remember(self.validators, hashlib.sha256(schema).hexdigest(),
                                    lambda: load_validator(schema), self.entries)
+        if not expected:
+            return judge_answer(output, None, validator, compare=False)
         document = self._remember(self.expected, hashlib.sha256(expected).hexdigest(),
                                   lambda: loads_strict(expected), self.entries)
         return judge_answer(output, document, validator)

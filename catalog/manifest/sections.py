@@ -32,9 +32,9 @@ from catalog.manifest.types import (
     SpecFile,
     Variant,
     default_dest,
-    fuel_ceiling,
     humanize_slug,
 )
+from engine.kinds import fuel_ceiling
 from lib.schemas import SchemaError, first_schema_violation, load_validator
 from lib.strictjson import JSONDocumentError, loads_strict
 from lib.templates import TemplateError, compile_template

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
-from decimal import Decimal, localcontext
+from decimal import Decimal
 from pathlib import Path
 from typing import Any
 
@@ -144,14 +144,6 @@ class HeldOutCase:
     expected: str
     kind: Kind
     fuel_runway: Decimal
-
-
-
-def fuel_ceiling(fuel_limit: int, fuel_runway: Decimal) -> int:
-    """floor(fuel_limit × fuel_runway), exactly: 100 × 1.15 is 115, not 114."""
-    with localcontext() as context:
-        context.prec = 200  # far beyond any product of two TOML numbers: never rounds
-        return int((Decimal(fuel_limit) * fuel_runway).to_integral_value(rounding="ROUND_FLOOR"))
 
 
 @dataclass(frozen=True)

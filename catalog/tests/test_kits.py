@@ -3,14 +3,17 @@
 from __future__ import annotations
 
 import io
+import json
 import zipfile
 from pathlib import Path
 
 import pytest
 
 from catalog.importer import import_catalog
+from catalog.metering import ENGINE_FILES
 from catalog.models import CaseVersion, HeldOutInput, Kit
 from catalog.seeding import seed_run
+from engine.sandbox import WASMTIME_VERSION
 
 pytestmark = pytest.mark.django_db
 
@@ -22,13 +25,27 @@ def members(content: bytes) -> dict[str, bytes]:
         return {info.filename: archive.read(info) for info in archive.infolist()}
 
 
-def test_a_kit_is_the_run_root_plus_a_readme(client, adder_v1, tmp_path):
+def test_a_kit_is_the_run_root_plus_a_readme_and_the_meter(client, adder_v1, tmp_path):
     response = client.get("/cases/adder/v1/kit/long-lists.zip")
     assert response.status_code == 200 and response["Content-Type"] == "application/zip"
     assert response["Content-Disposition"] == 'attachment; filename="adder-v1-long-lists.zip"'
     files = members(response.content)
     seeded = seed_run(adder_v1, adder_v1.variants.get(slug="long-lists"), tmp_path / "run")
-    assert set(files) == {"README.md", *(f"run/{path}" for path in seeded.files)}
+    meter = {"meter/__main__.py", "meter/contract.json", "meter/requirements.txt",
+             *(f"meter/{path}" for path in ENGINE_FILES)}
+    assert set(files) == {"README.md", *(f"run/{path}" for path in seeded.files), *meter}
+    # The engine's own files, unchanged; the contract is the version's, with the site's limits.
+    for path in ENGINE_FILES:
+        assert files[f"meter/{path}"] == (ROOT / path).read_bytes(), path
+    assert files["meter/__main__.py"] == (ROOT / "engine/meter/kit_main.py").read_bytes()
+    contract = json.loads(files["meter/contract.json"])
+    assert (contract["case"], contract["entry"], contract["fuel_limit"]) == ("adder", "solve", adder_v1.fuel_limit)
+    assert contract["output_schema"].encode() == adder_v1.file_bytes(adder_v1.contract_output)
+    assert [(runway["input"], runway["ceiling"]) for runway in contract["runways"]] == list(
+        adder_v1.held_out_inputs.order_by("position").values_list("input_path", "ceiling"))
+    pins = files["meter/requirements.txt"].decode().split()
+    assert f"wasmtime=={WASMTIME_VERSION}" in pins and not any(pin.lower().startswith("django") for pin in pins)
+    assert {pin for pin in pins if "==" in pin} <= set((ROOT / "requirements.txt").read_text().split())
     for path in seeded.files:
         assert files[f"run/{path}"] == (seeded.root / path).read_bytes(), path
     readme = files["README.md"].decode()
@@ -38,6 +55,7 @@ def test_a_kit_is_the_run_root_plus_a_readme(client, adder_v1, tmp_path):
         assert f"| {row.kind} | `{row.input_path}` | {row.fuel_runway} | {row.ceiling} |" in readme
     # How an entry reaches the site: over HTTP, with a token, to the site's own address.
     assert "-F case=adder -F version=v1" in readme and "http://127.0.0.1:8000/api/v1/submissions/" in readme
+    assert "**The count you get at home is the count the site will\nstore.**" in readme
 
 
 def test_every_download_is_the_same_bytes_with_a_strong_etag(client, adder_v1):

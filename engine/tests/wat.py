@@ -41,18 +41,18 @@ def module(body: str = ECHO, *, memory: str = MEMORY, alloc: str = ALLOC, data: 
     return wasmtime.wat2wasm(text)
 
 
-def constant(output: bytes, *, iterations: int = 0, address: int = 0) -> bytes:
+def constant(output: bytes, *, iterations: int = 0, address: int = 0, entry: str = "solve") -> bytes:
     """Answer `output` (stored at `address`) after `iterations` loop iterations."""
     segment = f'(data (i32.const {address}) "{wat_bytes(output)}")'
     body = f"{burn(iterations)} i64.const {(address << 32) | len(output)}"
-    return module(body, extra=segment)
+    return module(body, extra=segment, entry=entry)
 
 
-def returning(packed: int) -> bytes:
+def returning(packed: int, *, entry: str = "solve") -> bytes:
     """Return a raw i64 from the entry (for out-of-range and sign tests)."""
     if packed >= 1 << 63:
         packed -= 1 << 64
-    return module(f"i64.const {packed}")
+    return module(f"i64.const {packed}", entry=entry)
 
 
 def lookup(answers: dict[int, bytes], *, iterations: int = 0, pages: int = 1, slow_length: int | None = None) -> bytes:

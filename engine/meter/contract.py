@@ -1,0 +1,108 @@
+"""What the meter needs to know of a case version to run a module as the site runs it: the
+contract (entry, schemas), the sandbox (fuel limit, memory cap), the site's own limits (wall-clock
+guard, answer sizes, module size, compiling and judging) and each held-out input's runway.
+
+The site writes it (`catalog/metering.py`) into every kit as `meter/contract.json`; the meter
+reads it back. The engine it was written for is named in it too: a meter on another wasmtime
+or another engine configuration would count other figures, so it refuses to run.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import asdict, dataclass
+from decimal import Decimal, InvalidOperation
+from pathlib import Path
+
+from engine.judging import answer_limit
+from engine.kinds import fuel_ceiling
+
+FORMAT = 1
+
+
+class ContractError(Exception):
+    """The contract file is missing, damaged, or was written for another engine."""
+
+
+@dataclass(frozen=True)
+class Runway:
+    """A held-out input's runway, by the input's name in the manifest: its ceiling on the site."""
+
+    input: str
+    kind: str
+    runway: str  # a decimal, as the manifest wrote it
+    ceiling: int
+
+
+@dataclass(frozen=True)
+class Contract:
+    case: str
+    version: str
+    variant: str
+    entry: str
+    input_schema: str  # the schema files' text, as the site judges with them
+    output_schema: str
+    fuel_limit: int
+    max_memory_bytes: int
+    wall_seconds: float
+    answer_min_bytes: int
+    answer_size_factor: int
+    module_bytes: int
+    compile_seconds: float
+    compile_memory_bytes: int
+    judge_memory_bytes: int
+    runways: tuple[Runway, ...]
+    wasmtime: str
+    config_digest: str
+
+    def ceiling(self, runway: Decimal) -> int:
+        return fuel_ceiling(self.fuel_limit, runway)
+
+    def answer_limit(self, expected_size: int | None) -> int:
+        """The largest answer the site reads for an input whose expected answer has this size
+        (with none given, the smallest limit the site gives any input)."""
+        return answer_limit(expected_size or 0, minimum=self.answer_min_bytes, factor=self.answer_size_factor)
+
+    def runway(self, choice: str) -> Decimal:
+        """A runway given as a number (`1.5`) or by a held-out input's name (`cases/large.json`
+        or `large`). Raises ValueError with the choices."""
+        for runway in self.runways:
+            if choice in (runway.input, Path(runway.input).stem, Path(runway.input).name):
+                return Decimal(runway.runway)
+        try:
+            value = Decimal(choice)
+        except InvalidOperation:
+            value = None
+        if value is None or not value.is_finite() or value < 1:
+            names = ", ".join(f"{Path(runway.input).stem} ({runway.runway})" for runway in self.runways)
+            raise ValueError(f"--runway {choice!r} is neither a number of at least 1 nor an input's name"
+                             + (f"; the inputs: {names}" if names else ""))
+        return value
+
+    def as_json(self) -> dict:
+        document = asdict(self)
+        document["runways"] = [asdict(runway) for runway in self.runways]
+        return {"format": FORMAT, **document}
+
+    def dumps(self) -> str:
+        """Stable text: the same contract is the same bytes (kits are byte-identical)."""
+        return json.dumps(self.as_json(), indent=2, sort_keys=True, ensure_ascii=False) + "\n"
+
+
+def load_contract(path: Path) -> Contract:
+    """Read a contract file. Raises ContractError with what is wrong."""
+    try:
+        document = json.loads(Path(path).read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        raise ContractError(f"{path}: no such contract file") from None
+    except (OSError, UnicodeDecodeError, ValueError) as error:
+        raise ContractError(f"{path}: not a readable contract ({error})") from None
+    if not isinstance(document, dict) or document.get("format") != FORMAT:
+        raise ContractError(f"{path}: not a contract of format {FORMAT}")
+    try:
+        fields = {key: value for key, value in document.items() if key != "format"}
+        fields["runways"] = tuple(Runway(**runway) for runway in fields["runways"])
+        contract = Contract(**fields)
+    except (KeyError, TypeError) as error:
+        raise ContractError(f"{path}: a damaged contract ({error})") from None
+    return contract

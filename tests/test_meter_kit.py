@@ -1,0 +1,234 @@
+"""The fuel meter proved from outside: kits downloaded from the site, unpacked, run in a fresh
+virtual environment holding the meter's requirements and nothing else (no Django, no project on
+the path), on the bundled solutions and on hostile modules over each case's held-out inputs
+(copied in here, as the site never gives them out); every status, fuel figure and message is
+compared with what `score` stored for the same module, input by input."""
+
+from __future__ import annotations
+
+import io
+import json
+import re
+import subprocess
+import zipfile
+from pathlib import Path
+
+import pytest
+from django.conf import settings
+from django.core.management import call_command
+
+from catalog.metering import requirements
+from catalog.models import CaseVersion
+from engine.builds import pack_folder
+from engine.tests import wat
+from scoring.building import build_source
+from scoring.examples import EXAMPLE_VERDICTS
+from scoring.models import Submission
+from scoring.workbench.solutions import case_solutions
+
+# One process runs them all: the meter's environment is made once.
+pytestmark = [pytest.mark.slow, pytest.mark.xdist_group("meter-kit")]
+
+ROOT = Path(__file__).resolve().parent.parent
+COMPARED = ("status", "fuel", "fuel_limit", "ceiling", "overshoot", "message")
+
+
+def clean_env(home: Path) -> dict[str, str]:
+    """What a solver's shell has: a PATH and a home, no PYTHONPATH, nothing of this project."""
+    return {"PATH": "/usr/bin:/bin", "HOME": str(home), "LANG": "C.UTF-8", "CARGO_NET_OFFLINE": "true"}
+
+
+@pytest.fixture(scope="module")
+def meter_env(tmp_path_factory) -> Path:
+    """A fresh virtual environment with the meter's pinned requirements only (the kit's README
+    says to make one so); the kits' requirements.txt are these exact bytes (checked below)."""
+    folder = tmp_path_factory.mktemp("meter-env")
+    (folder / "requirements.txt").write_text(requirements())
+    env = clean_env(folder)
+    subprocess.run(["python3", "-m", "venv", str(folder / "env")], check=True, env=env, timeout=120)
+    subprocess.run([str(folder / "env/bin/pip"), "install", "-q", "--disable-pip-version-check", "-r",
+                    str(folder / "requirements.txt")], check=True, env=env, timeout=300, capture_output=True)
+    found = subprocess.run([str(folder / "env/bin/python"), "-c", "import django"], env=env, capture_output=True)
+    assert found.returncode != 0, "the meter's environment must not have Django"
+    return folder / "env"
+
+
+def unpack_kit(client, version: CaseVersion, folder: Path) -> Path:
+    response = client.get(f"/cases/{version.case.slug}/{version.version}/kit/{version.default_variant().slug}.zip")
+    assert response.status_code == 200
+    with zipfile.ZipFile(io.BytesIO(response.content)) as archive:
+        for info in archive.infolist():
+            target = folder / info.filename
+            target.parent.mkdir(parents=True, exist_ok=True)
+            target.write_bytes(archive.read(info))
+    assert (folder / "meter/requirements.txt").read_text() == requirements()
+    return folder
+
+
+def held_out_files(version: CaseVersion, kit: Path) -> tuple[list[str], list[str], list[str]]:
+    """The version's held-out inputs and answers written beside the kit: (inputs, expected, runways)."""
+    inputs, expected, runways = [], [], []
+    for row in version.held_out_inputs.order_by("position"):
+        for rel, content in ((row.input_path, row.input_bytes), (row.expected_path, row.expected_bytes)):
+            (kit / "held-out" / rel).parent.mkdir(parents=True, exist_ok=True)
+            (kit / "held-out" / rel).write_bytes(bytes(content))
+        inputs.append(f"held-out/{row.input_path}")
+        expected.append(f"held-out/{row.expected_path}")
+        runways.append(row.input_path)  # each input under its own runway, by its name
+    return inputs, expected, runways
+
+
+def run_meter(env: Path, kit: Path, module: Path, inputs: list[str], expected: list[str], runways: list[str],
+              site: dict | None = None) -> tuple[int, dict, str]:
+    """`python3 meter` from the unpacked kit: on the inputs the site ran for `site` (a stress input
+    after a failed smoke input is not run), each under its own runway, with its answer."""
+    if site and site["results"]:
+        ran = [index for index, result in enumerate(site["results"]) if result["status"] != "skipped"]
+        inputs, expected, runways = ([items[index] for index in ran] for items in (inputs, expected, runways))
+    done = subprocess.run(
+        [str(env / "bin/python"), "meter", str(module), *inputs, *(f"--expected={path}" for path in expected),
+         *(f"--runway={runway}" for runway in runways), "--json"],
+        cwd=kit, env=clean_env(kit), capture_output=True, text=True, timeout=600)
+    assert "Traceback" not in done.stderr, done.stderr
+    return done.returncode, json.loads(done.stdout) if done.stdout else {}, done.stderr
+
+
+def scored(version: CaseVersion, module: Path, name: str) -> tuple[dict, Submission]:
+    out = io.StringIO()
+    call_command("score", version.case.slug, "--version", version.version, "--wasm", str(module), "--name", name,
+                 "--json", stdout=out, stderr=io.StringIO())
+    document = json.loads(out.getvalue())
+    return document, Submission.objects.get(pk=document["submission"])
+
+
+def assert_same(site: dict, metered: dict, code: int, label: str) -> int:
+    """Every input the site ran read the same by the meter; returns how many were compared."""
+    assert metered["module"] and metered["engine"]["config_digest"], label
+    compared = 0
+    ran = [result for result in site["results"] if result["status"] != "skipped"]
+    for stored, measured in zip(ran, metered["results"], strict=True):
+        assert {key: measured[key] for key in COMPARED} == {key: stored[key] for key in COMPARED}, (label, stored)
+        compared += 1
+    assert code == (0 if all(result["status"] == "passed" for result in metered["results"]) else 1), label
+    return compared
+
+
+def latest_versions() -> list[CaseVersion]:
+    return [CaseVersion.objects.filter(case__slug=slug).order_by("-ordinal").first()
+            for slug in CaseVersion.objects.values_list("case__slug", flat=True).distinct().order_by("case__slug")]
+
+
+def test_the_meter_of_each_cases_kit_counts_what_score_stored_for_every_bundled_example(
+        client, bundled, meter_env, tmp_path):
+    compared, statuses = 0, set()
+    for version in latest_versions():
+        kit = unpack_kit(client, version, tmp_path / version.case.slug)
+        inputs, expected, runways = held_out_files(version, kit)
+        for solution in case_solutions(ROOT / "solutions", version.case.slug).for_version(version.version):
+            if solution.expected not in EXAMPLE_VERDICTS:
+                continue  # the examples: the entries the site shows (the others are wrong on purpose)
+            if solution.is_source:
+                built = build_source(pack_folder(solution.path, max_bytes=settings.SCORING_MAX_SOURCE_BYTES), version)
+                assert built.ok, built.log
+                wasm = built.module
+            else:
+                wasm = solution.module(settings.SCORING_MAX_MODULE_BYTES)
+            module = kit / f"{solution.expected}-{solution.stem}.wasm"
+            module.write_bytes(wasm)
+            site, _ = scored(version, module, f"{solution.expected}-{solution.stem}")
+            code, metered, _ = run_meter(meter_env, kit, module, inputs, expected, runways, site)
+            compared += assert_same(site, metered, code, f"{version} {solution.expected}/{solution.stem}")
+            statuses |= {result["status"] for result in metered["results"]}
+    assert compared > 40 and "passed" in statuses, (compared, statuses)
+
+
+ENTRY = "count_components"  # components's
+HOSTILE = {
+    "trap": wat.module("unreachable", entry=ENTRY),
+    "fuel-exhaustion": wat.module("(loop $forever (br $forever)) i64.const 0", entry=ENTRY),
+    "out-of-range-output": wat.returning((0xFFFF_0000 << 32) | 64, entry=ENTRY),
+    "invalid-json": wat.constant(b'{"components": 1,', entry=ENTRY),
+    "schema-invalid-answer": wat.constant(b'{"count": 1}', entry=ENTRY),
+    "wrong-answer": wat.constant(b'{"components": 1, "largest": 1000000}', entry=ENTRY),
+}
+REFUSED = {
+    "an-import": wat.module(imports='(import "env" "now" (func))', entry=ENTRY),
+    "a-start-function": wat.module(extra="(func $init) (start $init)", entry=ENTRY),
+    "two-memories": wat.module(extra="(memory 1)", entry=ENTRY),
+}
+
+
+def test_the_meter_reads_hostile_modules_as_score_does_and_refuses_what_it_refuses(
+        client, bundled, meter_env, tmp_path):
+    version = CaseVersion.objects.get(case__slug="components", version="v1")
+    kit = unpack_kit(client, version, tmp_path / "kit")
+    inputs, expected, runways = held_out_files(version, kit)
+    statuses = set()
+    for name, wasm in HOSTILE.items():
+        module = kit / f"{name}.wasm"
+        module.write_bytes(wasm)
+        site, _ = scored(version, module, name)
+        code, metered, _ = run_meter(meter_env, kit, module, inputs, expected, runways, site)
+        assert assert_same(site, metered, code, name) >= 3, name  # the smoke inputs at least
+        statuses |= {result["status"] for result in metered["results"]}
+    assert {"trapped", "fuel_exhausted", "invalid_output", "wrong_answer"} <= statuses, statuses
+    for name, wasm in REFUSED.items():
+        module = kit / f"{name}.wasm"
+        module.write_bytes(wasm)
+        _, submission = scored(version, module, name)
+        code, metered, err = run_meter(meter_env, kit, module, inputs, expected, runways)
+        assert submission.status == Submission.State.INVALID_MODULE, name
+        assert code == 2 and metered["results"] == [] and metered["error"]["message"] == submission.message, name
+        assert err.strip().endswith(submission.message), name
+
+
+def readme_commands(kit: Path) -> list[str]:
+    """The commands of the README's "Measuring at home" section, as a solver would type them."""
+    text = (kit / "README.md").read_text()
+    section = text.split("## Measuring at home", 1)[1].split("\n## ", 1)[0]
+    block = section.split("From this folder:\n\n", 1)[1].split("\n\n", 1)[0]
+    return [line.strip() for line in block.splitlines()]
+
+
+def documented_output() -> str:
+    text = (ROOT / "docs/submitting.md").read_text()
+    section = text.split("## The fuel meter in a run", 1)[1]
+    return section.split("```text\n", 1)[1].split("```", 1)[0]
+
+
+def without_wall(output: str) -> str:
+    """The meter's table with its wall times (the one figure that is the machine's) blanked."""
+    return re.sub(r"\S+ ms$", "… ms", output, flags=re.MULTILINE)
+
+
+def test_a_module_built_from_the_kits_starter_with_its_build_command_is_metered_as_score_reads_it(
+        client, bundled, meter_env, tmp_path):
+    """The README's own commands, one by one, from the unpacked kit: the environment (here the
+    one made above), the requirements, the build, the meter on the kit's sample input."""
+    version = CaseVersion.objects.get(case__slug="components", version="v1")
+    kit = unpack_kit(client, version, tmp_path / "kit")
+    make_env, install, build, measure = readme_commands(kit)
+    assert make_env == "python3 -m venv .meter"
+    (kit / ".meter").symlink_to(meter_env)  # that environment, made once for this file's tests
+    env = clean_env(tmp_path)
+    for command in (install, build):
+        done = subprocess.run(command, shell=True, cwd=kit, env=env, capture_output=True, text=True, timeout=600)
+        assert done.returncode == 0, (command, done.stderr[-3000:])
+    assert re.fullmatch(r"\.meter/bin/python meter run/\S+\.wasm my-input\.json", measure), measure
+    module = kit / measure.split()[2]
+    sample = subprocess.run(f"{measure.replace('my-input.json', 'run/specs/sample.json')} "
+                            "--expected run/specs/sample.out", shell=True, cwd=kit, env=env, capture_output=True,
+                            text=True, timeout=600)
+    assert "Traceback" not in sample.stderr and sample.returncode in (0, 1), sample.stderr
+    assert re.search(r"^run/specs/sample\.json +(passed|wrong_answer) ", sample.stdout, re.MULTILINE), sample.stdout
+
+    # The harness operators' worked example (docs/submitting.md): the agent's call from its workspace.
+    call = subprocess.run([str(kit / ".meter/bin/python"), str(kit / "meter"), str(module.relative_to(kit / "run")),
+                           "specs/sample.json", "--expected", "specs/sample.out"], cwd=kit / "run", env=env,
+                          capture_output=True, text=True, timeout=600)
+    assert call.returncode == 1 and without_wall(call.stdout) == without_wall(documented_output()), call.stdout
+
+    inputs, expected, runways = held_out_files(version, kit)
+    site, _ = scored(version, module, "starter")
+    code, metered, _ = run_meter(meter_env, kit, module, inputs, expected, runways, site)
+    assert assert_same(site, metered, code, "the starter") >= 3
