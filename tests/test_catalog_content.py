@@ -102,7 +102,9 @@ def stress_total(version: dict, name: str) -> int | None:
     return sum(result["fuel"] for result in stress) if all(result["status"] == "passed" for result in stress) else None
 
 
+# The tests on check_case's document run in one process: the catalog is checked once.
 @pytest.mark.slow
+@pytest.mark.xdist_group("check-case")
 def test_every_bundled_case_passes_check_case_and_its_latest_version_warns_of_nothing(checked):
     """Every solution gets the verdict of its folder, on every version; the expected answers are
     the references'; the only warnings are those of published versions a later one fixed."""
@@ -118,6 +120,7 @@ def test_every_bundled_case_passes_check_case_and_its_latest_version_warns_of_no
 
 
 @pytest.mark.slow
+@pytest.mark.xdist_group("check-case")
 @pytest.mark.parametrize("slug", SLUGS)
 def test_each_case_s_solutions_are_far_apart_and_the_manual_says_how_far(checked, slug):
     version = checked[(slug, latest(slug))]

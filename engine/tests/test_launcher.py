@@ -52,7 +52,7 @@ class Launcher:
 
     def stop(self) -> None:
         self.process.send_signal(signal.SIGTERM)
-        self.process.wait(timeout=30)
+        self.process.communicate(timeout=30)  # its log read as it ends: a full pipe would hold it
         shutil.rmtree(self.folder, ignore_errors=True)
 
 
