@@ -4,9 +4,13 @@ which must then be root to give it an account and a cgroup of its own."""
 
 from __future__ import annotations
 
+import hashlib
 import os
+from contextlib import contextmanager
+from contextvars import ContextVar
 from dataclasses import replace
 from pathlib import Path
+from typing import Iterator
 
 from django.conf import settings
 
@@ -28,11 +32,39 @@ def build_accounts() -> BuildAccounts:
                          lock_dir=Path(settings.SCORING_BUILD_SLOT_DIR))
 
 
+# Builds kept within `sharing_builds()`: by source, commands and limits.
+_shared: ContextVar[dict | None] = ContextVar("shared_builds", default=None)
+
+
+@contextmanager
+def sharing_builds() -> Iterator[None]:
+    """Within it, a source built with the same [build] commands and limits is built once and its
+    result (module and log) reused: `score_examples` scores each example on every version of its
+    case, and versions of a case mostly build alike. A failed build is not kept."""
+    token = _shared.set({})
+    try:
+        yield
+    finally:
+        _shared.reset(token)
+
+
 def build_source(source: bytes, version: CaseVersion, *, wall_seconds: float | None = None) -> BuildResult:
     """Build `source` with the version's [build] commands, in the sandbox, with the settings' limits:
     by the build launcher (SCORING_BUILD_LAUNCHER) where there is one, else in this process.
     Raises SandboxUnavailable when the build cannot be held as the settings require."""
     limits = build_limits(version, wall_seconds=wall_seconds)
+    shared = _shared.get()
+    key = (hashlib.sha256(source).hexdigest(), version.build_install, version.build_command, version.build_module,
+           limits, settings.SCORING_BUILD_LAUNCHER, settings.SCORING_BUILD_LOG_BYTES)
+    if shared is not None and key in shared:
+        return shared[key]
+    built = _build(source, version, limits)
+    if shared is not None and built.ok:
+        shared[key] = built
+    return built
+
+
+def _build(source: bytes, version: CaseVersion, limits: BuildLimits) -> BuildResult:
     if settings.SCORING_BUILD_LAUNCHER:
         return build_remotely(settings.SCORING_BUILD_LAUNCHER, source, install=version.build_install,
                               build=version.build_command, module_path=version.build_module, limits=limits,

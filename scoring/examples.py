@@ -5,7 +5,8 @@ a case's solutions by the verdict each must get; the others, wrong on purpose, a
 
 Each example is scored against every imported version of its case under the name
 `example-<name>`, unless that exact source was already scored for that version, so running it
-again only scores what is new.
+again only scores what is new; an example is built once for all the versions that build it
+alike (the same [build] commands and limits).
 """
 
 from __future__ import annotations
@@ -20,6 +21,7 @@ from django.conf import settings
 from catalog.models import CaseVersion
 from engine.builds import pack_folder
 from scoring.attempts import score
+from scoring.building import sharing_builds
 from scoring.models import Submission
 from scoring.recording import submit
 
@@ -55,6 +57,11 @@ def example_folders(root: Path) -> list[tuple[str, Path]]:
 
 
 def score_examples(root: Path, *, on_result: Callable[[ExampleRun], None] | None = None) -> list[ExampleRun]:
+    with sharing_builds():  # an example is built once for the versions that build it alike
+        return _score_examples(root, on_result)
+
+
+def _score_examples(root: Path, on_result: Callable[[ExampleRun], None] | None) -> list[ExampleRun]:
     runs: list[ExampleRun] = []
     for slug, folder in example_folders(root):
         name = EXAMPLE_PREFIX + folder.name

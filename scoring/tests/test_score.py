@@ -244,6 +244,26 @@ def test_score_examples_scores_each_example_once(imported, correct_wasm, tmp_pat
     assert not any(run.skipped for run in score_examples(examples))
 
 
+def test_within_sharing_builds_a_source_is_built_once_for_each_build_configuration(adder_v1, correct_wasm, tmp_path):
+    """What score_examples does for the versions of a case that build alike; real builds."""
+    from engine.builds import pack_folder
+    from scoring import building
+
+    real = getattr(building.build_source, "real", building.build_source)  # not the test run's kept builds
+    folder = tmp_path / "submission"
+    folder.mkdir()
+    shutil.copy(correct_wasm, folder / "solution.wasm")
+    source = pack_folder(folder, max_bytes=1 << 20)
+    broken = pack_folder(tmp_path, max_bytes=1 << 20)  # no solution.wasm at its top: the build fails
+    with building.sharing_builds():
+        first = real(source, adder_v1)
+        assert first.ok and real(source, adder_v1) is first
+        assert real(source, adder_v1, wall_seconds=30) is not first  # other limits: another build
+        assert not real(broken, adder_v1).ok and real(broken, adder_v1) is not real(broken, adder_v1)
+    again = real(source, adder_v1)
+    assert again is not first and again.module == first.module  # outside it, every call builds
+
+
 def test_without_a_build_sandbox_score_says_so_instead_of_a_traceback(adder_v1, correct_wasm, tmp_path, monkeypatch):
     """The entry waits, pending, its attempt not spent and no `error` written; staff see why."""
     from engine import builds as build_module
