@@ -58,6 +58,7 @@ logger = logging.getLogger("engine.builds.launcher")
 ROOT = Path(__file__).resolve().parents[2]
 REQUEST_SECONDS = 60  # to send a whole request (a source of tens of MiB over a local socket)
 ANSWER_SECONDS = 60
+ACCEPT_WAKE_SECONDS = 1.0  # how soon a stop asked by a signal is acted on
 COMMAND_LIMIT = 8192
 MODULE_PATH_LIMIT = 1024
 
@@ -287,9 +288,14 @@ class Launcher:
                     self.status()["uids"])
         if ready is not None:
             ready()
+        # accept() wakes every second: a signal the kernel hands to a handler's thread only sets a
+        # flag the main thread acts on when it runs Python again (blocked in accept(), never).
+        listener.settimeout(ACCEPT_WAKE_SECONDS)
         while True:
             try:
                 connection, _ = listener.accept()
+            except TimeoutError:
+                continue
             except OSError as error:  # out of descriptors, say: wait, and go on
                 logger.warning("could not accept a connection: %s", error)
                 time.sleep(0.5)

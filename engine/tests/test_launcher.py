@@ -340,3 +340,33 @@ def test_a_missing_launcher_is_a_sandbox_that_cannot_be_had(tmp_path):
     with pytest.raises(SandboxUnavailable, match="cannot be reached: No such file or directory"):
         build_remotely(str(tmp_path / "none.sock"), b"", install="", build="true", module_path="out.wasm",
                        limits=BuildLimits(timeout=10), log_limit=4096)
+
+
+def test_a_stop_signal_handed_to_a_handlers_thread_still_stops_the_launcher():
+    """The kernel may hand a process's SIGTERM to any of its threads; Python acts on it in the
+    main thread, which must not sit in accept() for good. Here it is sent to a handler's thread
+    (one waiting on a request that never comes) on purpose."""
+    import ctypes
+    import platform
+
+    if platform.machine() != "x86_64":
+        pytest.skip("tgkill's number is x86_64's")
+    started = Launcher()
+    connection = socket.socket(socket.AF_UNIX)
+    connection.connect(str(started.socket))  # a handler now waits on its request
+    try:
+        pid = started.process.pid
+        deadline = time.monotonic() + 10
+        while len(threads := sorted(int(tid) for tid in os.listdir(f"/proc/{pid}/task"))) < 2:
+            assert time.monotonic() < deadline, "no handler thread started"
+            time.sleep(0.02)
+        handler = next(tid for tid in threads if tid != pid)
+        tgkill = 234  # x86_64's tgkill(2): a signal to one thread
+        assert ctypes.CDLL(None, use_errno=True).syscall(tgkill, pid, handler, signal.SIGTERM) == 0
+        started.process.communicate(timeout=10)  # it stops within a second or so
+        assert started.process.returncode == 0
+    finally:
+        connection.close()
+        if started.process.poll() is None:
+            started.stop()
+        shutil.rmtree(started.folder, ignore_errors=True)
