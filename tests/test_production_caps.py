@@ -196,8 +196,12 @@ def _one_operators_slow_entries_wait_while_anothers_quick_one_goes_first(site: S
     [(waited,)] = site.query("SELECT EXTRACT(EPOCH FROM started_at - enqueued_at) FROM django_tasks_database_dbtaskresult "
                              f"WHERE args_kwargs -> 'args' -> 0 = '{quick}'::jsonb")
     assert waited < SLEEP, waited
+    # The slow ones go one at a time, in order: some done, at most one running, the rest waiting
+    # (how far they got while the quick one ran depends on the machine's load).
     states = [site.document(entry)["status"] for entry in slow]
-    assert states[1:] == ["pending"] * 3, states  # the slow ones went one at a time
+    order = ["scored", "running", "pending"]
+    assert states.count("running") <= 1 and states == sorted(states, key=order.index), states
+    assert states[-1] == "pending", states  # the quick one did not wait for them all
     for entry in slow:
         assert site.finished(entry, 4 * SLEEP + 60)["status"] == "scored"
 
