@@ -22,15 +22,16 @@ def _ask(socket_path: str, header: dict, payload: bytes, *, seconds: float, payl
         connection.settimeout(CONNECT_SECONDS)
         try:
             connection.connect(socket_path)
-            protocol.send(connection, header, payload)
         except OSError as error:
             raise SandboxUnavailable(f"the build launcher at {socket_path} cannot be reached: "
                                      f"{error.strerror or error}") from None
-        try:
+        try:  # reached: a launcher that hangs up (on an asker it does not serve, say) did not answer
+            protocol.send(connection, header, payload)
             answer, module = protocol.receive(connection, payload_limit=payload_limit, seconds=seconds,
                                               header_limit=header_limit)
-        except protocol.ProtocolError as error:
-            raise SandboxUnavailable(f"the build launcher at {socket_path} did not answer: {error}") from None
+        except (OSError, protocol.ProtocolError) as error:
+            said = error.strerror if isinstance(error, OSError) and error.strerror else error
+            raise SandboxUnavailable(f"the build launcher at {socket_path} did not answer: {said}") from None
     finally:
         connection.close()
     if "unavailable" in answer:
