@@ -25,7 +25,8 @@ from django.template.loader import render_to_string
 
 from catalog.metering import METER_FOLDER, contract_of, meter_files
 from catalog.models import CaseVersion, Kit, Variant
-from catalog.seeding import run_root_files
+from catalog.seeding import run_root_files, spec_files_at
+from engine.meter.contract import Contract
 from lib.schemas import SchemaError, first_violation, load_validator
 from lib.strictjson import JSONDocumentError, loads_strict
 
@@ -58,14 +59,17 @@ def limits_of(version: CaseVersion) -> Limits:
 def samples(version: CaseVersion, variant: Variant) -> list[dict]:
     """The run root's sample inputs: spec files named `*.json` that are inputs of the contract
     (strict JSON within the input schema), each with its answer when a `*.out` beside it holds one."""
-    files = run_root_files(version, variant)
     specs = {spec.dest for spec in (*version.spec_files(), *variant.spec_files())}
+    candidates = {dest for dest in specs if dest.endswith(".json")}
+    if not candidates:
+        return []
+    files = spec_files_at(version, variant, candidates)
     try:
-        validator = load_validator(files[version.contract_input])
+        validator = load_validator(version.file_bytes(version.contract_input))
     except SchemaError:
         return []
     found = []
-    for dest in sorted(path for path in specs if path.endswith(".json")):
+    for dest in sorted(candidates):
         try:
             valid = first_violation(validator, loads_strict(files[dest])) is None
         except JSONDocumentError:
@@ -76,8 +80,7 @@ def samples(version: CaseVersion, variant: Variant) -> list[dict]:
     return found
 
 
-def readme(version: CaseVersion, variant: Variant) -> str:
-    contract = contract_of(version, variant)
+def readme(version: CaseVersion, variant: Variant, contract: Contract) -> str:
     return render_to_string("catalog/kit_readme.md", {
         "version": version, "case": version.case, "variant": variant, "limits": limits_of(version),
         "inputs": list(version.held_out_inputs.order_by("position").values("kind", "input_path", "fuel_runway",
@@ -100,9 +103,8 @@ class UnsafeKitMember(Exception):
     imported before it did."""
 
 
-def build_zip(version: CaseVersion, variant: Variant, text: str, meter: dict[str, bytes] | None = None) -> bytes:
+def build_zip(version: CaseVersion, variant: Variant, text: str, meter: dict[str, bytes]) -> bytes:
     members = {f"{RUN_FOLDER}/{path}": content for path, content in run_root_files(version, variant).items()}
-    meter = meter_files(version, variant) if meter is None else meter
     members.update({f"{METER_FOLDER}/{path}": content for path, content in meter.items()})
     members[README] = text.encode("utf-8")
     held_out = {bytes(content) for pair in version.held_out_inputs.values_list("input_bytes", "expected_bytes")
@@ -126,8 +128,9 @@ def build_zip(version: CaseVersion, variant: Variant, text: str, meter: dict[str
 
 def kit_for(version: CaseVersion, variant: Variant) -> Kit:
     """The stored kit of this variant (built now if none matches what it would be built from)."""
-    text = readme(version, variant)
-    meter = meter_files(version, variant)
+    contract = contract_of(version, variant)
+    text = readme(version, variant, contract)
+    meter = meter_files(contract)
     source = hashlib.sha256(f"{version.digest}\0{variant.slug}\0{text}".encode())
     for path in sorted(meter):  # the engine's code and the contract: a kit built by other code is another kit
         source.update(f"\0{path}\0".encode() + hashlib.sha256(meter[path]).digest())

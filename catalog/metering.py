@@ -7,6 +7,7 @@ code, the same configuration (its digest is in the contract, and the meter refus
 
 from __future__ import annotations
 
+import functools
 import re
 from pathlib import Path
 
@@ -73,10 +74,16 @@ def contract_of(version: CaseVersion, variant: Variant) -> Contract:
     )
 
 
-def meter_files(version: CaseVersion, variant: Variant) -> dict[str, bytes]:
-    """The kit's `meter/` folder: {path inside it: bytes}."""
+@functools.cache
+def _code() -> dict[str, bytes]:
+    """The engine's files and the meter's requirements, read once per process (a kit's digest
+    names them on every download; a new release of the code is a new process)."""
     files = {path: (ROOT / path).read_bytes() for path in ENGINE_FILES}
     files["__main__.py"] = (ROOT / "engine/meter/kit_main.py").read_bytes()
-    files["contract.json"] = contract_of(version, variant).dumps().encode("utf-8")
     files["requirements.txt"] = requirements().encode("utf-8")
     return files
+
+
+def meter_files(contract: Contract) -> dict[str, bytes]:
+    """The kit's `meter/` folder for this contract: {path inside it: bytes}."""
+    return {**_code(), "contract.json": contract.dumps().encode("utf-8")}

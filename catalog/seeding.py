@@ -53,14 +53,26 @@ def run_root_files(version: CaseVersion, variant: Variant) -> dict[str, bytes]:
             if path.startswith(prefix):
                 files[path[len(prefix):]] = content
     for spec in (*version.spec_files(), *variant.spec_files()):
-        source = stored[spec.source]
-        if spec.source.endswith(".hbs"):
-            source = render_template(source, context).encode("utf-8")
-        files[spec.dest] = source
+        files[spec.dest] = _spec_bytes(spec.source, stored[spec.source], context)
     for schema in (version.contract_input, version.contract_output):
         files[schema] = stored[schema]
     files[PROMPT_DEST] = variant.rendered_prompt()
     return files
+
+
+def _spec_bytes(source_path: str, content: bytes, context: dict) -> bytes:
+    """A spec file as the run root holds it: a `.hbs` source rendered, any other as it is."""
+    return render_template(content, context).encode("utf-8") if source_path.endswith(".hbs") else content
+
+
+def spec_files_at(version: CaseVersion, variant: Variant, dests: set[str]) -> dict[str, bytes]:
+    """The spec files `run_root_files()` lays out at `dests`, reading only their sources (a kit's
+    README names the sample inputs among them on every download: no workspace, no prompt)."""
+    specs = [spec for spec in (*version.spec_files(), *variant.spec_files()) if spec.dest in dests]
+    stored = {row.path: bytes(row.content)
+              for row in version.files.filter(path__in={spec.source for spec in specs})}
+    context = variant.template_context if any(spec.source.endswith(".hbs") for spec in specs) else {}
+    return {spec.dest: _spec_bytes(spec.source, stored[spec.source], context) for spec in specs}
 
 
 def seed_run(version: CaseVersion, variant: Variant, dest: Path, *, record: Path | None = None) -> SeededRun:
