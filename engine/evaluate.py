@@ -24,7 +24,7 @@ class EvaluationInput:
     kind: Kind
     input_path: str
     input_bytes: bytes
-    expected: bytes  # the expected answer, as stored
+    expected: bytes | None  # the expected answer, as stored (None: the fuel meter was given none)
     ceiling: int
     answer_limit: int  # the largest answer accepted (engine.judging.answer_limit)
 

@@ -36,7 +36,9 @@ ROOT = Path(__file__).resolve().parent.parent
 CORRECT, INVALID_OUTPUT, WRONG_ANSWER = "correct", "invalid_output", "wrong_answer"
 # A judge process's environment: nothing of the scorer's.
 WORKER_ENV = {"PATH": "/usr/bin:/bin", "LANG": "C.UTF-8", "PYTHONDONTWRITEBYTECODE": "1"}
-REQUEST = struct.Struct("<III")  # lengths of the schema, the expected answer and the output
+# Lengths of the schema, the expected answer and the output, then whether to compare with the
+# expected answer (the fuel meter, on an input with no answer given, does not).
+REQUEST = struct.Struct("<III?")
 REPLY = struct.Struct("<I")
 HIDDEN_KEY = "…"
 
@@ -125,12 +127,11 @@ class JudgeCache:
             store[key] = make()
         return store[key]
 
-    def judge(self, schema: bytes, expected: bytes, output: bytes) -> Verdict:
-        """No expected answer (`b""`, never a stored one: those are JSON documents) checks the
-        answer's JSON and schema only."""
+    def judge(self, schema: bytes, expected: bytes, output: bytes, compare: bool = True) -> Verdict:
+        """Without `compare`, `expected` is not read: the answer's JSON and schema only."""
         validator = self._remember(self.validators, hashlib.sha256(schema).hexdigest(),
                                    lambda: load_validator(schema), self.entries)
-        if not expected:
+        if not compare:
             return judge_answer(output, None, validator, compare=False)
         document = self._remember(self.expected, hashlib.sha256(expected).hexdigest(),
                                   lambda: loads_strict(expected), self.entries)
@@ -150,11 +151,12 @@ class _Worker:
             stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
         )
 
-    def ask(self, schema: bytes, expected: bytes, output: bytes, timeout: float) -> dict | None:
+    def ask(self, schema: bytes, expected: bytes | None, output: bytes, timeout: float) -> dict | None:
         """The reply, or None if the process did not answer in time or is gone."""
         try:
-            self.process.stdin.write(REQUEST.pack(len(schema), len(expected), len(output)))
-            for blob in (schema, expected, output):
+            header = REQUEST.pack(len(schema), len(expected or b""), len(output), expected is not None)
+            self.process.stdin.write(header)
+            for blob in (schema, expected or b"", output):
                 self.process.stdin.write(blob)
             self.process.stdin.flush()
         except (BrokenPipeError, OSError):
@@ -228,8 +230,9 @@ class Judge:
         self.output_schema = output_schema
         self.memory_bytes = memory_bytes
 
-    def check(self, output: bytes, expected: bytes, *, deadline: float) -> Verdict:
-        """The verdict on `output`, or `invalid_output` if judging breaks a bound.
+    def check(self, output: bytes, expected: bytes | None, *, deadline: float) -> Verdict:
+        """The verdict on `output`, or `invalid_output` if judging breaks a bound. With no
+        `expected` answer (None), only its JSON and the output schema are judged.
 
         `deadline` is a `time.monotonic()` instant: the end of the input's wall-clock budget.
         """

@@ -43,7 +43,7 @@ class _Keeping:
         self.answers: dict[str, bytes] = {}
         self._lock = threading.Lock()
 
-    def check(self, output: bytes, expected: bytes, *, deadline: float) -> Verdict:
+    def check(self, output: bytes, expected: bytes | None, *, deadline: float) -> Verdict:
         with self._lock:
             self.answers[hashlib.sha256(output).hexdigest()] = bytes(output)
         return self.judge.check(output, expected, deadline=deadline)
@@ -73,7 +73,7 @@ def meter(wasm: bytes, inputs: Sequence[MeterInput], contract: Contract, *, ceil
     judge = Judge(contract.output_schema.encode("utf-8"), memory_bytes=contract.judge_memory_bytes)
     keeping = _Keeping(judge) if keep_answers else None
     held_out = [
-        EvaluationInput(Kind.STRESS, item.name, item.input_bytes, item.expected or b"", ceiling,
+        EvaluationInput(Kind.STRESS, item.name, item.input_bytes, item.expected, ceiling,
                         contract.answer_limit(None if item.expected is None else len(item.expected)))
         for item, ceiling in zip(inputs, ceilings, strict=True)
     ]

@@ -176,3 +176,17 @@ def test_from_a_checkout_it_runs_as_python_m_engine_meter(folder):
     usage = subprocess.run([sys.executable, "-m", "engine.meter", str(folder / "module.wasm")],
                            cwd=Path(__file__).resolve().parents[2], capture_output=True, text=True, timeout=120)
     assert usage.returncode == 2 and "--contract" in usage.stderr  # argparse's usage error: exit 2 too
+
+
+def test_only_no_expected_answer_skips_the_comparison_an_empty_one_is_not_a_pass():
+    """The judge compares unless told there is no expected answer (None, the meter's alone): an
+    empty stored answer, which import refuses anyway, never lets an answer through."""
+    import time
+
+    from engine.judging import CORRECT, Judge
+
+    judge = Judge(OUTPUT_SCHEMA.encode(), memory_bytes=1 << 30)
+    deadline = time.monotonic() + 30
+    assert judge.check(b'{"sum": 6}', None, deadline=deadline).status == CORRECT
+    assert judge.check(b'{"sum": 6}', b'{"sum": 7}', deadline=deadline).status == "wrong_answer"
+    assert judge.check(b'{"sum": 6}', b"", deadline=deadline).status != CORRECT

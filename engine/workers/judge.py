@@ -1,7 +1,7 @@
 """A judge process: `python -m engine.workers.judge MEMORY_BYTES`.
 
-Reads requests on stdin (three lengths, then the output schema, the expected answer and the
-output) and writes one JSON verdict per request on stdout, length-prefixed. Its address space is
+Reads requests on stdin (three lengths and whether to compare with the expected answer, then the
+output schema, the expected answer and the output) and writes one JSON verdict per request on stdout, length-prefixed. Its address space is
 capped at MEMORY_BYTES; the scorer kills it when a verdict is late (see engine/judging.py).
 """
 
@@ -34,12 +34,12 @@ def main(memory_bytes: int) -> int:
         header = _read_exactly(stdin, REQUEST.size)
         if header is None:
             return 0
-        sizes = REQUEST.unpack(header)
+        *sizes, compare = REQUEST.unpack(header)
         blobs = [_read_exactly(stdin, size) for size in sizes]
         if any(blob is None for blob in blobs):
             return 0
         try:
-            verdict = cache.judge(*blobs)
+            verdict = cache.judge(*blobs, compare=compare)
         except MemoryError:
             cache = JudgeCache()  # whatever it held may be half-built
             verdict = Verdict(INVALID_OUTPUT, f"judging the answer needed more than {memory_bytes:,} bytes of memory")
