@@ -39,6 +39,7 @@ def main() -> None:
     from catalog.models import CaseVersion
     from engine.builds import pack_folder
     from scoring.building import build_source
+    from tests.kits import held_out_files
 
     settings.ALLOWED_HOSTS = ["*"]
     import_catalog(ROOT / "test-cases")
@@ -47,14 +48,9 @@ def main() -> None:
     content = Client().get(f"/cases/range-sums/{version.version}/kit/{version.default_variant().slug}.zip").content
     with zipfile.ZipFile(io.BytesIO(content)) as archive:
         archive.extractall(kit)
-    inputs, expected, runways = [], [], []
-    for row in version.held_out_inputs.order_by("position"):
-        for rel, data in ((row.input_path, row.input_bytes), (row.expected_path, row.expected_bytes)):
-            (kit / "held-out" / rel).parent.mkdir(parents=True, exist_ok=True)
-            (kit / "held-out" / rel).write_bytes(bytes(data))
-        inputs.append(f"held-out/{row.input_path}")
-        expected.append(f"--expected=held-out/{row.expected_path}")
-        runways.append(f"--runway={row.input_path}")
+    inputs, answers, names = held_out_files(version, kit)
+    expected = [f"--expected={path}" for path in answers]
+    runways = [f"--runway={name}" for name in names]
     env = {**os.environ, "LOG_LEVEL": "ERROR"}  # setup()'s database and VAR_DIR
     score_s = meter_s = 0.0
     modules = 0

@@ -26,6 +26,7 @@ from scoring.building import build_source
 from scoring.examples import EXAMPLE_VERDICTS
 from scoring.models import Submission
 from scoring.workbench.solutions import case_solutions
+from tests.kits import held_out_files
 
 # One process runs them all: the meter's environment is made once.
 pytestmark = [pytest.mark.slow, pytest.mark.xdist_group("meter-kit")]
@@ -77,19 +78,6 @@ def unpack_kit(client, version: CaseVersion, folder: Path) -> Path:
             target.write_bytes(archive.read(info))
     assert (folder / "meter/requirements.txt").read_text() == requirements()
     return folder
-
-
-def held_out_files(version: CaseVersion, kit: Path) -> tuple[list[str], list[str], list[str]]:
-    """The version's held-out inputs and answers written beside the kit: (inputs, expected, runways)."""
-    inputs, expected, runways = [], [], []
-    for row in version.held_out_inputs.order_by("position"):
-        for rel, content in ((row.input_path, row.input_bytes), (row.expected_path, row.expected_bytes)):
-            (kit / "held-out" / rel).parent.mkdir(parents=True, exist_ok=True)
-            (kit / "held-out" / rel).write_bytes(bytes(content))
-        inputs.append(f"held-out/{row.input_path}")
-        expected.append(f"held-out/{row.expected_path}")
-        runways.append(row.input_path)  # each input under its own runway, by its name
-    return inputs, expected, runways
 
 
 def run_meter(env: Path, kit: Path, module: Path, inputs: list[str], expected: list[str], runways: list[str],
