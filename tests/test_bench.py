@@ -21,6 +21,14 @@ def test_the_import_benchmark_runs_and_reports_a_ratio():
     assert result["versions"] == 8 and 0 < result["ratio"] < 1
 
 
+def test_the_schema_benchmark_finds_the_same_in_a_cases_inputs_and_reports_a_ratio():
+    done = subprocess.run([sys.executable, "bench/schemas.py", "--case", "distinct", "--repeat", "1", "--json"], cwd=ROOT,
+                          capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stderr
+    result = json.loads(done.stdout.strip().splitlines()[-1])
+    assert result["documents"] >= 5 and 0 < result["ratio"] < 1
+
+
 @pytest.mark.slow
 def test_the_batch_scoring_benchmark_runs_and_finds_the_same_entries():
     done = subprocess.run([sys.executable, "bench/score_many.py", "--lines", "2", "--json"], cwd=ROOT,
