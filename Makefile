@@ -14,9 +14,10 @@ REQUIREMENTS_STAMP := $(VENV)/.requirements-$(shell cat requirements.txt require
 NODE_STAMP := node_modules/.installed-$(shell sha1sum package-lock.json | cut -c1-12)
 HOST ?= 127.0.0.1
 PORT ?= 8000
-# Test processes (pytest-xdist): one per core. The tests of the served bundled catalog share one
-# process (they share one served site: --dist loadgroup).
-JOBS ?= $(shell nproc)
+# Test processes (pytest-xdist): one per core and one more, since many tests spend their time
+# waiting on a server, a build or a browser. Tests that share a per-process fixture are kept in
+# one process (--dist loadgroup); the served bundled catalog is prepared once for all of them.
+JOBS ?= $(shell echo $$(( $$(nproc) + 1 )))
 PYTEST := $(PY) -m pytest -n $(JOBS) --dist loadgroup
 
 .PHONY: install setup toolchain browser front run serve test check bench clean
@@ -27,7 +28,8 @@ $(PY):
 	$(PYTHON) -m venv $(VENV)
 
 $(REQUIREMENTS_STAMP): requirements.txt requirements-dev.txt | $(PY)
-	$(PY) -m pip install --quiet --disable-pip-version-check -r requirements-dev.txt
+	$(PY) -m pip install --quiet --disable-pip-version-check --no-compile -r requirements-dev.txt
+	$(PY) -m compileall -q -j0 $(VENV)/lib >/dev/null  # on every core (pip compiles on one)
 	rm -f $(VENV)/.requirements-*
 	touch $@
 

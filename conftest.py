@@ -14,8 +14,9 @@ from tests.browsing import SCREENSHOTS
 
 
 def pytest_collection_modifyitems(config, items):
-    """The tests that hold a whole served stack for a minute or more (marked `long`) go first, so
-    the other test process's shorter tests run beside them rather than after them."""
+    """The tests that take a quarter of a minute or more (marked `long`: a whole served stack, a
+    series of killed commands, an outside checker on every page) go first, so the other test
+    processes' shorter tests run beside them rather than after them."""
     items.sort(key=lambda item: item.get_closest_marker("long") is None)
 
 
@@ -42,19 +43,22 @@ def _standings_looked_at_afresh(monkeypatch):
     monkeypatch.setattr("scoring.snapshots._last_check", {})
 
 
+def _run_folder(tmp_path_factory) -> Path:
+    """The folder every test process of this run shares (each worker's base folder is in it)."""
+    import os
+
+    base = tmp_path_factory.getbasetemp()
+    return base.parent if os.environ.get("PYTEST_XDIST_WORKER") else base
+
+
 @pytest.fixture(autouse=True, scope="session")
 def _each_source_built_once(tmp_path_factory):
     """A bundled example or fixture crate built by one test is not built again by the next, in
     this test process, the other, or a command a test starts (tests/buildcache.py)."""
-    import os
-
     from scoring import building
     from tests.buildcache import FOLDER_VARIABLE, keeping
 
-    shared = tmp_path_factory.getbasetemp()
-    if os.environ.get("PYTEST_XDIST_WORKER"):
-        shared = shared.parent  # the run's: every worker's base folder is in it
-    folder = shared / "builds"
+    folder = _run_folder(tmp_path_factory) / "builds"
     folder.mkdir(exist_ok=True)
     with pytest.MonkeyPatch.context() as patch:
         patch.setattr(building, "build_source", keeping(folder, building.build_source))
@@ -167,26 +171,16 @@ def board(adder_v1, imported, tmp_path):
 
 @pytest.fixture(scope="session")
 def site_template(tmp_path_factory):
-    """The bundled catalog imported and its examples scored, once per run (tests/served.py).
+    """The bundled catalog imported and its examples scored, once per run, whichever test
+    process asks first (tests/served.py `shared_template`); dropped when the run ends."""
+    return served.shared_template(_run_folder(tmp_path_factory))
 
-    Once per run, not once per test process: every test that uses it is in the xdist group
-    "served-site", which pytest-xdist's --dist loadgroup runs in one process. A second process
-    preparing it means the grouping broke (as it does with pytest 9.2, whose node ids xdist
-    3.8 can no longer suffix), and the suite pays for every build twice: say so."""
-    import os
 
-    worker = os.environ.get("PYTEST_XDIST_WORKER")
-    if worker:  # the workers' base folders share a parent: the run's
-        claim = tmp_path_factory.getbasetemp().parent / "served-site-prepared-by"
-        try:
-            with open(claim, "x") as taken:
-                taken.write(worker)
-        except FileExistsError:
-            pytest.fail(f"the served site was prepared by {claim.read_text()} already: the tests of the "
-                        "xdist group 'served-site' are split across processes (is --dist loadgroup grouping?)")
-    template = served.prepare(tmp_path_factory.mktemp("served-site"))
-    yield template
-    template.drop()
+def pytest_sessionfinish(session):
+    """The run is over (in the process that ran it, or that ran its test processes): drop the
+    served site's template database."""
+    if not hasattr(session.config, "workerinput"):
+        served.drop_shared_template(session.config._tmp_path_factory.getbasetemp())
 
 
 @pytest.fixture(scope="session")

@@ -2,7 +2,8 @@
 
 Importing the catalog and scoring its examples takes ten real builds and a few billion units of
 fuel: the browser tests, the accessibility tests and the API's outside client used to do it once
-each. `prepare()` does it once into a database of its own (a SQLite file, or a PostgreSQL
+each. `prepare()` does it once per run (`shared_template`: whichever test process asks first)
+into a database of its own (a SQLite file, or a PostgreSQL
 database on the server the suite runs against), through the real commands; `serve()` starts
 gunicorn on a copy of it, so a test that changes the site (carries entries, imports a version)
 gets a copy of its own, and the others share one. Nothing here touches the test database.
@@ -139,6 +140,43 @@ def prepare(folder: Path) -> Database:
         with sqlite3.connect(database.path) as connection:
             connection.execute("PRAGMA wal_checkpoint(TRUNCATE)")
     return database
+
+
+# In the run's folder: the template's lock, and what it is once prepared (or why it could not be).
+TEMPLATE_LOCK, TEMPLATE_RECORD, TEMPLATE_FAILURE = "served-site.lock", "served-site.json", "served-site.failed"
+
+
+def shared_template(run: Path) -> Database:
+    """The template, prepared once per test run by the first test process that asks for it,
+    in `run` (the folder every process of the run shares); the others wait for it and use it.
+    A preparation that failed is not tried again by each process: they fail with its reason."""
+    import fcntl
+
+    with open(run / TEMPLATE_LOCK, "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        if (run / TEMPLATE_FAILURE).exists():
+            raise RuntimeError("the served site's preparation failed in another test process:\n"
+                               + (run / TEMPLATE_FAILURE).read_text())
+        if (run / TEMPLATE_RECORD).exists():
+            recorded = json.loads((run / TEMPLATE_RECORD).read_text())
+            return Database(recorded["url"], Path(recorded["path"]) if recorded["path"] else None, recorded["name"])
+        try:
+            database = prepare(run / "served-site")
+        except BaseException as failed:
+            (run / TEMPLATE_FAILURE).write_text(f"{type(failed).__name__}: {failed}")
+            raise
+        (run / TEMPLATE_RECORD).write_text(json.dumps(
+            {"url": database.url, "path": str(database.path) if database.path else None, "name": database.name}))
+        return database
+
+
+def drop_shared_template(run: Path) -> None:
+    """Drop the run's template database, if a process prepared one (when the whole run ends)."""
+    record = run / TEMPLATE_RECORD
+    if record.exists():
+        recorded = json.loads(record.read_text())
+        Database(recorded["url"], None, recorded["name"]).drop()
+        record.unlink()
 
 
 @dataclass

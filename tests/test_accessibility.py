@@ -10,7 +10,7 @@ import pytest
 
 from tests.browsing import ROOT
 
-pytestmark = [pytest.mark.browser, pytest.mark.slow, pytest.mark.xdist_group("served-site")]
+pytestmark = [pytest.mark.browser, pytest.mark.slow]
 
 AXE = ROOT / "node_modules" / "axe-core" / "axe.min.js"
 WCAG = ["wcag2a", "wcag2aa", "wcag21a", "wcag21aa"]
@@ -70,6 +70,7 @@ def _violations(page) -> list[str]:
             f"{violation['nodes'][0]['target']})" for violation in result["violations"]]
 
 
+@pytest.mark.long
 def test_axe_finds_no_wcag_violation_on_any_kind_of_page(browser, site, shared_site):
     # axe is injected as a script: the site's CSP (rightly) refuses it, so this context ignores the CSP.
     context = browser.new_context(viewport={"width": 1280, "height": 900}, bypass_csp=True)

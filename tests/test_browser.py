@@ -18,7 +18,7 @@ import pytest
 from tests.browsing import ROOT, SCREENSHOTS
 from tests.served import STAFF
 
-pytestmark = [pytest.mark.browser, pytest.mark.slow, pytest.mark.xdist_group("served-site")]
+pytestmark = [pytest.mark.browser, pytest.mark.slow]
 
 
 def shot(page, name: str) -> None:

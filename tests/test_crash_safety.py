@@ -46,6 +46,7 @@ def _kill_at(process, seconds: float) -> bool:
     return True
 
 
+@pytest.mark.long
 def test_killing_import_catalog_at_random_points_leaves_the_database_consistent(environment, tmp_path):
     catalog = tmp_path / "catalog"
     generate_catalog(catalog, KILLED_IMPORT_VERSIONS)
@@ -87,6 +88,7 @@ def _slow_catalog(tmp_path: Path) -> tuple[Path, Path]:
     return tree.root, wasm
 
 
+@pytest.mark.long
 def test_killing_score_midway_leaves_no_half_results_and_the_job_can_be_recovered(environment, tmp_path):
     catalog, wasm = _slow_catalog(tmp_path)
     manage(environment, "import_catalog", str(catalog))

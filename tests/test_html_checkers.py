@@ -14,7 +14,7 @@ import pytest
 
 from tests.browsing import ROOT
 
-pytestmark = [pytest.mark.browser, pytest.mark.slow, pytest.mark.xdist_group("served-site")]
+pytestmark = [pytest.mark.browser, pytest.mark.slow]
 
 VNU = ROOT / "node_modules" / "vnu-jar" / "build" / "dist" / "vnu.jar"
 PA11Y = ROOT / "tests" / "oracles" / "pa11y.mjs"
@@ -95,6 +95,7 @@ def test_every_id_an_attribute_names_is_on_the_page(saved_pages):
     assert missing == []
 
 
+@pytest.mark.long
 def test_pa11y_finds_no_wcag2aa_error_on_any_kind_of_page(shared_site):
     found = {}
     for cookie, group in ((False, shared_site.page_kinds()), (True, shared_site.staff_page_kinds())):

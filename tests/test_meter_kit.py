@@ -120,6 +120,7 @@ def latest_versions() -> list[CaseVersion]:
             for slug in CaseVersion.objects.values_list("case__slug", flat=True).distinct().order_by("case__slug")]
 
 
+@pytest.mark.long
 def test_the_meter_of_each_cases_kit_counts_what_score_stored_for_every_bundled_example(
         client, bundled, meter_env, tmp_path):
     compared, statuses = 0, set()

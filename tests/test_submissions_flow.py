@@ -17,7 +17,7 @@ import requests
 from engine.builds import BuildLimits, build_submission, pack_folder
 from tests.served import ROOT, serve
 
-pytestmark = [pytest.mark.slow, pytest.mark.xdist_group("served-site")]
+pytestmark = [pytest.mark.slow]
 EXAMPLE = ROOT / "solutions" / "range-sums" / "accepted" / "fast"
 
 

@@ -12,7 +12,7 @@ import pytest
 from tests import served
 from tests.browsing import ROOT
 
-pytestmark = [pytest.mark.slow, pytest.mark.xdist_group("served-site")]
+pytestmark = [pytest.mark.slow]
 
 
 def walkthrough() -> str:

@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 
 SCHEMATHESIS = Path(sys.executable).with_name("schemathesis")
-pytestmark = [pytest.mark.slow, pytest.mark.xdist_group("served-site")]
+pytestmark = [pytest.mark.slow]
 EXAMPLES_PER_OPERATION = int(os.environ.get("API_CONTRACT_EXAMPLES", "25"))
 
 
@@ -30,6 +30,7 @@ def fronted_site(site_template):
     site.stop()
 
 
+@pytest.mark.long
 def test_schemathesis_finds_nothing(fronted_site, tmp_path):
     """With an operator's token, so the write operations are tried too (on a site of the test's
     own: the stateful phase submits entries), through nginx."""

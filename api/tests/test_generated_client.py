@@ -20,7 +20,7 @@ import pytest
 from engine.tests import wat
 
 GENERATOR = Path(sys.executable).with_name("openapi-python-client")
-pytestmark = [pytest.mark.slow, pytest.mark.xdist_group("served-site")]
+pytestmark = [pytest.mark.slow]
 
 
 def _generate(url: str, folder: Path):

@@ -402,7 +402,6 @@ def test_the_token_command_prints_the_token_last_lists_and_revokes(imported):
 
 
 @pytest.mark.slow
-@pytest.mark.xdist_group("served-site")
 def test_two_identical_requests_at_the_same_moment_make_one_entry(own_site):
     """Concurrent clients against a real server (gunicorn's workers, the suite's database: SQLite
     or PostgreSQL): the check and the write happen under the board's lock."""
@@ -432,7 +431,6 @@ def test_two_identical_requests_at_the_same_moment_make_one_entry(own_site):
 
 
 @pytest.mark.slow
-@pytest.mark.xdist_group("served-site")
 def test_one_key_sent_twice_at_once_with_two_bodies_stores_one_answer(own_site):
     """The key is taken in the claim's transaction: the request that comes second is rolled back
     whole and refused, never left as an entry no answer names."""
@@ -464,7 +462,6 @@ def test_one_key_sent_twice_at_once_with_two_bodies_stores_one_answer(own_site):
 
 
 @pytest.mark.slow
-@pytest.mark.xdist_group("served-site")
 def test_quotas_hold_for_requests_at_once_on_two_boards(site_template):
     """An operator's quota counts entries on every board, and each board has its own lock: the
     operator's own lock makes two requests at once on two cases count each other."""
