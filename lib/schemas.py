@@ -137,8 +137,22 @@ def _predicate(schema: Any) -> Callable[[Any], bool] | None:
     return _KINDS[kind] if kind in _KINDS and not keys else None
 
 
+# Predicates by schema object, each kept with its schema (so its id names no other): an array of
+# small arrays builds the inner arrays' predicate once, not once per item.
+_COMPILED: dict[int, tuple[Any, Callable[[Any], bool] | None]] = {}
+
+
+def _compiled(items: Any) -> Callable[[Any], bool] | None:
+    found = _COMPILED.get(id(items))
+    if found is None or found[0] is not items:
+        if len(_COMPILED) >= 1024:
+            _COMPILED.clear()
+        found = _COMPILED[id(items)] = (items, _predicate(items))
+    return found[1]
+
+
 def _quick_items(validator, items, instance, schema):
-    check = _predicate(items) if type(instance) is list else None
+    check = _compiled(items) if type(instance) is list else None
     if check is not None and all(map(check, itertools.islice(instance, len(schema.get("prefixItems", ())), None))):
         return
     yield from _GENERIC_ITEMS(validator, items, instance, schema)
