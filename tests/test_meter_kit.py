@@ -2,7 +2,8 @@
 virtual environment holding the meter's requirements and nothing else (no Django, no project on
 the path), on the bundled solutions and on hostile modules over each case's held-out inputs
 (copied in here, as the site never gives them out); every status, fuel figure and message is
-compared with what `score` stored for the same module, input by input."""
+compared with what the site stored for the same module (the served site's own examples, or
+`score` run here), input by input."""
 
 from __future__ import annotations
 
@@ -23,7 +24,7 @@ from catalog.models import CaseVersion
 from engine.builds import pack_folder
 from engine.tests import wat
 from scoring.building import build_source
-from scoring.examples import EXAMPLE_VERDICTS
+from scoring.examples import EXAMPLE_PREFIX, EXAMPLE_VERDICTS
 from scoring.models import Submission
 from scoring.workbench.solutions import case_solutions
 from tests.kits import held_out_files
@@ -121,12 +122,26 @@ def latest_versions() -> list[CaseVersion]:
 
 
 @pytest.mark.long
-def test_the_meter_of_each_cases_kit_counts_what_score_stored_for_every_bundled_example(
-        client, bundled, meter_env, tmp_path):
+def test_the_meter_of_each_cases_kit_counts_what_the_site_stored_for_every_bundled_example(
+        client, bundled, site_template, meter_env, tmp_path):
+    """Against what the served site stored for each example (`score_examples`, as `make run` scores
+    them), read from its API (experimental cases shown), under the same engine and configuration."""
+    from tests import served
+
+    served_site = served.serve(site_template, CATALOG_SHOW_EXPERIMENTAL="1")
+    try:
+        _each_example_metered_as_stored(client, served_site, meter_env, tmp_path)
+    finally:
+        served_site.stop()
+
+
+def _each_example_metered_as_stored(client, served_site, meter_env, tmp_path) -> None:
     compared, statuses = 0, set()
     for version in latest_versions():
         kit = unpack_kit(client, version, tmp_path / version.case.slug)
         inputs, expected, runways = held_out_files(version, kit)
+        board = served_site.json(f"/api/v1/cases/{version.case.slug}/leaderboard/?version={version.version}&all=1&page_size=200")
+        entries = {row["name"]: row["submission"] for row in board["results"]}
         for solution in case_solutions(ROOT / "solutions", version.case.slug).for_version(version.version):
             if solution.expected not in EXAMPLE_VERDICTS:
                 continue  # the examples: the entries the site shows (the others are wrong on purpose)
@@ -138,8 +153,10 @@ def test_the_meter_of_each_cases_kit_counts_what_score_stored_for_every_bundled_
                 wasm = solution.module(settings.SCORING_MAX_MODULE_BYTES)
             module = kit / f"{solution.expected}-{solution.stem}.wasm"
             module.write_bytes(wasm)
-            site, _ = scored(version, module, f"{solution.expected}-{solution.stem}")
+            site = served_site.json(f"/api/v1/submissions/{entries[EXAMPLE_PREFIX + solution.stem]}/")
             code, metered, _ = run_meter(meter_env, kit, module, inputs, expected, runways, site)
+            engine = metered["engine"]
+            assert site["engine"] == f"{engine['wasmtime']} ({engine['config_digest']})", site["engine"]  # the same engine
             compared += assert_same(site, metered, code, f"{version} {solution.expected}/{solution.stem}")
             statuses |= {result["status"] for result in metered["results"]}
     assert compared > 40 and "passed" in statuses, (compared, statuses)
