@@ -13,11 +13,14 @@ from jsonschema import validators
 
 from lib.schemas import first_violation, load_validator
 
-BOUND = st.one_of(st.integers(-3, 3), st.sampled_from([-1.5, 0.5, 2.0]))
-ODD = [True, False, None, 1.0, 0.0, -2.5, "1", "", [], {}]  # what a predicate could take wrongly
+BOUND = st.one_of(st.integers(-3, 3), st.sampled_from([-1.5, 0.5, 2.0, 2**53, 1e308]))
+# What a predicate could take wrongly (inf: strict JSON reads 1e400 so).
+ODD = [True, False, None, 1.0, 0.0, -2.5, 2**64, float("inf"), "1", "", [], {}]
 
 
 UNKNOWN = [{"type": "integer", "multipleOf": 2}, {"enum": [1, 2]}, {"type": ["integer", "null"]},
+           {"type": "integer", "enum": [1]}, {"type": "number", "const": 1}, {"type": "array", "contains": {}},
+           {"type": "array", "items": {"type": "integer"}, "unevaluatedItems": False},
            {"type": "string", "minLength": 1}, {"type": "array", "uniqueItems": True}, {"const": 1}, True, False,
            {"type": "integer", "title": "a note", "minimum": 0}, {"type": "object"}, {"minimum": 0}]
 BOUND_KEYS = ["minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum"]
@@ -83,7 +86,7 @@ def test_the_quick_path_finds_exactly_what_jsonschema_finds_for_every_plain_valu
     pair of them, and the schemas the quick path leaves to the generic one."""
     bounded = [{"type": kind, **dict(zip(keys, values))} for kind in ("integer", "number")
                for keys in [(), *itertools.combinations(BOUND_KEYS, 1), *itertools.combinations(BOUND_KEYS, 2)]
-               for values in itertools.product([-1, 0.5, 2], repeat=len(keys))]
+               for values in itertools.product([-1, 0.5, 2, 2**53], repeat=len(keys))]
     others = [{"type": kind} for kind in ("string", "boolean", "null")]
     for items in [*bounded, *others, *UNKNOWN]:
         assert_alike(items, [[value] for value in values_near(items)] + [values_near(items)])
@@ -107,3 +110,18 @@ def test_a_long_array_with_one_bad_item_deep_inside_is_reported_where_it_is():
     edges[71_234] = [1, 2, 3]
     assert first_violation(validator, {"edges": edges}).describe() == (
         "at /edges/71234: fails `maxItems` (schema path /properties/edges/items/maxItems)")
+
+
+def test_a_document_nested_deep_is_followed_as_far_as_jsonschema_follows_it():
+    """The quick path adds no stack of its own per level: at every depth, around the point where
+    the generic check runs out of stack, both reach the same verdict."""
+    schema = {"type": "array", "items": {"$ref": "#"}}
+    quick, generic = load_validator(json.dumps(schema).encode()), validators.Draft202012Validator(schema)
+    verdicts = set()
+    for depth in range(100, 420, 4):
+        document: list = []
+        for _ in range(depth):
+            document = [document]
+        verdicts.add(first_violation(generic, document))
+        assert first_violation(quick, document) == first_violation(generic, document), depth
+    assert len(verdicts) == 2  # both sides of the generic check's limit were tried
