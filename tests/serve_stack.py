@@ -48,7 +48,13 @@ def first_answer(server: subprocess.Popen, url: str, seconds: float) -> tuple[in
         try:
             return get(url)
         except urllib.error.HTTPError as error:
-            raise AssertionError(f"{url} answered {error.code}: {error.read()[:300]!r}") from None
+            answer = f"{url} answered {error.code}: {error.read()[:300]!r}"
+            try:  # a stack whose start failed behind a running nginx: say why it failed
+                server.wait(timeout=5)
+            except subprocess.TimeoutExpired:
+                raise AssertionError(answer) from None
+            output = server.stdout.read()[-5000:] if server.stdout else ""
+            raise AssertionError(f"{answer}; the server stopped ({server.returncode}):\n{output}") from None
         except OSError:
             assert time.monotonic() < deadline, f"{url} did not answer within {seconds:g} s"
             time.sleep(0.5)
