@@ -139,14 +139,14 @@ def _predicate(schema: Any) -> Callable[[Any], bool] | None:
     return _KINDS[kind] if kind in _KINDS and not keys else None
 
 
-# Predicates by schema object, each kept with its schema (so its id names no other): an array of
-# small arrays builds the inner arrays' predicate once, not once per item.
+# Predicates by schema object, each kept with its schema: while an entry holds it, its id names
+# no other object. An array of small arrays builds the inner arrays' predicate once, not per item.
 _COMPILED: dict[int, tuple[Any, Callable[[Any], bool] | None]] = {}
 
 
 def _compiled(items: Any) -> Callable[[Any], bool] | None:
     found = _COMPILED.get(id(items))
-    if found is None or found[0] is not items:
+    if found is None:
         if len(_COMPILED) >= 1024:
             _COMPILED.clear()
         found = _COMPILED[id(items)] = (items, _predicate(items))

@@ -158,8 +158,7 @@ def shared_template(run: Path) -> Database:
             raise RuntimeError("the served site's preparation failed in another test process:\n"
                                + (run / TEMPLATE_FAILURE).read_text())
         if (run / TEMPLATE_RECORD).exists():
-            recorded = json.loads((run / TEMPLATE_RECORD).read_text())
-            return Database(recorded["url"], Path(recorded["path"]) if recorded["path"] else None, recorded["name"])
+            return _recorded(run / TEMPLATE_RECORD)
         try:
             database = prepare(run / "served-site")
         except BaseException as failed:
@@ -170,12 +169,16 @@ def shared_template(run: Path) -> Database:
         return database
 
 
+def _recorded(record: Path) -> Database:
+    recorded = json.loads(record.read_text())
+    return Database(recorded["url"], Path(recorded["path"]) if recorded["path"] else None, recorded["name"])
+
+
 def drop_shared_template(run: Path) -> None:
     """Drop the run's template database, if a process prepared one (when the whole run ends)."""
     record = run / TEMPLATE_RECORD
     if record.exists():
-        recorded = json.loads(record.read_text())
-        Database(recorded["url"], None, recorded["name"]).drop()
+        _recorded(record).drop()
         record.unlink()
 
 
