@@ -45,6 +45,7 @@ stop_launcher() {
         kill "$launcher" 2>/dev/null || true
         wait "$launcher" 2>/dev/null || true
         launcher=""
+        rm -rf "$LAUNCHER_DIR"  # root's own folder (the site's group may only pass through it)
     fi
 }
 

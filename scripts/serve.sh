@@ -59,7 +59,7 @@ AS_APP=""
 
 # Everything this script starts stops with it, however it ends (a set-up step failing, the
 # launcher failing to start again, Ctrl-C); stopping twice is stopping once.
-front="" gunicorn="" workers="" stopped=""
+front="" gunicorn="" workers="" stopped="" NGINX_DIR=""
 stop() {
     if [ -n "$stopped" ]; then return 0; fi
     stopped=1
@@ -68,7 +68,10 @@ stop() {
         wait "$process" 2>/dev/null || true
     done
     # The launcher last: a worker's build in flight ends with its worker, not before it.
-    if [ -n "$AS_APP" ]; then stop_launcher; fi
+    if [ -n "$AS_APP" ]; then
+        stop_launcher
+        rm -rf "$NGINX_DIR"  # nginx's folder of root's under /run (under VAR_DIR otherwise: kept)
+    fi
 }
 trap stop EXIT
 trap 'stop; exit 0' INT TERM HUP

@@ -71,6 +71,11 @@ def stop(server: subprocess.Popen) -> None:
         server.wait(timeout=30)
 
 
+def launcher_socket(var: Path) -> str:
+    """Where scripts/launcher.sh puts the launcher of the site whose state is `var` (as root)."""
+    return f"/run/fuelboard-launcher/{hashlib.sha1(str(var).encode()).hexdigest()[:16]}/launcher.sock"
+
+
 def front_folder(var: Path) -> Path:
     """Where scripts/serve.sh keeps nginx's files: root's own folder under /run when it runs as root."""
     if os.geteuid() == 0:

@@ -12,7 +12,6 @@ killing it mid-build loses nothing."""
 
 from __future__ import annotations
 
-import hashlib
 import json
 import os
 import pwd
@@ -30,18 +29,13 @@ from catalog.tests.trees import ADDER_V1, VALID_CATALOG, CatalogTree
 from engine.builds import pack_folder
 from engine.tests import wat
 from scoring.tests.helpers import adder_answers
-from tests.serve_stack import (ROOT, first_answer, free_port, manage_as_site, poll_json, postgres_database,
-                                processes_of, stop, uids_running)
+from tests.serve_stack import (ROOT, first_answer, free_port, launcher_socket, manage_as_site, poll_json,
+                                postgres_database, processes_of, stop, uids_running)
 
 pytestmark = [pytest.mark.slow, pytest.mark.long]
 
 DONE = ("scored", "build_failed", "invalid_module", "error")
 SLEEP = 3  # seconds a slow build sleeps (a build needs no processor to hold a worker)
-
-
-def launcher_socket(var: Path) -> str:
-    """Where scripts/launcher.sh puts the launcher of the site whose state is `var`."""
-    return f"/run/fuelboard-launcher/{hashlib.sha1(str(var).encode()).hexdigest()[:16]}/launcher.sock"
 
 
 def build_uid(log: str) -> int:
