@@ -32,6 +32,7 @@ from catalog.models import (
 )
 from catalog.signals import versions_published
 from lib.errors import DomainError
+from lib.locking import lock_rows
 from sitecache.models import CATALOG, Generation
 
 logger = logging.getLogger(__name__)
@@ -227,7 +228,7 @@ def _write_version(source: VersionSource) -> CaseVersion:
     manifest = source.manifest
     case, _ = Case.objects.get_or_create(slug=manifest.slug, defaults={"folder": source.folder})
     # Serialise concurrent imports of versions of the same case (ordinals are renumbered below).
-    case = Case.objects.select_for_update().get(pk=case.pk)
+    case = lock_rows(Case.objects.filter(pk=case.pk))[0][0]
     files = dict(source.files)
     held_out_paths = {path for case_ in manifest.cases for path in (case_.input, case_.expected)}
     # By content too: the file a held-out symlink points to is no ordinary file of the version.

@@ -12,6 +12,7 @@ from lib.text import refused_character
 from scoring.boards.updates import announce_versions, set_hidden, update_boards
 from scoring.carry import CarryRefused, carry_forward, describe, score_carried
 from scoring.jobs import new_attempt
+from scoring.locking import lock_entries
 from scoring.management.commands.api_token import grant_submitting
 from scoring.models import (
     AnnotationChange,
@@ -125,6 +126,13 @@ class SubmissionAdmin(admin.ModelAdmin):
     def get_queryset(self, request):
         return super().get_queryset(request).defer("source")
 
+    def delete_queryset(self, request, queryset):
+        """Every board of the entries first, then the entries, all before the delete takes any
+        (deleted one by one, each would take its board after the entries before it)."""
+        with transaction.atomic():
+            lock_entries(queryset.values_list("pk", flat=True))
+            super().delete_queryset(request, queryset)
+
     def has_add_permission(self, request) -> bool:
         return False  # submissions come from `manage.py score`
 
@@ -133,6 +141,8 @@ class SubmissionAdmin(admin.ModelAdmin):
         change kept in the copy's own audit trail); every board showing one of them follows."""
         decided = {"hidden": obj.hidden, "annotation": obj.annotation, "excluded": obj.excluded}
         with transaction.atomic():
+            # Every board the entry and its copies are on, then the entries (lib/locking.py).
+            lock_entries(Submission.objects.filter(pk=obj.pk).with_carried_copies().values_list("pk", flat=True))
             super().save_model(request, obj, form, change)
             if {"annotation", "excluded"} & set(form.changed_data):  # a real change only
                 record_annotation(obj, request.user)

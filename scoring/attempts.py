@@ -20,6 +20,7 @@ from engine.progress import ScoringProgress
 from lib.text import storable
 from scoring import building
 from scoring.boards.updates import update_boards
+from scoring.locking import lock_entries
 from scoring.measuring import measure
 from scoring.models import Result, Submission
 
@@ -37,7 +38,8 @@ SCORING_OWNS = ("build_log", "build_confinement", "module_digest", "module_size"
 def _finish(submission: Submission, status: str, *, results: list[Result] = (), **fields) -> Submission:
     """Store the outcome in one transaction, if this attempt is still the current one."""
     with transaction.atomic():
-        current = Submission.objects.select_for_update().only("attempt", "status").get(pk=submission.pk)
+        lock_entries([submission.pk])  # its board first, then the entry (lib/locking.py)
+        current = Submission.objects.only("attempt", "status").get(pk=submission.pk)
         if current.attempt != submission.attempt or current.status != Submission.State.RUNNING:
             raise Superseded(f"submission {submission.pk} attempt {submission.attempt} was superseded")
         Result.objects.filter(submission=submission).delete()

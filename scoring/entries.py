@@ -16,8 +16,8 @@ from django.db import transaction
 from django.utils import timezone
 
 from catalog.models import CaseVersion, Variant
-from scoring.boards.updates import lock_board
 from scoring.jobs import new_attempt
+from scoring.locking import lock_board
 from scoring.models import Submission
 from scoring.recording import record_submission, source_digest
 
@@ -40,8 +40,7 @@ def earlier(version: CaseVersion, variant: Variant, name: str, digest: str) -> t
     Unfinished: the scorer failed on it (`error`), or a run that stopped left it stale
     (`Submission.objects.stale()`, the rule `requeue_stale_jobs` follows too)."""
     same = Submission.objects.filter(version=version, variant=variant, name=name, source_digest=digest).defer("source")
-    unfinished = set(same.stale().values_list("pk", flat=True)) | set(
-        same.filter(status=Submission.State.ERROR).values_list("pk", flat=True))
+    unfinished = set(same.unfinished().values_list("pk", flat=True))
     found = list(same.order_by("pk"))
     standing = next((submission for submission in found if submission.pk not in unfinished), None)
     return standing, (found[-1] if found and standing is None else None)
@@ -78,6 +77,9 @@ def _claim(version: CaseVersion, variant: Variant, name: str, source: tuple[str,
         before_recording(version)
     if left is None:
         return Claim(record_submission(version, variant, name, *source, run=run, operator=operator), NEW)
-    taken = new_attempt(left, message=f"scored again by {retried_by}", enqueue=False)
+    taken = new_attempt(left, message=f"scored again by {retried_by}", enqueue=False,
+                        only_if=Submission.objects.unfinished())
+    if taken is None:  # its scorer spoke again meanwhile: it stands
+        return Claim(Submission.objects.defer("source").get(pk=left.pk), STANDING)
     Submission.objects.filter(pk=taken.pk).update(heartbeat_at=timezone.now())  # claimed: not stale
     return Claim(taken, RETRIED)

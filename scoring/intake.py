@@ -34,6 +34,7 @@ from lib.errors import DomainError
 from lib.strictjson import DocumentTooLarge, JSONDocumentError, loads_capped
 from lib.unpack import ArchiveError, ArchiveLimits, extract_archive
 from scoring.entries import EXHAUSTED, STANDING, Claim, claim_entry
+from scoring.locking import lock_operator
 from lib.text import name_key
 from scoring.models import IdempotentRequest, NameSkeleton, Submission, SubmitterName
 from scoring.models.operators import IDEMPOTENCY_KEEP
@@ -262,7 +263,7 @@ def _lock_operator(user) -> None:
     """Hold the operator's row until the claim commits: their quotas count entries on every
     board, and each board has its own lock, so two of their requests on two boards would
     otherwise both pass the count (locks are taken board first, then operator: one order)."""
-    type(user).objects.select_for_update().filter(pk=user.pk).values_list("pk", flat=True).first()
+    lock_operator(user.pk)
 
 
 def within_quotas(user) -> None:

@@ -28,7 +28,6 @@ import time
 from datetime import timedelta
 
 from django.conf import settings
-from django.contrib.auth import get_user_model
 from django.db import transaction
 from django.utils import timezone
 from django_tasks import task
@@ -37,6 +36,7 @@ from engine.builds import SandboxUnavailable
 from scoring.agents.computing import refresh_agents_job
 from scoring.attempts import Superseded, score
 from scoring.boards.updates import update_boards
+from scoring.locking import lock_entries, lock_operator
 from scoring.models import Submission
 from scoring.queue import in_flight
 from scoring.standings.computing import refresh_standings_job
@@ -144,7 +144,7 @@ def dispatch(operator_id: int) -> int:
     (SCORING_OPERATOR_JOBS) allows. Returns how many. Safe to call at any time, from anywhere:
     the operator's row is locked while it counts."""
     with transaction.atomic():
-        get_user_model().objects.select_for_update().filter(pk=operator_id).values_list("pk", flat=True).first()
+        lock_operator(operator_id)  # then its entries, changed below: the house's order
         free = settings.SCORING_OPERATOR_JOBS - in_flight(operator_id).count()
         if free <= 0:
             return 0
@@ -164,11 +164,19 @@ def dispatch_waiting() -> int:
     return sum(dispatch(operator_id) for operator_id in list(operators))
 
 
-def new_attempt(submission: Submission, message: str = "", *, enqueue: bool = True) -> Submission:
+def new_attempt(submission: Submission, message: str = "", *, enqueue: bool = True,
+                only_if=None) -> Submission | None:
     """Make a fresh attempt current (the old one can no longer write) and queue it (or, with
-    `enqueue` False, leave it to the caller to score or queue)."""
+    `enqueue` False, leave it to the caller to score or queue).
+
+    `only_if`: a queryset of entries in the state the caller found this one in (stale, say). Under
+    the entry's lock it must still be there at the attempt the caller saw, or nothing changes and
+    None is returned: two callers that found it stale at the same moment give it one new attempt."""
     with transaction.atomic():
-        current = Submission.objects.select_for_update().get(pk=submission.pk)
+        lock_entries([submission.pk])
+        if only_if is not None and not only_if.filter(pk=submission.pk, attempt=submission.attempt).exists():
+            return None
+        current = Submission.objects.get(pk=submission.pk)
         current.attempt += 1
         current.status = Submission.State.PENDING
         current.message = message
@@ -198,27 +206,47 @@ def _mark_job_lost(job_id: str) -> None:
     )
 
 
+def _requeue(submission: Submission, stale_after: float | None) -> tuple[Submission, str] | None:
+    """A new attempt for one stale entry, or its end after too many; None if, under its lock, it
+    is stale no more (another caller requeued it, or its scorer spoke again)."""
+    still = Submission.objects.stale(stale_after)
+    if submission.out_of_attempts:
+        with transaction.atomic():
+            lock_entries([submission.pk])
+            if not still.filter(pk=submission.pk, attempt=submission.attempt).exists():
+                return None
+            Submission.objects.filter(pk=submission.pk).update(
+                status=Submission.State.ERROR,
+                message=f"gave up after {submission.attempts_used} attempts: the scorer stopped responding each time",
+            )
+            update_boards([submission.pk])
+        _mark_job_lost(submission.job_id)
+        return submission, "failed"
+    fresh = new_attempt(submission, message=f"requeued: attempt {submission.attempt + 1} stopped responding",
+                        only_if=still)
+    if fresh is None:
+        return None
+    _mark_job_lost(submission.job_id)
+    return fresh, "requeued"
+
+
 def stale_submissions(stale_after: float | None = None):
     """Running attempts whose heartbeat stopped, and queued ones that never got a job."""
     return Submission.objects.stale(stale_after).defer("source")
 
 
 def requeue_stale(stale_after: float | None = None) -> list[tuple[Submission, str]]:
-    """Start a new attempt for every stale submission (or give up after too many attempts)."""
+    """Start a new attempt for every stale submission (or give up after too many attempts).
+    Returns (entry, "requeued" | "failed" | "error") for each one handled: one entry's error
+    (logged) does not stop the others."""
     handled = []
     for submission in stale_submissions(stale_after):
-        _mark_job_lost(submission.job_id)
-        if submission.out_of_attempts:
-            with transaction.atomic():
-                updated = Submission.objects.filter(pk=submission.pk, attempt=submission.attempt).update(
-                    status=Submission.State.ERROR,
-                    message=f"gave up after {submission.attempts_used} attempts: the scorer stopped responding each time",
-                )
-                update_boards([submission.pk])
-            if updated:
-                handled.append((submission, "failed"))
-            continue
-        fresh = new_attempt(submission, message=f"requeued: attempt {submission.attempt + 1} stopped responding")
-        handled.append((fresh, "requeued"))
+        try:
+            outcome = _requeue(submission, stale_after)
+        except Exception:
+            logger.exception("requeueing stale submission %s failed", submission.pk)
+            outcome = (submission, "error")
+        if outcome is not None:
+            handled.append(outcome)
     dispatch_waiting()
     return handled

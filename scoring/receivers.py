@@ -12,11 +12,15 @@ from catalog.signals import versions_published
 from scoring import verification  # noqa: F401  (connects its receiver of new records)
 from scoring.boards.updates import forget_submission
 from scoring.carry import carry_after_import
+from scoring.locking import lock_entries
 from scoring.models import RecordStep, Submission
 
 
 @receiver(pre_delete, sender=Submission, dispatch_uid="submission-deleting")
 def _submission_deleting(instance, **kwargs) -> None:
+    # Its board before the entry, which the delete is about to lock (lib/locking.py); deleting
+    # many at once, lock them all first (scoring/admin.py does).
+    lock_entries([instance.pk])
     # Whether it was a record: its steps are gone (cascaded) by the time post_delete runs.
     instance._was_record = RecordStep.objects.filter(submission_id=instance.pk).exists()
 

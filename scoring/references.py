@@ -17,6 +17,7 @@ from django.db import transaction
 from lib.errors import DomainError
 from scoring.boards.places import RANKED
 from scoring.boards.updates import announce_versions, refresh_reference_fuel
+from scoring.locking import lock_entries
 from scoring.models import Submission
 
 
@@ -28,7 +29,8 @@ def set_reference(submission: Submission) -> Submission | None:
     """Make `submission` its version's reference (in place of any other). Returns the entry that was
     the reference before, if another was. Raises ReferenceRefused."""
     with transaction.atomic():
-        current = Submission.objects.select_for_update().get(pk=submission.pk)
+        lock_entries([submission.pk])  # its board first: every reference change on a version takes turns
+        current = Submission.objects.get(pk=submission.pk)
         if current.board_group != RANKED:
             raise ReferenceRefused("not_ranked", f"#{current.pk} is not ranked on its board (it did not pass every "
                                                  "input, or it is hidden or excluded): a reference must be")
@@ -44,6 +46,7 @@ def set_reference(submission: Submission) -> Submission | None:
 def clear_reference(submission: Submission) -> bool:
     """`submission` is no longer its version's reference. Returns whether it was."""
     with transaction.atomic():
+        lock_entries([submission.pk])
         cleared = Submission.objects.filter(pk=submission.pk, is_reference=True).update(is_reference=False)
         if cleared:
             refresh_reference_fuel([submission.version_id])

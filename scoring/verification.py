@@ -29,6 +29,7 @@ from engine.sandbox import ENGINE_DIGEST, WASMTIME_VERSION
 from lib.text import storable
 from scoring.boards import RANKED
 from scoring.boards.updates import announce_versions
+from scoring.locking import lock_entries
 from scoring.measuring import Measurement, measure
 from scoring.models import Standing, Submission, Verification
 from scoring.signals import new_records
@@ -163,8 +164,8 @@ def _record(verification: Verification, outcome: str, message: str, detail: str,
     attempt that was measured, mark the entry and let its boards' pages (and the matrix) show it.
     An entry scored again meanwhile keeps no mark of results it no longer has."""
     with transaction.atomic():
-        current = Submission.objects.select_for_update().only("attempt", "status", "version_id").get(
-            pk=verification.submission_id)
+        lock_entries([verification.submission_id])
+        current = Submission.objects.only("attempt", "status", "version_id").get(pk=verification.submission_id)
         if current.attempt != attempt or current.status not in Submission.FINAL_STATES:
             outcome, message = Outcome.FAILED, "not re-measured: the entry was scored again meanwhile"
         verification.outcome, verification.message = outcome, storable(message)[:500]

@@ -54,7 +54,7 @@ class Generation(models.Model):
     @classmethod
     def bump(cls, *names: str) -> None:
         """Call inside the transaction that changes the data, so both commit together."""
-        for name in dict.fromkeys(names):
+        for name in sorted(set(names)):  # in name order: two transactions bumping the same rows take turns
             if not cls.objects.filter(name=name).update(value=models.F("value") + 1):
                 _, created = cls.objects.get_or_create(name=name, defaults={"value": 1})
                 if not created:  # another transaction created it between our update and insert

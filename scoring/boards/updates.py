@@ -17,19 +17,10 @@ from scoring.boards.places import (
     engine_label,
     variant_key,
 )
-from scoring.models import BoardSummary, Standing, Submission
+from lib.locking import lock_rows
+from scoring.locking import board_summary, lock_entries
+from scoring.models import Standing, Submission
 from sitecache.models import BEST_FUEL, STANDINGS, Generation, version_generation
-
-
-def lock_board(version_id: int) -> None:
-    """Take the lock every change to a version's boards takes first (its overall summary row)."""
-    _summary(version_id, ALL_VARIANTS)
-
-
-def _summary(version_id: int, key: int):
-
-    summary, _ = BoardSummary.objects.get_or_create(version_id=version_id, variant_key=key)
-    return BoardSummary.objects.select_for_update().get(pk=summary.pk)
 
 
 def _count(counts: dict, engine: str, change: int) -> dict:
@@ -48,7 +39,7 @@ class _Changes:
 
     def summary(self, version_id: int, key: int):
         if (version_id, key) not in self.summaries:
-            self.summaries[(version_id, key)] = _summary(version_id, key)
+            self.summaries[(version_id, key)] = board_summary(version_id, key)
         return self.summaries[(version_id, key)]
 
     def submission_moved(self, version_id: int, variant_id: int, engine: str, change: int) -> None:
@@ -125,8 +116,8 @@ def _refresh_standing(changes: _Changes, version_id: int, variant_id: int | None
         candidates = candidates.filter(variant_id=variant_id)
     best = candidates.in_board_order().values(
         "pk", "board_group", "board_key", "submitted_at", "wasmtime_version", "engine_digest", "model").first()
-    current = Standing.objects.select_for_update().filter(version_id=version_id, variant_key=variant_key(variant_id),
-                                                          name=name).first()
+    current = next(iter(lock_rows(Standing.objects.filter(
+        version_id=version_id, variant_key=variant_key(variant_id), name=name))[0]), None)
     if current is None and best is None:
         return
     summary = changes.summary(version_id, variant_key(variant_id))
@@ -156,7 +147,7 @@ def update_boards(pks: Iterable[int]) -> None:
     """Bring these submissions' board places, and the standings they touch, up to date.
 
     Call after changing anything a board depends on (status, results, hidden), in the same
-    transaction.
+    transaction, having locked them (`scoring.locking.lock_entries`) before changing them.
     """
 
     pks = list(pks)
@@ -165,11 +156,13 @@ def update_boards(pks: Iterable[int]) -> None:
     with transaction.atomic():
         changes = _Changes()
         keys = set()
-        rows = list(Submission.objects.select_for_update().filter(pk__in=pks).order_by("pk").values(
+        # Each board's summary row is its lock: taken first, in version order, so two writers on
+        # one version (workers, score_many's threads) take turns to compare with its last record;
+        # then the entries (held already where the caller changed them: the house's order).
+        lock_entries(pks)
+        rows = list(Submission.objects.filter(pk__in=pks).order_by("pk").values(
             "pk", "version_id", "variant_id", "name", "status", "hidden", "passed", "total_fuel", "passed_count",
             "board_group", "board_key", "wasmtime_version", "engine_digest", "excluded", "scored_at", "submitted_at"))
-        # Each board's summary row is its lock: taken first, in version order, so two writers on
-        # one version (workers, score_many's threads) take turns to compare with its last record.
         for version_id in sorted({row["version_id"] for row in rows}):
             changes.summary(version_id, ALL_VARIANTS)
         records = records_module.Changes()
@@ -216,8 +209,9 @@ def set_hidden(submissions, hidden: bool) -> int:
     not counted) changed."""
     with transaction.atomic():
         pks = list(submissions.values_list("pk", flat=True))
-        count = Submission.objects.filter(pk__in=pks).update(hidden=hidden)
         everything = list(Submission.objects.filter(pk__in=pks).with_carried_copies().values_list("pk", flat=True))
+        lock_entries(everything)  # every board they are on first, then the entries
+        count = Submission.objects.filter(pk__in=pks).update(hidden=hidden)
         Submission.objects.filter(pk__in=everything).update(hidden=hidden)
         update_boards(everything)
     return count

@@ -11,6 +11,7 @@ from django.conf import settings
 from django.db import models, transaction
 from django.utils import timezone
 
+from lib.locking import lock_rows
 from lib.text import name_key, name_skeletons
 
 TOKEN_PREFIX = "fbt"
@@ -86,7 +87,7 @@ class ApiToken(models.Model):
         refused for another reason: a refused request costs the server too)."""
         now = timezone.now()
         with transaction.atomic():
-            row = ApiToken.objects.select_for_update().only("window_started_at", "window_requests").get(pk=self.pk)
+            row = lock_rows(ApiToken.objects.filter(pk=self.pk).only("window_started_at", "window_requests"))[0][0]
             if row.window_started_at is None or now - row.window_started_at >= timedelta(hours=1):
                 row.window_started_at, row.window_requests = now, 0
             if row.window_requests >= per_hour:

@@ -46,6 +46,11 @@ class SubmissionQuerySet(models.QuerySet):
             | Q(status=Submission.State.PENDING, job_id="", handed_at__lt=cutoff)
             & (Q(operator__isnull=True) | Q(queued_at__isnull=False)))
 
+    def unfinished(self) -> "SubmissionQuerySet":
+        """Entries a stopped run left unfinished: the scorer failed on them (`error`), or they are
+        stale. One that is submitted again is taken over by a new attempt (scoring/entries.py)."""
+        return self.filter(pk__in=self.stale().values("pk")) | self.filter(status=Submission.State.ERROR)
+
     def public(self) -> "SubmissionQuerySet":
         """Submissions on versions the site shows (experimental ones only when enabled)."""
         return self.filter(version__in=CaseVersion.objects.public())

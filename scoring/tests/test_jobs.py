@@ -7,7 +7,7 @@ import json
 from datetime import timedelta
 
 import pytest
-from django.core.management import call_command
+from django.core.management import CommandError, call_command
 from django.utils import timezone
 
 from scoring.jobs import enqueue_scoring, new_attempt, requeue_stale
@@ -86,6 +86,46 @@ def test_the_requeue_command_reports_what_it_did(adder_v1, correct_wasm, django_
     with django_capture_on_commit_callbacks(execute=True):
         call_command("requeue_stale_jobs", "--stale-after", "30", stdout=out)
     assert f"requeued  submission #{submission.pk} (orphan), attempt 1" in out.getvalue()
+
+
+def test_one_entry_that_cannot_be_requeued_does_not_stop_the_others(adder_v1, correct_wasm, monkeypatch,
+                                                                    django_capture_on_commit_callbacks):
+    """The queue's own table refuses one entry's lost job: that entry is named and the command
+    exits 1, and every other stale entry gets its new attempt."""
+    import scoring.jobs
+
+    stale = []
+    for name in ("first", "poisoned", "last"):
+        entry = submit(adder_v1, adder_v1.default_variant(), name, wasm_file=correct_wasm)
+        Submission.objects.filter(pk=entry.pk).update(status="running", job_id=f"job-{name}",
+                                                      heartbeat_at=timezone.now() - timedelta(hours=1))
+        stale.append(entry)
+    marked = scoring.jobs._mark_job_lost
+
+    def the_queue_refuses(job_id):
+        if job_id == "job-poisoned":
+            raise RuntimeError("the queue's table is unreachable")
+        marked(job_id)
+
+    monkeypatch.setattr(scoring.jobs, "_mark_job_lost", the_queue_refuses)
+    out, err = io.StringIO(), io.StringIO()
+    with django_capture_on_commit_callbacks(execute=True), pytest.raises(CommandError, match="1 stale job"):
+        call_command("requeue_stale_jobs", "--stale-after", "30", stdout=out, stderr=err)
+    assert f"submission #{stale[1].pk} (poisoned)" in err.getvalue()
+    for entry in (stale[0], stale[2]):
+        assert f"requeued  submission #{entry.pk}" in out.getvalue()
+        entry.refresh_from_db()
+        assert (entry.attempt, entry.status) == (1, "scored")
+
+
+def test_two_requeues_of_one_stale_entry_give_it_one_new_attempt(adder_v1, correct_wasm):
+    """Each re-checks under the entry's lock that it is still stale at the attempt it saw."""
+    entry = submit(adder_v1, adder_v1.default_variant(), "twice", wasm_file=correct_wasm)
+    Submission.objects.filter(pk=entry.pk).update(status="running", heartbeat_at=timezone.now() - timedelta(hours=1))
+    seen = Submission.objects.get(pk=entry.pk)  # what both found stale
+    assert new_attempt(seen, enqueue=False, only_if=Submission.objects.stale(60)) is not None
+    assert new_attempt(seen, enqueue=False, only_if=Submission.objects.stale(60)) is None
+    assert Submission.objects.get(pk=entry.pk).attempt == 1
 
 
 def test_score_enqueue_goes_through_the_task_queue(adder_v1, correct_wasm, django_capture_on_commit_callbacks):

@@ -1,7 +1,7 @@
 from __future__ import annotations
 
 from django.conf import settings
-from django.core.management.base import BaseCommand
+from django.core.management.base import BaseCommand, CommandError
 
 from scoring.jobs import requeue_stale
 
@@ -9,7 +9,8 @@ from scoring.jobs import requeue_stale
 class Command(BaseCommand):
     help = (
         "Requeue scoring jobs whose worker stopped responding (its heartbeat is older than "
-        "--stale-after seconds); after SCORING_MAX_ATTEMPTS attempts the submission is marked failed."
+        "--stale-after seconds); after SCORING_MAX_ATTEMPTS attempts the submission is marked failed. "
+        "An entry that cannot be handled is reported and the others are handled still (exit status 1)."
     )
 
     def add_arguments(self, parser):
@@ -18,6 +19,14 @@ class Command(BaseCommand):
 
     def handle(self, *args, **options):
         handled = requeue_stale(options["stale_after"])
+        errors = 0
         for submission, action in handled:
-            self.stdout.write(f"{action:<9} submission #{submission.pk} ({submission.name}), attempt {submission.attempt}")
-        self.stdout.write(f"{len(handled)} stale job(s)")
+            line = f"{action:<9} submission #{submission.pk} ({submission.name}), attempt {submission.attempt}"
+            if action == "error":
+                errors += 1
+                self.stderr.write(f"{line}: could not be requeued (see the log); the others were handled")
+            else:
+                self.stdout.write(line)
+        self.stdout.write(f"{len(handled) - errors} stale job(s)")
+        if errors:
+            raise CommandError(f"{errors} stale job(s) could not be requeued")

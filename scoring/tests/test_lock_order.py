@@ -1,0 +1,125 @@
+"""One lock order (lib/locking.py): the paths that change one entry at the same moment take turns,
+on PostgreSQL's row locks, and never wait on each other for ever."""
+
+from __future__ import annotations
+
+import threading
+from datetime import timedelta
+from pathlib import Path
+
+import pytest
+from django.db import connection
+from django.test import Client
+from django.utils import timezone
+
+from engine.progress import ScoringProgress
+from engine.tests import wat
+from lib.locking import ORDER, rank
+from scoring.attempts import Superseded, _score
+from scoring.boards.updates import set_hidden
+from scoring.jobs import requeue_stale
+from scoring.models import Submission
+from scoring.tests.helpers import adder_answers
+from tests.operators import URL, make_token
+
+ROUNDS = 20
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def test_every_table_the_code_locks_has_a_place_in_the_order(settings):
+    """Every `select_for_update` is lib/locking.py's, and every table it is given is ranked."""
+    from django.apps import apps
+
+    found = [str(path.relative_to(ROOT)) for path in ROOT.glob("*/**/*.py")
+             if not {".venv", "node_modules", "tests"} & set(path.parts) and "select_for_update" in path.read_text()]
+    assert found == ["lib/locking.py"]
+    for label in ORDER:
+        if label != "operator":
+            assert rank(apps.get_model(label)) == ORDER.index(label)
+    assert rank(apps.get_model(settings.AUTH_USER_MODEL)) == ORDER.index("operator")
+    with pytest.raises(ValueError, match="no place in the lock order"):
+        rank(apps.get_model("scoring.Result"))
+
+
+@pytest.mark.skipif(connection.vendor != "postgresql",
+                    reason="row locks and deadlocks are PostgreSQL's: SQLite locks the whole database at once")
+@pytest.mark.django_db(transaction=True)
+def test_a_resubmission_a_requeue_a_hide_and_a_late_result_on_one_stale_entry_take_turns(imported, settings):
+    """Round after round, four paths start on one stale entry at the same moment: its operator
+    sends it again over the API, `requeue_stale_jobs` runs, staff hide it, and the worker that was
+    given up on stores its result late. None waits on another for ever (no deadlock, no 500), the
+    entry gets at most one new attempt, and it ends in a final state."""
+    settings.API_SUBMISSIONS_PER_HOUR = settings.API_REQUESTS_PER_HOUR = 10_000
+    settings.API_SUBMISSIONS_IN_FLIGHT = 1_000
+    token = make_token()
+    module = wat.lookup(adder_answers(imported))
+    failures: list[str] = []
+    for round_number in range(ROUNDS):
+        name = f"racer-{round_number}"
+        answer = _send(token, module, name)
+        assert answer.status_code == 202, answer.content
+        entry = Submission.objects.get(name=name)
+        assert entry.status == Submission.State.SCORED
+        # Its worker was lost mid-run: running, no heartbeat for ten minutes.
+        Submission.objects.filter(pk=entry.pk).update(status=Submission.State.RUNNING, job_id="lost",
+                                                      heartbeat_at=timezone.now() - timedelta(minutes=10))
+        lost = Submission.objects.get(pk=entry.pk)
+        start = threading.Barrier(4)
+
+        def resubmit():
+            status = _send(token, module, name).status_code
+            if status not in (200, 202):
+                failures.append(f"round {round_number}: the resubmission was answered {status}")
+
+        def requeue():
+            for handled, outcome in requeue_stale(stale_after=60):
+                if outcome == "error":
+                    failures.append(f"round {round_number}: requeueing #{handled.pk} failed")
+
+        def hide():
+            set_hidden(Submission.objects.filter(pk=entry.pk), True)
+
+        def late_result():
+            try:
+                _score(lost, ScoringProgress())
+            except Superseded:
+                pass
+
+        threads = [threading.Thread(target=_raced, args=(start, action, failures, round_number))
+                   for action in (resubmit, requeue, hide, late_result)]
+        for thread in threads:
+            thread.start()
+        for thread in threads:
+            thread.join(timeout=120)
+        assert not any(thread.is_alive() for thread in threads), f"round {round_number}: a path never finished"
+        requeue_stale(stale_after=60)  # what the site runs every minute: an entry left waiting its turn is queued
+        final = Submission.objects.get(pk=entry.pk)
+        assert final.attempt - lost.attempt <= 1, f"round {round_number}: {final.attempt - lost.attempt} new attempts"
+        assert final.status in Submission.FINAL_STATES, (round_number, final.status, final.message, failures)
+        assert Submission.objects.filter(name=name).count() == 1
+    assert failures == []
+
+
+def _send(token: str, module: bytes, name: str):
+    """What the operator's harness sends (scored in-process, when the request's transaction commits)."""
+    upload = _named(module)
+    return Client(raise_request_exception=False).post(
+        URL, {"case": "adder", "version": "v1", "name": name, "wasm": upload}, HTTP_AUTHORIZATION=f"Bearer {token}")
+
+
+def _named(data: bytes):
+    import io
+
+    upload = io.BytesIO(data)
+    upload.name = "module.wasm"
+    return upload
+
+
+def _raced(start: threading.Barrier, action, failures: list[str], round_number: int) -> None:
+    try:
+        start.wait(timeout=60)
+        action()
+    except Exception as error:  # a deadlock, say: the test fails with it
+        failures.append(f"round {round_number}: {action.__name__}: {type(error).__name__}: {error}")
+    finally:
+        connection.close()  # this thread's own connection
