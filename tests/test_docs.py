@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from engine.builds.launcher import CAPS_FROM_ENVIRONMENT, OTHER_SETTINGS
+from engine.builds.caps import CAPS_FROM_ENVIRONMENT, OTHER_SETTINGS
 from lib.markup import heading_slug
 
 ROOT = Path(__file__).resolve().parent.parent

@@ -3,7 +3,7 @@ its processes.
 
 Per-process limits (address space, RLIMIT_NPROC, RLIMIT_CPU) multiply with the number of
 processes, and the files a build writes into its tmpfs are memory too: only a cgroup bounds the
-sum. Each build gets a fresh cgroup under the scorer's own (`fuelboard-build-<pid>-<n>`), with
+sum. Each build gets a fresh cgroup under the scorer's own (`fuelboard-build-<owner>-<n>`), with
 `memory`, `pids` and `cpu` limits (the last a share of the processors over time: a build that
 spins on every core of a worker host gets its share and no more); the build's first process
 joins it before it runs anything (from `preexec_fn`, while it is still root), everything in it
@@ -14,11 +14,19 @@ otherwise cgroup v1's `memory`, `pids` and `cpu` hierarchies, where they are mou
 (as root on most machines without systemd's unified layout). Where neither works,
 `cgroup_problem()` says why, and builds are refused unless a development setting allows them
 unconfined (engine/builds/run.py).
+
+Owners: every cgroup's name carries its owner's token, a random name of the process that made it
+(a scorer, a build launcher), and the owner holds a lock on a file of that name in OWNERS for its
+whole life (the kernel lets go of it when the process ends, however it ends). So a launcher that
+starts can tell a live owner's cgroups from a dead one's whatever PID namespace either runs in (a
+process id means nothing across them, and is reused): it removes exactly the cgroups of owners
+whose lock it can take, and never touches the others.
 """
 
 from __future__ import annotations
 
 import itertools
+import logging
 import os
 import signal
 import time
@@ -28,13 +36,13 @@ from pathlib import Path
 from typing import Iterator
 
 from engine.builds.limits import remembered_when_fine
+from engine.builds.owners import TOKEN_CHARACTERS, current_token, dead_owners_lock, forget, owner_token
 
 PREFIX = "fuelboard-build-"
 CONTROLLERS = ("memory", "pids", "cpu")
 CPU_PERIOD_MICROSECONDS = 100_000
 _counter = itertools.count()
-
-
+logger = logging.getLogger(__name__)
 @dataclass(frozen=True)
 class Layout:
     """Where this process's cgroups are: one folder for v2, one per controller for v1."""
@@ -243,20 +251,34 @@ class BuildCgroup:
 
 
 def remove_orphans() -> list[str]:
-    """Remove the cgroups of builds whose scorer is gone (killed before it could remove them):
-    their processes are killed first. Returns their names."""
+    """Remove the cgroups of owners that are gone (killed before they could remove them), in any
+    PID namespace: those whose owner's lock can be taken. Their processes are killed first. The
+    cgroups of live owners, and of owners this machine's OWNERS folder does not know, are left
+    alone. Returns the names removed."""
     found = layout()
     if not isinstance(found, Layout):
         return []
-    orphans: dict[str, list[Path]] = {}
+    owned: dict[str, dict[str, list[Path]]] = {}
     for parent in found.parents.values():
         for folder in parent.glob(f"{PREFIX}*"):
-            pid = folder.name.removeprefix(PREFIX).split("-", 1)[0]
-            if pid.isdigit() and not Path(f"/proc/{pid}").exists():
-                orphans.setdefault(folder.name, []).append(folder)
-    for folders in orphans.values():
-        _remove_tree(folders, found.version)
-    return sorted(orphans)
+            token = folder.name.removeprefix(PREFIX).split("-", 1)[0]
+            if len(token) == TOKEN_CHARACTERS and token != current_token():
+                owned.setdefault(token, {}).setdefault(folder.name, []).append(folder)
+    removed = []
+    for token, groups in sorted(owned.items()):
+        lock = dead_owners_lock(token)
+        if lock is None:
+            continue
+        try:
+            for name, folders in sorted(groups.items()):
+                _remove_tree(folders, found.version)
+                removed.append(name)
+        except OSError as error:
+            logger.warning("could not remove the cgroups of a scorer that is gone (%s): %s", token, error)
+            os.close(lock)  # its file stays: the next launcher tries again
+            continue
+        forget(token, lock)
+    return removed
 
 
 def remove_with_children(group: BuildCgroup) -> None:
@@ -317,7 +339,7 @@ def build_cgroup(memory_bytes: int, processes: int, cpus: float, where: Layout |
     where = where or layout()
     if not isinstance(where, Layout):
         raise OSError(where)
-    group = _make(where, f"{PREFIX}{os.getpid()}-{next(_counter)}", memory_bytes, processes, cpus)
+    group = _make(where, f"{PREFIX}{owner_token()}-{next(_counter)}", memory_bytes, processes, cpus)
     try:
         yield group
     finally:
@@ -337,7 +359,7 @@ def confine_all_builds(memory_bytes: int, processes: int, cpus: float) -> tuple[
     where = layout()
     if not isinstance(where, Layout):
         raise OSError(where)
-    group = _make(where, f"{PREFIX}{os.getpid()}-all", memory_bytes, processes, cpus)
+    group = _make(where, f"{PREFIX}{owner_token()}-all-{next(_counter)}", memory_bytes, processes, cpus)
     inside = Layout(where.version, {controller: parent / group.folders[0].name
                                     for controller, parent in where.parents.items()})
     if where.version == 2:  # no process of its own: the controllers pass on to the builds

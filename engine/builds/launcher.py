@@ -43,14 +43,15 @@ import struct
 import sys
 import threading
 import time
-from dataclasses import dataclass, fields, replace
+from dataclasses import replace
 from pathlib import Path
 
 from engine.builds import protocol
-from engine.builds.accounts import BLOCK, BuildAccounts, NoFreeBlock, claim_block
+from engine.builds.accounts import BuildAccounts, NoFreeBlock, claim_block
 from engine.builds.bwrap import sandbox_problem
-from engine.builds.cgroups import Layout, confine_all_builds, remove_orphans, remove_with_children
-from engine.builds.limits import BuildLimits, SandboxUnavailable
+from engine.builds.caps import Caps, LauncherError, concurrent_builds
+from engine.builds.cgroups import BuildCgroup, Layout, confine_all_builds, remove_orphans, remove_with_children
+from engine.builds.limits import SandboxUnavailable
 from engine.builds.run import DRIVER_MODULES, build_submission, confinement_problem
 
 logger = logging.getLogger("engine.builds.launcher")
@@ -61,94 +62,6 @@ ANSWER_SECONDS = 60
 ACCEPT_WAKE_SECONDS = 1.0  # how soon a stop asked by a signal is acted on
 COMMAND_LIMIT = 8192
 MODULE_PATH_LIMIT = 1024
-
-
-# The launcher's caps, from its environment: the names (and defaults) of the site's own settings,
-# so one environment configures both.
-CAPS_FROM_ENVIRONMENT = {
-    "timeout": ("SCORING_BUILD_TIMEOUT", float, 900.0),
-    "cpu_seconds": ("SCORING_BUILD_CPU_SECONDS", int, BuildLimits.cpu_seconds),
-    "memory_bytes": ("SCORING_BUILD_MEMORY_BYTES", int, BuildLimits.memory_bytes),
-    "file_bytes": ("SCORING_BUILD_FILE_BYTES", int, BuildLimits.file_bytes),
-    "processes": ("SCORING_BUILD_PROCESSES", int, BuildLimits.processes),
-    "total_memory_bytes": ("SCORING_BUILD_TOTAL_MEMORY_BYTES", int, BuildLimits.total_memory_bytes),
-    "disk_bytes": ("SCORING_BUILD_DISK_BYTES", int, BuildLimits.disk_bytes),
-    "module_bytes": ("SCORING_MAX_MODULE_BYTES", int, BuildLimits.module_bytes),
-    "unpacked_bytes": ("SCORING_MAX_UNPACKED_BYTES", int, BuildLimits.unpacked_bytes),
-    "source_entries": ("SCORING_MAX_SOURCE_ENTRIES", int, BuildLimits.source_entries),
-    "cpus": ("SCORING_BUILD_CPUS", float, BuildLimits.cpus),
-}
-def _physical_memory() -> int:
-    return os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES")
-
-
-OTHER_SETTINGS = {
-    "source_bytes": ("SCORING_MAX_SOURCE_BYTES", int, 32 << 20),
-    "log_bytes": ("SCORING_BUILD_LOG_BYTES", int, 64 << 10),
-    "uid_base": ("SCORING_BUILD_UID_BASE", int, 2_000_000_000),
-    "slots": ("SCORING_BUILD_SLOTS", int, 8),
-    # Every build of the launcher together, and the launcher itself (the sources it holds).
-    "all_memory_bytes": ("SCORING_BUILDS_MEMORY_BYTES", int, _physical_memory() * 3 // 4),
-    "all_processes": ("SCORING_BUILDS_PROCESSES", int, 4096),
-    "all_cpus": ("SCORING_BUILDS_CPUS", float, float(os.cpu_count() or 1)),
-}
-
-
-class LauncherError(Exception):
-    """The launcher cannot start; the message says why and what to do."""
-
-
-def _setting(environ, name: str, parse, default):
-    raw = environ.get(name)
-    if raw is None:
-        return default
-    try:
-        value = parse(raw.strip())
-    except ValueError:
-        raise LauncherError(f"{name}={raw!r} is not {'an integer' if parse is int else 'a number'}") from None
-    if not value > 0 or value == float("inf"):
-        raise LauncherError(f"{name}={raw!r} must be a positive finite number")
-    return value
-
-
-@dataclass(frozen=True)
-class Caps:
-    limits: BuildLimits  # the most any build may have
-    source_bytes: int
-    log_bytes: int
-    uid_base: int
-    slots: int
-    all_memory_bytes: int
-    all_processes: int
-    all_cpus: float
-    path: str
-
-    @classmethod
-    def from_environment(cls, environ=os.environ) -> "Caps":
-        limits = BuildLimits(**{field: _setting(environ, *spec) for field, spec in CAPS_FROM_ENVIRONMENT.items()})
-        limits = replace(limits, wall_seconds=limits.wall)  # the longest wall a build may ask for
-        other = {field: _setting(environ, *spec) for field, spec in OTHER_SETTINGS.items()}
-        if other["slots"] > BLOCK:
-            raise LauncherError(f"SCORING_BUILD_SLOTS={other['slots']} is more than {BLOCK}")
-        return cls(limits, path=environ.get("SCORING_BUILD_PATH", "/usr/bin:/bin:/usr/sbin:/sbin"), **other)
-
-    def clamp(self, asked: dict) -> BuildLimits:
-        """The limits asked for, each at most the launcher's own. Raises ProtocolError."""
-        if not isinstance(asked, dict):
-            raise protocol.ProtocolError("limits must be an object")
-        known = {field.name: field for field in fields(BuildLimits)}
-        values = {}
-        for key, value in asked.items():
-            if key not in known:
-                raise protocol.ProtocolError(f"limits.{key} is not a build limit")
-            if key == "wall_seconds" and value is None:
-                continue
-            integer = known[key].type == "int"
-            values[key] = min(protocol.number(value, f"limits.{key}", integer=integer), getattr(self.limits, key))
-        if "timeout" not in values:
-            raise protocol.ProtocolError("limits.timeout is required")
-        clamped = BuildLimits(**{name: getattr(self.limits, name) for name in known} | {"wall_seconds": None} | values)
-        return replace(clamped, wall_seconds=min(clamped.wall, self.limits.wall))
 
 
 def _changeable_by_others(path: Path) -> str | None:
@@ -201,11 +114,56 @@ def _drain(connection: socket.socket, limit: int = 1 << 20, seconds: float = 1.0
         pass
 
 
+class OverAllBuilds:
+    """The cgroup over every build of the launcher, made again when it is found gone (removed from
+    outside) before a build goes into it."""
+
+    def __init__(self, caps: Caps):
+        self.caps = caps
+        self.guard = threading.Lock()
+        self.where: Layout | None = None  # where the builds' cgroups go: inside it
+        self.group: BuildCgroup | None = None
+        self.problem: str | None = None
+        self.remade = 0
+
+    def make(self) -> None:
+        """Raises OSError when none can be made."""
+        self.where, self.group = confine_all_builds(self.caps.all_memory_bytes, self.caps.all_processes,
+                                                    self.caps.all_cpus)
+
+    def present(self) -> bool:
+        return self.group is not None and all(folder.is_dir() for folder in self.group.folders)
+
+    def ensure(self) -> Layout | None:
+        """Where a build's cgroup goes now, or None (`problem` says why) when no cgroup over all
+        the builds can be had."""
+        with self.guard:
+            if not self.present():
+                logger.warning("the cgroup over all builds (%s) is gone: making it again",
+                               self.group.folders[0].name if self.group else None)
+                if self.group is not None:
+                    remove_with_children(self.group)  # what is left of it, on another controller
+                try:
+                    self.make()
+                    self.problem = None
+                    self.remade += 1
+                except OSError as error:
+                    self.where = self.group = None
+                    self.problem = f"no cgroup can be made over all the builds: {error.strerror or error}"
+                    return None
+            return self.where
+
+    def remove(self) -> None:
+        with self.guard:
+            if self.group is not None:
+                remove_with_children(self.group)  # any build still running goes with it
+
+
 class Launcher:
     def __init__(self, socket_path: Path, client_uid: int, client_gid: int, caps: Caps, accounts: BuildAccounts,
-                 cgroups: Layout | None = None):
+                 over_all: OverAllBuilds | None = None):
         self.socket_path = socket_path
-        self.cgroups = cgroups  # where the builds' cgroups go: inside the one over them all
+        self.over_all = over_all  # the cgroup over all the builds (None: a root scorer's own)
         self.client_uid, self.client_gid = client_uid, client_gid
         self.caps = caps
         self.accounts = accounts
@@ -216,10 +174,15 @@ class Launcher:
 
     def status(self) -> dict:
         problem = sandbox_problem() or confinement_problem()
+        cgroup = None
+        if self.over_all is not None:
+            problem = problem or (self.over_all.problem if self.over_all.ensure() is None else None)
+            cgroup = self.over_all.group.folders[0].name if self.over_all.group else None
         first = self.accounts.uid_base
         return {"ready": problem is None, "problem": problem, "uids": [first, first + self.accounts.slots - 1],
                 "slots": self.accounts.slots, "caps": self.caps.limits.__dict__,
-                "source_bytes": self.caps.source_bytes, "pid": os.getpid()}
+                "source_bytes": self.caps.source_bytes, "pid": os.getpid(), "cgroup": cgroup,
+                "cgroup_remade": self.over_all.remade if self.over_all else 0}
 
     def _build(self, connection: socket.socket, header: dict, source: bytes) -> tuple[dict, bytes]:
         limits = self.caps.clamp(header.get("limits"))
@@ -229,10 +192,15 @@ class Launcher:
         if not self.free.acquire(blocking=False):
             return {"unavailable": f"all {self.accounts.slots} build slots of this launcher are busy"}, b""
         try:
+            where = None
+            if self.over_all is not None:
+                where = self.over_all.ensure()
+                if where is None:
+                    return {"unavailable": self.over_all.problem}, b""
             result = build_submission(
                 source, install=commands["install"], build=commands["build"], module_path=module, limits=limits,
                 log_limit=min(log_limit, self.caps.log_bytes), path=self.caps.path, accounts=self.accounts,
-                cancel=connection.fileno(), cgroup_parent=self.cgroups)
+                cancel=connection.fileno(), cgroup_parent=where)
         except SandboxUnavailable as unavailable:
             return {"unavailable": str(unavailable)}, b""
         finally:
@@ -359,12 +327,13 @@ def main(argv: list[str] | None = None) -> int:
             raise LauncherError(str(error)) from None
         for name in remove_orphans():
             logger.warning("removed the cgroup %s, left by a scorer that is gone", name)
+        over_all = OverAllBuilds(caps)
         try:
-            cgroups, over_all = confine_all_builds(caps.all_memory_bytes, caps.all_processes, caps.all_cpus)
+            over_all.make()
         except OSError as error:
             raise LauncherError(f"no cgroup can be made over all the builds: {error.strerror or error}") from None
         _last_to_go()
-        launcher = Launcher(arguments.socket, uid, gid, caps, accounts, cgroups)
+        launcher = Launcher(arguments.socket, uid, gid, caps, accounts, over_all)
     except LauncherError as error:
         print(f"build-launcher: {error}", file=sys.stderr)
         return 2
@@ -379,17 +348,8 @@ def main(argv: list[str] | None = None) -> int:
         pass
     finally:
         arguments.socket.unlink(missing_ok=True)
-        remove_with_children(over_all)  # any build still running goes with it
+        over_all.remove()  # any build still running goes with it
     return 0
-
-
-def concurrent_builds(caps: Caps) -> int:
-    """How many builds run at once: SCORING_BUILD_SLOTS, but no more than the cgroup over them all
-    holds at their full caps, so that cap never makes the kernel choose a build to kill (each
-    build's own cap is met first)."""
-    limits = caps.limits
-    return max(1, min(caps.slots, caps.all_memory_bytes // limits.total_memory_bytes,
-                      caps.all_processes // limits.processes))
 
 
 def _last_to_go() -> None:

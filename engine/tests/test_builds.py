@@ -566,16 +566,17 @@ TCP_LIMIT = "memory.kmem.tcp.limit_in_bytes"
 
 
 def test_each_build_has_its_cgroup_with_its_limits_and_it_is_removed_after(tmp_path):
-    from engine.builds.cgroups import PREFIX, layout
+    from engine.builds.cgroups import PREFIX, layout, owner_token
 
     parents = layout().parents
+    mine = f"{PREFIX}{owner_token()}-*"  # this process's cgroups
     seen: dict[str, str] = {}
     done = threading.Event()
 
     def watch():
         while not done.is_set() and len(seen) < len(parents):
             for controller, parent in parents.items():
-                for folder in parent.glob(f"{PREFIX}{os.getpid()}-*"):
+                for folder in parent.glob(mine):
                     limit_file = {"memory": "memory.limit_in_bytes", "pids": "pids.max", "cpu": "cpu.cfs_quota_us",
                                   "unified": "memory.max"}[controller]
                     try:
@@ -600,7 +601,7 @@ def test_each_build_has_its_cgroup_with_its_limits_and_it_is_removed_after(tmp_p
                 "tcp": str(64 << 20)}  # v1's separate cap on socket buffers: a quarter, at most 64 MiB
     tcp = ["tcp"] if "memory" in parents and (parents["memory"] / TCP_LIMIT).exists() else []
     assert seen == {controller: expected[controller] for controller in [*parents, *tcp]}
-    assert [folder for parent in parents.values() for folder in parent.glob(f"{PREFIX}{os.getpid()}-*")] == []
+    assert [folder for parent in parents.values() for folder in parent.glob(mine)] == []
 
 
 SPIN = """

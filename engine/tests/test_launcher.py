@@ -34,26 +34,44 @@ NOBODY = 65534
 
 
 class Launcher:
-    """A launcher for `nobody`, with its socket in a folder of root's that `nobody`'s group may pass."""
+    """A launcher for `nobody`, with its socket in a folder of root's that `nobody`'s group may pass;
+    with `namespace`, in a PID namespace of its own (as in a container: `/proc` shows only its own)."""
 
-    def __init__(self, **environment: str):
+    def __init__(self, namespace: bool = False, **environment: str):
         self.folder = Path(tempfile.mkdtemp(prefix="fuelboard-launcher-"))
         self.folder.chmod(0o750)
         os.chown(self.folder, 0, grp.getgrnam("nogroup").gr_gid)
         self.socket = self.folder / "launcher.sock"
+        inside = ["unshare", "--pid", "--fork", "--mount-proc", "--kill-child", "--"] if namespace else []
         self.process = subprocess.Popen(
-            [str(ROOT / "scripts" / "build-launcher"), "--socket", str(self.socket), "--client-user", "nobody"],
+            [*inside, str(ROOT / "scripts" / "build-launcher"), "--socket", str(self.socket), "--client-user", "nobody"],
             env={"PATH": "/usr/bin:/bin", **environment}, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
         deadline = time.monotonic() + 60
         while not self.socket.exists():
             assert self.process.poll() is None, self.process.stdout.read()
             assert time.monotonic() < deadline, "the launcher did not start"
             time.sleep(0.05)
+        # The launcher itself, as this namespace numbers it (unshare's child when in one of its own).
+        self.pid = self.process.pid
+        if namespace:
+            self.pid = int(Path(f"/proc/{self.process.pid}/task/{self.process.pid}/children").read_text().split()[0])
 
     def stop(self) -> None:
-        self.process.send_signal(signal.SIGTERM)
+        os.kill(self.pid, signal.SIGTERM)
         self.process.communicate(timeout=30)  # its log read as it ends: a full pipe would hold it
         shutil.rmtree(self.folder, ignore_errors=True)
+
+    def kill(self) -> str:
+        """SIGKILL, as the machine's out-of-memory killer or an operator would: no clean-up. Its log."""
+        os.kill(self.pid, signal.SIGKILL)
+        log = self.process.communicate(timeout=30)[0]
+        shutil.rmtree(self.folder, ignore_errors=True)
+        return log
+
+
+def cgroup_folders(name: str) -> list[Path]:
+    """A cgroup's folders in every hierarchy builds are capped in (one on v2)."""
+    return [parent / name for parent in layout().parents.values() if (parent / name).exists()]
 
 
 @pytest.fixture
@@ -128,13 +146,14 @@ def test_every_build_lies_in_a_cgroup_over_them_all_and_the_launcher_outside_it(
         status = ask(launcher, "status")
         assert status["slots"] == 3  # what 768 MiB holds at 256 MiB each, not the 8 asked for
         first, last = status["uids"]
+        over_all = status["cgroup"]
 
         def capped(pid: int) -> list[str]:  # its cgroups in the hierarchies builds are capped in
             lines = Path(f"/proc/{pid}/cgroup").read_text().splitlines()
             return [line for line in lines if (line.startswith("0::") if layout().version == 2
                                                else any(f":{name}:" in line for name in ("memory", "pids")))]
 
-        assert not any(f"fuelboard-build-{pid}-all" in line for line in capped(pid))
+        assert not any(over_all in line for line in capped(pid))
         lowering = subprocess.run(["/usr/bin/python3", "-c", "import os; os.write(os.open('/proc/self/oom_score_adj', os.O_WRONLY), b'-1000')"],
                                   capture_output=True)
         if lowering.returncode == 0:  # root may lower a score here (CAP_SYS_RESOURCE)
@@ -154,12 +173,13 @@ def test_every_build_lies_in_a_cgroup_over_them_all_and_the_launcher_outside_it(
             time.sleep(0.05)
         asker.join()
         assert answers[0]["ok"], answers
-        assert inside and all(f"/fuelboard-build-{pid}-all/fuelboard-build-" in line for line in inside), inside
+        assert inside and all(f"/{over_all}/fuelboard-build-" in line for line in inside), inside
         assert adjusted == "1000"
     finally:
         launcher.stop()
     parents = layout().parents.values()
-    assert [folder for parent in parents for folder in parent.glob(f"fuelboard-build-{pid}-*")] == []  # removed
+    owner = over_all.removeprefix("fuelboard-build-").split("-")[0]
+    assert [folder for parent in parents for folder in parent.glob(f"fuelboard-build-{owner}-*")] == []  # removed
 
 
 def test_a_request_the_launcher_refuses_outright_is_a_failed_build_not_a_wait(launcher, tmp_path):
@@ -261,6 +281,85 @@ def test_two_launchers_on_one_machine_share_no_account():
         second.stop()
     (low, high), (other_low, other_high) = sorted(ranges)
     assert high < other_low
+
+
+def test_a_launcher_in_a_pid_namespace_of_its_own_leaves_a_live_launchers_builds_alone(tmp_path):
+    """A launcher starting in a container sees no process of the host's: it must still tell the
+    host launcher's cgroups (and the build running in them) from a dead one's, and leave them."""
+    first = Launcher()
+    second = None
+    try:
+        before = ask(first, "status")
+        answers = []
+        asker = threading.Thread(target=lambda: answers.append(
+            ask(first, "build", source_file(tmp_path), "sleep 4; printf '\\0asm' > out.wasm")))
+        asker.start()
+        deadline = time.monotonic() + 30
+        while not [found for found, uid in uids_running().items() if before["uids"][0] <= uid <= before["uids"][1]]:
+            assert time.monotonic() < deadline, "the build never started"
+            time.sleep(0.05)
+        second = Launcher(namespace=True)  # its start-up sweeps the cgroups of launchers that are gone
+        assert ask(second, "status")["ready"]
+        asker.join()
+        assert answers[0]["ok"], answers
+        after = ask(first, "status")
+        assert after["ready"] and (after["cgroup"], after["cgroup_remade"]) == (before["cgroup"], 0)
+        assert "removed the cgroup" not in second.kill()
+    finally:
+        first.stop()
+        if second is not None and second.process.poll() is None:
+            second.kill()
+
+
+def test_a_launcher_killed_in_a_pid_namespace_is_swept_by_the_next_one_there(tmp_path):
+    """SIGKILLed mid-build, it leaves its cgroup over all builds with a build's cgroup inside; the
+    next launcher in another PID namespace starts, removes exactly those, and builds."""
+    dead = Launcher(namespace=True)
+    status = ask(dead, "status")
+    threading.Thread(target=lambda: ask(dead, "build", source_file(tmp_path), "sleep 60"), daemon=True).start()
+    deadline = time.monotonic() + 30
+    while not any(child.is_dir() for folder in cgroup_folders(status["cgroup"]) for child in folder.iterdir()):
+        assert time.monotonic() < deadline, "the build never started"
+        time.sleep(0.05)
+    dead.kill()
+    assert cgroup_folders(status["cgroup"])  # left behind
+    following = Launcher(namespace=True)
+    try:
+        assert ask(following, "status")["ready"]
+        assert cgroup_folders(status["cgroup"]) == []
+        assert ask(following, "build", source_file(tmp_path), "printf '\\0asm' > out.wasm")["ok"]
+    finally:
+        log = following.kill()
+    assert f"removed the cgroup {status['cgroup']}" in log
+
+
+def test_a_cgroup_over_all_builds_removed_from_outside_is_made_again_before_the_next_build(launcher, tmp_path):
+    """Removed by hand, or by a launcher of an older release: the status, or the next build, makes
+    it again, and the builds are confined in it."""
+    first = ask(launcher, "status")["cgroup"]
+    for folder in cgroup_folders(first):
+        folder.rmdir()
+    status = ask(launcher, "status")
+    assert status["ready"] and status["cgroup_remade"] == 1 and status["cgroup"] != first
+    for folder in cgroup_folders(status["cgroup"]):
+        folder.rmdir()
+    inside = []
+
+    def watch():
+        deadline = time.monotonic() + 30
+        while not inside and time.monotonic() < deadline:
+            remade = [folder for parent in layout().parents.values() for folder in parent.glob(
+                f"{status['cgroup'].rsplit('-', 1)[0]}-*") if folder.name not in (first, status["cgroup"])]
+            inside.extend(child.name for folder in remade for child in folder.iterdir() if child.is_dir())
+            time.sleep(0.05)
+
+    watcher = threading.Thread(target=watch)
+    watcher.start()
+    built = ask(launcher, "build", source_file(tmp_path), "sleep 2; printf '\\0asm' > out.wasm")
+    watcher.join()
+    assert (built["ok"], built["confinement"]) == (True, "confined"), built
+    assert inside and inside[0].startswith("fuelboard-build-")  # the build's own cgroup, in the new one
+    assert ask(launcher, "status")["cgroup_remade"] == 2
 
 
 def test_a_build_whose_asker_goes_away_is_killed_at_once(launcher, tmp_path):
