@@ -10,14 +10,27 @@ Mongolian vowel separators, the variation selectors, the tag characters, the sho
 controls, the invisible musical symbols, and the code points Unicode keeps for more of them);
 the blank braille pattern; the line and paragraph separators; the noncharacters U+FDD0–U+FDEF,
 U+FFFE and U+FFFF (not allowed in XML: one in a name would make every feed that shows it
-unreadable), and lone surrogates (not text at all: they cannot be written as UTF-8). Each makes
-a name pass for another, or hides part of it.
+unreadable), lone surrogates (not text at all: they cannot be written as UTF-8), and U+FFFD, the
+replacement character, which is what bytes that were not UTF-8 become. Each makes a name pass
+for another, or hides part of it.
 
-A name also may not begin with a combining mark, or have one after a space: a mark with nothing
-to combine with draws over its neighbour.
+A name follows the mark rules of UTS #39 (section 5.4) besides (`name_problem`), read after
+composition (NFC), so "José" typed as e and U+0301 is the name "José":
+- a combining mark must have a letter to combine with (not at the start, not after a space);
+- a mark left after composition must be its letter's script's: a script's own mark on a letter
+  of that script (Devanagari's vowel signs), or a shared mark (script Inherited) on a letter of a
+  script that writes it as a mark (Arabic's vowel marks on Arabic). Latin, Greek and Cyrillic
+  write their accented letters as letters of their own, so a mark left on one of them (an accent
+  no language puts there, a stroke or a circle drawn over it, a Hebrew point) is refused;
+- no mark hidden by its letter (ICU's hidden-overlay check: i and a dot above looks like i);
+- no mark twice in a row, and no more than four in a row;
+- every letter, mark and digit is in UTS #39's recommended set (Identifier_Status Allowed: no
+  obsolete, technical or uncommon letter such as U+A781, which passes for an l);
+- no space but U+0020 (a no-break or an ideographic space looks like one and is not).
 
 Two names are one for ownership when they share a UTS #39 confusable skeleton (ICU's spoof
-checker, `name_skeletons`): "alice", "Alice ", "ａｌｉｃｅ", "aIice" and "аlice" with a Cyrillic а.
+checker, `name_skeletons`): "alice", "Alice ", "ａｌｉｃｅ", "aIice" and "аlice" with a Cyrillic а;
+and when they are one without their shared accents: "alicé", "alịce" and "alice".
 
 The refused classes are written into the run record's published JSON Schema (catalog/runrecords.py),
 so a harness can check its fields before it sends them.
@@ -76,7 +89,7 @@ def _format_characters() -> list[tuple[int, int]]:
 
 
 SPOOFING = _class_ranges([*DEFAULT_IGNORABLE, *_MORE_INVISIBLE, *_format_characters()])
-NOT_TEXT = r"\ud800-\udfff\ufdd0-\ufdef\ufffe\uffff"
+NOT_TEXT = r"\ud800-\udfff\ufdd0-\ufdef\ufffd\ufffe\uffff"
 LINE_REFUSED = rf"\u0000-\u001f{SPOOFING}{NOT_TEXT}"  # one line: no control character at all
 TEXT_REFUSED = rf"\u0000-\u0008\u000b-\u001f{SPOOFING}{NOT_TEXT}"  # lines: tabs and newlines allowed
 
@@ -96,14 +109,62 @@ _SCRIPTS_WRITTEN_TOGETHER = ({"LATIN", "CJK", "IDEOGRAPHIC", "HIRAGANA", "KATAKA
                              {"LATIN", "HANGUL", "CJK", "IDEOGRAPHIC"})
 
 
-def orphan_mark(value: str) -> str | None:
-    """The first combining mark of `value` with nothing to combine with (at the start, or after a
-    space), as `U+XXXX`, or None."""
-    before = " "
-    for character in value:
-        if unicodedata.category(character).startswith("M") and (before.isspace() or unicodedata.category(before)[0] == "Z"):
-            return f"U+{ord(character):04X}"
-        before = character
+# Scripts whose accented letters are letters of their own (composed by NFC): a mark left on one
+# of their letters after composition is one no language of theirs writes.
+_COMPOSING_SCRIPTS = {"Latn", "Grek", "Cyrl"}
+HIDDEN_OVERLAY = 256  # ICU's USPOOF_HIDDEN_OVERLAY (PyICU names no constant for it)
+MOST_MARKS_IN_A_ROW = 4
+
+
+def _codes(characters: str) -> str:
+    return " ".join(f"U+{ord(character):04X}" for character in characters)
+
+
+def _scripts(character: str) -> set[str]:
+    """The scripts a character is written in (its Script_Extensions), shared ones left out."""
+    import icu
+
+    return {icu.Script(code).getShortName() for code in icu.Script.getScriptExtensions(character)} - {"Zinh", "Zyyy"}
+
+
+def _mark_problem(mark: str, base: str) -> str | None:
+    """Why the combining mark `mark`, left after composition on the character `base`, is refused."""
+    if base == " " or unicodedata.category(base)[0] == "Z":
+        return f"the combining mark {_codes(mark)} has nothing to combine with (at the start, or after a space)"
+    import icu
+
+    script = icu.Script.getScript(base).getShortName()
+    if unicodedata.category(base)[0] != "L" or script in _COMPOSING_SCRIPTS or script not in _scripts(mark):
+        return f"{_codes(mark)} does not belong on {_codes(base)} (a mark left after composition must be its letter's script's)"
+    return None
+
+
+def name_problem(value: str) -> str | None:
+    """Why `value` breaks the mark, letter and space rules for names (see above), or None."""
+    composed = unicodedata.normalize("NFC", value)
+    # Letters in their compatibility forms (fullwidth, superscript) are the same letters (`name_key`).
+    uncommon = next((character for character in unicodedata.normalize("NFKC", composed)
+                     if unicodedata.category(character)[0] in "LMN" and not _recommended().contains(character)), None)
+    if uncommon is not None:
+        return f"{_codes(uncommon)} is not a letter, mark or digit in common use (UTS #39)"
+    base, run = " ", ""
+    for character in composed:
+        category = unicodedata.category(character)
+        if category[0] == "Z" and character != " ":
+            return f"{_codes(character)} is a space other than U+0020"
+        if category[0] != "M":
+            base, run = character, ""
+            continue
+        if character in run:
+            return f"{_codes(character)} is written twice on one letter"
+        run += character
+        if len(run) > MOST_MARKS_IN_A_ROW:
+            return f"{_codes(run)}: more than {MOST_MARKS_IN_A_ROW} marks on one letter"
+        problem = _mark_problem(character, base)
+        if problem:
+            return problem
+    if _hidden_overlay_checker().check(unicodedata.normalize("NFD", composed)) & HIDDEN_OVERLAY:
+        return "a mark is hidden by its letter (as a dot above on an i)"
     return None
 
 
@@ -138,16 +199,45 @@ def _spoof_checker():
     return icu.SpoofChecker()
 
 
+@functools.lru_cache(maxsize=1)
+def _hidden_overlay_checker():
+    import icu
+
+    checker = icu.SpoofChecker()
+    checker.setChecks(HIDDEN_OVERLAY)
+    return checker
+
+
+@functools.lru_cache(maxsize=1)
+def _recommended():
+    """UTS #39's recommended set (Identifier_Status Allowed), as ICU has it."""
+    import icu
+
+    return icu.SpoofChecker.getRecommendedUnicodeSet()
+
+
+def without_shared_accents(value: str) -> str:
+    """`value` with the marks of script Inherited taken off its letters ("alicé" → "alice", "ȧce" →
+    "ace"); a script's own marks (Devanagari's vowel signs) stay: without them it is another word."""
+    import icu
+
+    return unicodedata.normalize("NFC", "".join(
+        character for character in unicodedata.normalize("NFD", value)
+        if not (unicodedata.category(character) in ("Mn", "Me") and icu.Script.getScript(character).getShortName() == "Zinh")))
+
+
 def name_skeletons(value: str) -> set[str]:
     """How a name looks, for ownership: two names that share one can be taken for each other.
 
     The UTS #39 confusable skeleton (ICU's spoof checker) of the name's key (`name_key`: "ALICE"
-    and "аlice" with a Cyrillic а give "alice"), and the skeleton of the name as it is shown,
-    case folded afterwards ("aIice" with a capital I is shown like "alice", but its key is
-    "aiice"). A name's case is kept on the pages, so both are needed."""
+    and "аlice" with a Cyrillic а give "alice"), the skeleton of the name as it is shown, case
+    folded afterwards ("aIice" with a capital I is shown like "alice", but its key is "aiice"):
+    a name's case is kept on the pages, so both are needed; and the skeleton of its key without
+    its shared accents ("alicé" and "alịce" look like "alice" at a glance)."""
     checker = _spoof_checker()
     shown = unicodedata.normalize("NFKC", value)
-    return {checker.getSkeleton(0, name_key(value)), name_key(checker.getSkeleton(0, shown))}
+    return {checker.getSkeleton(0, name_key(value)), name_key(checker.getSkeleton(0, shown)),
+            checker.getSkeleton(0, name_key(without_shared_accents(value)))}
 
 
 def storable(text: str) -> str:

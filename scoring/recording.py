@@ -15,7 +15,7 @@ from engine.builds import SourceTooLarge, pack_folder
 from engine.sandbox import ENGINE_DIGEST, WASMTIME_VERSION
 from lib.errors import DomainError
 from lib.files import open_regular
-from lib.text import mixed_scripts, name_key, orphan_mark, refused_character
+from lib.text import mixed_scripts, name_key, name_problem, refused_character
 from scoring.models import NameSkeleton, Submission, SubmitterName
 
 
@@ -33,10 +33,9 @@ def check_name(name: str) -> str:
     if refused:
         raise ScoringError("bad_name", f"--name must be one line of plain text: {refused} is not allowed "
                                        "(controls, format and other invisible characters, noncharacters)")
-    orphan = orphan_mark(name)
-    if orphan:
-        raise ScoringError("bad_name", f"--name has a combining mark with nothing to combine with: {orphan} "
-                                       "(at the start, or after a space)")
+    problem = name_problem(name)
+    if problem:
+        raise ScoringError("bad_name", f"--name could pass for another name: {problem}")
     scripts = mixed_scripts(name)
     if scripts:
         raise ScoringError("bad_name", f"--name mixes letters of {' and '.join(script.title() for script in scripts)}: a name is "

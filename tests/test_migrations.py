@@ -104,3 +104,30 @@ def test_the_skeleton_migration_reports_look_alike_names_already_here_and_change
     assert set(SubmitterName.objects.values_list("name", "owner__username")) == before
     holders = dict(NameSkeleton.objects.values_list("skeleton", "name__name"))
     assert holders["alice"] == "alice" and holders["ace"] == "\u0430\u0441\u0435" and holders["bob"] == "bob"
+
+
+@pytest.mark.django_db
+def test_the_mark_migration_reports_names_that_now_look_alike_or_break_the_rules_and_changes_none(capsys):
+    """UTS #39's mark rules on names stored before them: "alicé" and "alice" now look alike (the
+    first, owned, keeps the look); a name with a no-break space breaks the rules. Each is printed,
+    every row stays as it was."""
+    import importlib
+
+    from django.apps import apps
+    from django.contrib.auth.models import User
+
+    from scoring.models import NameSkeleton, SubmitterName
+
+    alice, mallory = User.objects.create(username="alice"), User.objects.create(username="mallory")
+    for name, owner in (("alice", alice), ("alic\u00e9", mallory), ("bo\u0331b", None), ("al\u00a0ice", None)):
+        SubmitterName.objects.create(name=name, owner=owner)
+    importlib.import_module("scoring.migrations.0015_name_skeletons").skeletons(apps, None)
+    NameSkeleton.objects.filter(skeleton="alice", name__name="alic\u00e9").delete()  # as before the rules
+    before = set(SubmitterName.objects.values_list("name", "owner__username"))
+    capsys.readouterr()
+    importlib.import_module("scoring.migrations.0018_name_marks").marks(apps, None)
+    said = capsys.readouterr().out
+    assert "'alice' (alice), 'alicé' (mallory)" in said
+    assert "'al\\xa0ice' (no owner): U+00A0 is a space other than U+0020" in said  # as Python writes it
+    assert set(SubmitterName.objects.values_list("name", "owner__username")) == before
+    assert NameSkeleton.objects.get(skeleton="alice").name.name == "alice"

@@ -198,7 +198,7 @@ def test_a_name_used_from_the_shell_belongs_to_nobody_until_staff_give_it(client
     assert post(client, token, case="adder", version="v1", name="shell-name", wasm=module).status_code == 200
 
 
-@pytest.mark.parametrize("lookalike", ["Al Ice", "al  ice", "al\u00a0ice", "AL\u2002ICE", "ａｌ ｉｃｅ"])
+@pytest.mark.parametrize("lookalike", ["Al Ice", "al  ice", "AL ICE ", "ａｌ ｉｃｅ"])
 def test_names_that_look_alike_are_one_name(client, token, module, lookalike):
     assert post(client, token, case="adder", version="v1", name="al ice", wasm=module).status_code == 202
     before = stored()
@@ -208,6 +208,46 @@ def test_names_that_look_alike_are_one_name(client, token, module, lookalike):
     # Its owner may write it another way: it is the same name.
     assert post(client, token, case="adder", version="v1", name=lookalike, wasm=module).status_code == 202
     assert SubmitterName.objects.count() == 1
+
+
+# With "io", "alice", "ace" and "bob" taken, each of these renders like one of them (UTS #39 section
+# 5.4's marks, uncommon letters, other spaces) or is not text at all.
+MARKED = ["i\u0307o", "ali\u0307ce", "al\u0335ice", "a\u0338lice", "ali\u0323ce", "alice\u20dd", "alice\u0301",
+          "a\u0307ce", "b\u0331ob", "a\ua781ice", "al\u00a0ice", "al\u3000ice", "AL\u2002ICE", "al\u064bice",
+          "al\u05b4ice", "alice\ufffd", "e\u0301\u0301", "bo\u0308\u0308b"]
+
+
+@pytest.mark.parametrize("marked", MARKED)
+def test_a_name_that_passes_for_another_by_its_marks_is_refused_with_a_problem_document(client, token, module, marked):
+    for name in ("io", "alice", "ace", "bob"):
+        assert post(client, token, case="adder", version="v1", name=name, wasm=module).status_code == 202
+    before = stored()
+    response = post(client, make_token("op2"), case="adder", version="v1", name=marked, wasm=module)
+    assert response["Content-Type"] == "application/problem+json"
+    assert (response.status_code, response.json()["code"]) in ((422, "bad_name"), (403, "name_taken")), response.json()
+    assert stored()[:2] == before[:2]
+
+
+@pytest.mark.parametrize("name", ["Jos\u00e9", "Jose\u0301", "Zo\u00eb", "Ren\u00e9e", "नमस्ते", "ภาษาไทย", "Nguyễn",
+                                  "عَلِيّ", "ａｌｉｃｅ"])
+def test_real_names_that_need_marks_are_taken(client, token, module, name):
+    assert post(client, token, case="adder", version="v1", name=name, wasm=module).status_code == 202
+
+
+def test_a_name_field_that_is_not_utf8_is_refused(client, token, module):
+    """A form field's bytes that are not UTF-8 become U+FFFD: refused, not stored as a name."""
+    boundary = "b0undary"
+    body = b"".join([
+        f"--{boundary}\r\nContent-Disposition: form-data; name=\"case\"\r\n\r\nadder\r\n".encode(),
+        f"--{boundary}\r\nContent-Disposition: form-data; name=\"version\"\r\n\r\nv1\r\n".encode(),
+        f"--{boundary}\r\nContent-Disposition: form-data; name=\"name\"\r\n\r\n".encode(), b"ali\xffce\r\n",
+        f"--{boundary}\r\nContent-Disposition: form-data; name=\"wasm\"; filename=\"m.wasm\"\r\n"
+        "Content-Type: application/wasm\r\n\r\n".encode(), module, f"\r\n--{boundary}--\r\n".encode()])
+    before = stored()
+    response = client.post(URL, body, content_type=f"multipart/form-data; boundary={boundary}",
+                           HTTP_AUTHORIZATION=f"Bearer {token}")
+    assert (response.status_code, response.json()["code"]) == (422, "bad_name"), response.json()
+    assert "U+FFFD" in response.json()["detail"] and stored() == before
 
 
 def test_a_decomposed_accent_is_the_composed_name(client, token, module):

@@ -5,33 +5,14 @@ of them can be taken for each other, both keep their rows and owners and the fir
 skeleton, and the migration prints each such group for staff to settle (nothing is changed or
 removed silently)."""
 
-import sys
-
 import django.db.models.deletion
 from django.db import migrations, models
 
+from scoring.migrations._names import hold_skeletons
+
 
 def skeletons(apps, schema_editor):
-    from lib.text import name_skeletons
-
-    SubmitterName = apps.get_model("scoring", "SubmitterName")
-    NameSkeleton = apps.get_model("scoring", "NameSkeleton")
-    held: dict[str, object] = {}
-    clashes: dict[int, list] = {}
-    for row in sorted(SubmitterName.objects.select_related("owner"), key=lambda row: (row.owner_id is None, row.pk)):
-        for skeleton in sorted(name_skeletons(row.name)):
-            first = held.get(skeleton)
-            if first is None:
-                held[skeleton] = row
-                NameSkeleton.objects.create(skeleton=skeleton, name=row)
-            elif first.pk != row.pk:
-                clashes.setdefault(first.pk, [first])
-                if row not in clashes[first.pk]:
-                    clashes[first.pk].append(row)
-    for group in clashes.values():
-        said = ", ".join(f"{row.name!r} ({row.owner.username if row.owner else 'no owner'})" for row in group)
-        sys.stdout.write(f"\n  submitter names that can be taken for each other (each kept as it is; the first keeps "
-                         f"the look, so no new name can take it): {said}")
+    hold_skeletons(apps)
 
 
 class Migration(migrations.Migration):
