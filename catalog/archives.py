@@ -17,6 +17,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable
 
+from django.conf import settings
+
 from catalog.importer import IMPORTED, REFUSED, ImportResult, import_scan, scan_for_import
 from catalog.manifest import (
     MANIFEST_NAME,
@@ -26,6 +28,7 @@ from catalog.manifest import (
     VERSION_PATTERN,
 )
 from catalog.models import Case
+from lib.files import read_regular
 from lib.unpack import ArchiveError, ArchiveLimits, extract_archive, shown_name
 
 
@@ -56,7 +59,7 @@ def _place_version(version_dir: Path, version: str, staging: Path) -> Path:
         raise ArchiveError(f"`{shown_name(version)[:120]}` is not a valid version name (it must match "
                            f"{VERSION_PATTERN.pattern} and be at most {MAX_VERSION_LENGTH} characters)")
     try:
-        manifest = tomllib.loads((version_dir / MANIFEST_NAME).read_text("utf-8"))
+        manifest = tomllib.loads(read_regular(version_dir / MANIFEST_NAME, settings.CATALOG_MAX_FILE_BYTES).decode())
     except (tomllib.TOMLDecodeError, UnicodeDecodeError, RecursionError, ValueError, OSError):
         manifest = {}  # placed under placeholders; the validator says what is wrong with it
     # The manifest's own values name the folders only when they are safe folder names; otherwise

@@ -141,7 +141,7 @@ def check_version_folder(version_dir: Path, rel_dir: str, type_folder: str, diff
 
     Returns the source (if valid), its errors and its warnings.
     """
-    checked = Folder(version_dir, rel_dir)
+    checked = Folder(version_dir, rel_dir, dict(files))
     for rel, problem in problems:
         checked.error(checked.file(rel), "", problem)
     root = checked.parse_toml(MANIFEST_NAME)

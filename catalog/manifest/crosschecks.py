@@ -9,7 +9,7 @@ from typing import Iterator
 
 from catalog.manifest.context import context_names, manifest_template_context
 from catalog.manifest.fields import Folder, Table, suggest
-from catalog.manifest.files import FileIdentity, content_relation
+from catalog.manifest.files import content_relation
 from catalog.manifest.types import (
     MANIFEST_NAME,
     PROMPT_DEST,
@@ -51,7 +51,7 @@ def check_rendering(folder: Folder, manifest: Manifest) -> None:
     # file checks).
     held = [(rel, identity) for rel in dict.fromkeys(path for case in manifest.cases
                                                       for path in (case.input, case.expected))
-            if (identity := FileIdentity.of(folder.path / rel)) is not None]
+            if (identity := folder.identity(rel)) is not None]
     for variant in manifest.variants:
         context = manifest_template_context(manifest, variant, folder.version)
         templates = [("prompt", manifest.prompt, folder.manifest_file)]
@@ -113,12 +113,12 @@ def check_held_out_stays_private(folder: Folder, cases: list[HeldOutCase], publi
     shown = [(rel, key, key) for rel, key in by_path.items()]
     if workspace_dir:
         shown += [(rel, "workspace", f"in the seeded workspace `{workspace}`") for rel in _files_under(folder.path, workspace_dir)]
-    held = [(key, rel, FileIdentity.of(folder.path / rel)) for key, rel in held_out]
+    held = [(key, rel, folder.identity(rel)) for key, rel in held_out]
     held_out_digests = frozenset(digest for _, _, identity in held if identity for digest in identity.digests)
     published_digests: PublishedDigests = []
     reported: set[tuple[str, str]] = set()
     for shown_rel, shown_key, what in shown:
-        identity = FileIdentity.of(folder.path / shown_rel)
+        identity = folder.identity(shown_rel)
         if identity is None:
             continue
         published_digests.append((shown_rel, shown_key, what, identity.digests))

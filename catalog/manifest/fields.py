@@ -9,6 +9,7 @@ it is. A read that fails returns None (or the default) and records exactly one e
 from __future__ import annotations
 
 import difflib
+import errno
 import posixpath
 import re
 import tomllib
@@ -16,7 +17,7 @@ from decimal import Decimal, InvalidOperation
 from pathlib import Path, PurePosixPath
 from typing import Any, Iterator
 
-from catalog.manifest.files import is_within
+from catalog.manifest.files import FileIdentity, is_within
 from catalog.manifest.types import (
     INT64_MAX,
     MANIFEST_NAME,
@@ -87,11 +88,14 @@ def nul_problems(value: Any, path: str = "") -> Iterator[tuple[str, str]]:
 
 
 class Folder:
-    """One version folder under check: `path` on disk, `label` (`<type>/<difficulty>/<folder>/<version>`)."""
+    """One version folder under check: `path` on disk, `label` (`<type>/<difficulty>/<folder>/<version>`),
+    and its files as `read_version_files` read them, within their caps: every rule reads them from
+    here, so nothing of the folder is read twice, or past its cap."""
 
-    def __init__(self, path: Path, label: str):
+    def __init__(self, path: Path, label: str, files: dict[str, bytes]):
         self.path = path
         self.root = path.resolve()
+        self.files = files
         self.label = label
         self.version = label.rsplit("/", 1)[-1]
         self.manifest_file = f"{label}/{MANIFEST_NAME}"
@@ -103,7 +107,17 @@ class Folder:
         return f"{self.label}/{rel}"
 
     def read(self, rel: str) -> bytes:
-        return (self.path / rel).read_bytes()
+        """A file of the folder as it was read. Raises OSError for one that was not: missing, not a
+        regular file, or refused (over its cap: its own error says so)."""
+        if rel in self.files:
+            return self.files[rel]
+        if (self.path / rel).is_file():
+            raise OSError(errno.EFBIG, "it was not read (see its own error)")
+        raise FileNotFoundError(errno.ENOENT, "no such file")
+
+    def identity(self, rel: str) -> FileIdentity | None:
+        """What the path `rel` really is (a link, a hard link, its content), for the privacy checks."""
+        return FileIdentity.of(self.path / rel, self.files.get(rel))
 
     def error(self, file: str, key: str, message: str) -> None:
         self.errors.append(ManifestError(file, key, message, self.label))
@@ -171,6 +185,8 @@ class Folder:
             return f"`{value}`: a symlink on this path points outside the version folder"
         if kind == "file" and not resolved.is_file():
             return f"`{value}` {'is a directory, not a file' if resolved.is_dir() else 'does not exist'}"
+        if kind == "file" and normalize(value) not in self.files:
+            return f"`{value}` was not read (its own error says why: over its cap, or unreadable)"
         if kind == "dir" and not resolved.is_dir():
             return f"`{value}` {'is a file, not a directory' if resolved.exists() else 'does not exist'}"
         return None

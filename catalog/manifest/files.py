@@ -11,6 +11,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from catalog.manifest.types import MAX_FILE_PATH_LENGTH, FileLimits
+from lib.files import read_regular
 from lib.strictjson import JSONDocumentError, loads_strict
 from lib.unpack import shown_name
 
@@ -76,11 +77,11 @@ def read_version_files(version_dir: Path, limits: FileLimits = FileLimits()) -> 
                 problems.append((rel, "is not a regular file"))
                 continue
             size = info.st_size
-            count += 1
-            total += size
-            if size > limits.max_file_bytes:
+            if size > limits.max_file_bytes:  # refused by its size alone: it counts toward nothing
                 problems.append((rel, f"is {size:,} bytes, more than the {limits.max_file_bytes:,}-byte limit for one file"))
                 continue
+            count += 1
+            total += size
             if count > limits.max_files:
                 problems.append((rel, f"the version folder holds more than {limits.max_files:,} files"))
                 return files, problems
@@ -88,9 +89,14 @@ def read_version_files(version_dir: Path, limits: FileLimits = FileLimits()) -> 
                 problems.append((rel, f"the version folder holds more than {limits.max_version_bytes:,} bytes"))
                 return files, problems
             try:
-                files.append((rel, entry.read_bytes()))
+                content = read_regular(entry, limits.max_file_bytes)  # what it holds now, within the cap
             except OSError as exc:
                 problems.append((rel, f"cannot be read: {exc.strerror}"))
+                continue
+            if len(content) > limits.max_file_bytes:  # it grew since it was looked at
+                problems.append((rel, f"is more than the {limits.max_file_bytes:,}-byte limit for one file"))
+                continue
+            files.append((rel, content))
     files.sort(key=lambda item: item[0])
     return files, problems
 
@@ -158,13 +164,18 @@ MIN_EMBEDDED_BYTES = 16
 
 @dataclass(frozen=True)
 class FileIdentity:
-    """What a path really is: where it resolves, its inode, and its content."""
+    """What a path really is: where it resolves, its inode, and its content (as the folder's files
+    were read, within their caps: never read again)."""
 
     resolved: Path
     inode: tuple[int, int]
+    content: bytes
 
     @classmethod
-    def of(cls, path: Path) -> "FileIdentity | None":
+    def of(cls, path: Path, content: bytes | None) -> "FileIdentity | None":
+        """None for a file that was not read (missing, not a regular file, over its cap)."""
+        if content is None:
+            return None
         try:
             resolved = path.resolve()
             info = resolved.stat()
@@ -172,11 +183,7 @@ class FileIdentity:
             return None
         if not stat.S_ISREG(info.st_mode):
             return None
-        return cls(resolved, (info.st_dev, info.st_ino))
-
-    @functools.cached_property
-    def content(self) -> bytes:
-        return self.resolved.read_bytes()
+        return cls(resolved, (info.st_dev, info.st_ino), content)
 
     @functools.cached_property
     def digests(self) -> frozenset[str]:

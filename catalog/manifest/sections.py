@@ -213,6 +213,9 @@ def _check_document(table: Table, key: str, rel: str, validator, which: str) -> 
     except OSError as exc:
         table.error(key, f"`{rel}` cannot be read: {exc.strerror}")
         return
+    except MemoryError:  # within the caps, but more than this process may hold
+        table.error(key, f"`{rel}` is too large to check within this process's memory")
+        return
     violation = first_schema_violation(validator, document)
     if violation:
         table.error(key, f"`{rel}` does not validate against the contract's {which} schema: {violation}")

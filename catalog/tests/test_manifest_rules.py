@@ -218,6 +218,36 @@ def test_huge_files_are_refused_without_being_read(catalog):
     assert ADDER_V1 not in {source.label for source in scan.versions}
 
 
+@pytest.mark.parametrize("command", ["validate_catalog", "import_catalog"])
+def test_a_huge_held_out_input_is_refused_by_name_under_a_memory_cap(catalog, tmp_path, command):
+    """A 3 GiB sparse held-out input, under a 2 GB address-space cap: one line naming the file and
+    its cap, in a few seconds, whatever rule reads the file (the schema check, the privacy check)."""
+    import resource
+    import subprocess
+    import sys
+
+    from tests.helpers import ROOT, SubprocessDatabase, command_env
+
+    with open(catalog.path("smoke/one.json"), "wb") as sparse:
+        sparse.truncate(3 << 30)
+
+    def capped():
+        resource.setrlimit(resource.RLIMIT_AS, (2_000_000_000, 2_000_000_000))
+
+    database = SubprocessDatabase.migrated(tmp_path)
+    try:
+        done = subprocess.run([sys.executable, "manage.py", command, str(catalog.root)], cwd=ROOT, capture_output=True,
+                              text=True, timeout=120, preexec_fn=capped, env=command_env(database, tmp_path))
+        imported = database.query("SELECT c.slug, v.version FROM catalog_caseversion v JOIN catalog_case c "
+                                  "ON v.case_id = c.id")
+        assert ("adder", "v1") not in imported  # the others are imported as usual
+    finally:
+        database.drop()
+    said = done.stdout + done.stderr
+    assert done.returncode == 1 and "Traceback" not in said and "MemoryError" not in said, said
+    assert f"{ADDER_V1}/smoke/one.json: is 3,221,225,472 bytes, more than the 268,435,456-byte limit for one file" in said
+
+
 def test_a_version_folder_over_the_total_or_count_caps_is_refused(catalog):
     from catalog.manifest import FileLimits, scan_catalog
 

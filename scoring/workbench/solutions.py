@@ -25,11 +25,13 @@ import wasmtime
 from engine.builds import pack_folder
 from engine.kinds import Kind
 from engine.sandbox.run import Status
+from lib.files import read_regular
 
 # The verdicts a solution's folder may name, in the order a report lists them.
 VERDICTS = ("accepted", "over_limit", "wrong_answer", "fuel_exhausted", "trapped", "invalid_output", "timeout",
             "invalid_module", "build_failed")
 CONFIG = "solutions.toml"
+CONFIG_BYTES = 64 << 10  # a few lines: a larger one is not one
 MODULE_SUFFIXES = (".wasm", ".wat")
 
 
@@ -57,7 +59,7 @@ class Solution:
 
     def module(self, max_bytes: int) -> bytes:
         """The module's bytes (a .wat is turned into a module as the engine reads text modules)."""
-        data = self.path.read_bytes()[:max_bytes + 1]
+        data = read_regular(self.path, max_bytes)  # one byte past the cap at most: the engine says it is too large
         if self.path.suffix == ".wat":
             return bytes(wasmtime.wat2wasm(data.decode("utf-8", "replace")))
         return data
@@ -116,7 +118,11 @@ def _config(found: CaseSolutions) -> dict[str, tuple[str, ...]]:
     if not path.exists():
         return {}
     try:
-        data = tomllib.loads(path.read_text("utf-8"))
+        raw = read_regular(path, CONFIG_BYTES)
+        if len(raw) > CONFIG_BYTES:
+            found.problems.append(f"{path}: is larger than the {CONFIG_BYTES:,}-byte limit for it")
+            return {}
+        data = tomllib.loads(raw.decode("utf-8"))
     except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError) as error:
         found.problems.append(f"{path}: {error}")
         return {}
