@@ -58,6 +58,8 @@ logger = logging.getLogger("engine.builds.launcher")
 
 ROOT = Path(__file__).resolve().parents[2]
 REQUEST_SECONDS = 60  # to send a whole request (a source of tens of MiB over a local socket)
+HEADER_SECONDS = 5  # to send its head and header (a few hundred bytes): a silent asker goes soon
+PER_ASKER = 2  # connections one process may have handled at once (a worker needs one)
 ANSWER_SECONDS = 60
 ACCEPT_WAKE_SECONDS = 1.0  # how soon a stop asked by a signal is acted on
 COMMAND_LIMIT = 8192
@@ -169,8 +171,12 @@ class Launcher:
         self.accounts = accounts
         self.free = threading.BoundedSemaphore(accounts.slots)
         # Connections handled at once: a slot's worth of builds, and as many more waiting or asking
-        # for the status; past that a connection is closed at once (no thread, no memory).
+        # for the status; past that a connection is closed at once (no thread, no memory). One
+        # process may hold PER_ASKER of them, and each must send its header within HEADER_SECONDS:
+        # an asker that opens many connections and trickles bytes cannot hold them all.
         self.handlers = threading.BoundedSemaphore(accounts.slots * 2 + 4)
+        self.askers: dict[int, int] = {}  # peer pid -> connections being handled
+        self.askers_guard = threading.Lock()
 
     def status(self) -> dict:
         problem = sandbox_problem() or confinement_problem()
@@ -215,12 +221,8 @@ class Launcher:
     def handle(self, connection: socket.socket) -> None:
         with connection:
             try:
-                _, uid, _ = _peer(connection)
-                if uid not in (0, self.client_uid):
-                    logger.warning("refused a connection from uid %s", uid)
-                    return
                 header, source = protocol.receive(connection, payload_limit=self.caps.source_bytes,
-                                                  seconds=REQUEST_SECONDS)
+                                                  seconds=REQUEST_SECONDS, header_seconds=HEADER_SECONDS)
                 if header.get("op") == "status":
                     answer, module = self.status(), b""
                 elif header.get("op") == "build":
@@ -268,21 +270,44 @@ class Launcher:
                 logger.warning("could not accept a connection: %s", error)
                 time.sleep(0.5)
                 continue
-            if not self.handlers.acquire(blocking=False):
+            pid = self._admitted(connection)
+            if pid is None:
                 connection.close()
                 continue
             try:
-                threading.Thread(target=self._handled, args=(connection,), daemon=True).start()
+                threading.Thread(target=self._handled, args=(connection, pid), daemon=True).start()
             except RuntimeError as error:  # no thread can be had now: this asker tries again later
                 logger.warning("could not start a handler: %s", error)
                 connection.close()
-                self.handlers.release()
+                self._done(pid)
 
-    def _handled(self, connection: socket.socket) -> None:
+    def _admitted(self, connection: socket.socket) -> int | None:
+        """The asker's pid, its connection counted, if it may be handled now; else None (closed at once)."""
+        try:
+            pid, uid, _ = _peer(connection)
+        except OSError:
+            return None
+        if uid not in (0, self.client_uid):
+            logger.warning("refused a connection from uid %s", uid)
+            return None
+        with self.askers_guard:
+            if self.askers.get(pid, 0) >= PER_ASKER or not self.handlers.acquire(blocking=False):
+                return None
+            self.askers[pid] = self.askers.get(pid, 0) + 1
+        return pid
+
+    def _done(self, pid: int) -> None:
+        with self.askers_guard:
+            self.askers[pid] -= 1
+            if not self.askers[pid]:
+                del self.askers[pid]
+            self.handlers.release()
+
+    def _handled(self, connection: socket.socket, pid: int) -> None:
         try:
             self.handle(connection)
         finally:
-            self.handlers.release()
+            self._done(pid)
 
 
 def _account(name: str) -> tuple[int, int]:

@@ -110,10 +110,13 @@ LAUNCHER_REQUESTS = [
     ("an overlong command", request({**BUILD, "build": "x" * 9000}), "build must be a string"),
     ("a cut-off message", HEAD.pack(MAGIC, 100, 0) + b"{", "ended in the middle of a message"),
     ("a lone surrogate", request({**BUILD, "build": "true \ud800"}), "build must be text that UTF-8 can write"),
+    ("a 400-digit limit", request({**BUILD, "limits": {"timeout": 10, "processes": 10**400}}), "below 2**63"),
+    ("an operation named twice", request(b'{"op": "status", "op": "build"}'), "the key 'op' is given twice"),
 ]
 # …and what else the launcher meets, each a test of its own (engine/tests/test_launcher.py).
 LAUNCHER_ASKERS = [
     "another account, where the socket is open to it", "a refused asker that trickles its bytes",
+    "fourteen connections that send a byte each", 
     "a build flooding megabytes of control characters", "an asker that goes away mid-build",
     "a block of build uids some process already runs as", "a request past the launcher's caps, from the site's client",
 ]

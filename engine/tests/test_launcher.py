@@ -218,6 +218,32 @@ def test_a_refused_asker_that_trickles_is_cut_off(launcher):
     assert raw(launcher, request({"op": "status"}))["ready"]
 
 
+def test_connections_that_send_a_byte_each_hold_no_slot_a_worker_needs(launcher):
+    """One process may have two connections handled at once, and each must send its header within
+    a few seconds: fourteen that send one byte each leave the workers' requests answered."""
+    silent = []
+    for _ in range(14):
+        connection = socket.socket(socket.AF_UNIX)
+        connection.connect(str(launcher.socket))
+        connection.sendall(b"F")
+        silent.append(connection)
+    try:
+        started = time.monotonic()
+        assert ask(launcher, "status")["ready"]  # another process: a worker
+        assert time.monotonic() - started < 5
+        for connection in silent:  # each cut off: at once, or once its header is late
+            connection.settimeout(15)
+            try:
+                while connection.recv(1 << 16):
+                    pass
+            except (ConnectionResetError, TimeoutError):
+                pass
+        assert time.monotonic() - started < 12
+    finally:
+        for connection in silent:
+            connection.close()
+
+
 def test_a_launcher_passes_over_a_block_of_uids_in_use():
     """Blocks are numbered absolutely: a launcher with another uid base still never shares one, and
     a block where a process already runs is passed over."""
