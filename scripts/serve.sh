@@ -59,7 +59,8 @@ AS_APP=""
 
 # Everything this script starts stops with it, however it ends (a set-up step failing, the
 # launcher failing to start again, Ctrl-C); stopping twice is stopping once.
-front="" gunicorn="" workers="" stopped="" NGINX_DIR=""
+. scripts/task-workers.sh
+front="" gunicorn="" stopped="" NGINX_DIR=""
 stop() {
     if [ -n "$stopped" ]; then return 0; fi
     stopped=1
@@ -190,23 +191,18 @@ if [ -n "$AS_APP" ]; then
 fi
 nginx -c "$NGINX_DIR/nginx.conf" -e stderr &
 front=$!
-workers=""
 if [ "$TASKS_BACKEND" = database ]; then
     # Queued scoring jobs (an upload's build among them) run here, not in a web worker.
-    started=0
-    while [ "$started" -lt "${TASK_WORKERS:-$(nproc)}" ]; do
-        $AS_APP $PY manage.py db_worker &
-        workers="$workers $!"
-        started=$((started + 1))
-    done
+    start_workers "${TASK_WORKERS:-$(nproc)}"
 fi
 echo "serving on $SITE_URL/ (nginx on http://$HOST:$PORT/ in front of gunicorn on $RUN_DIR/gunicorn.sock)"
-# Whichever stops first takes the other down with it. Once a minute, jobs whose worker died
-# get a new attempt.
+# Whichever stops first takes the other down with it; a task worker (or the launcher) that stops
+# is started again. Once a minute, jobs whose worker died get a new attempt.
 ticks=0
 while kill -0 "$front" 2>/dev/null && kill -0 "$gunicorn" 2>/dev/null; do
     sleep 1
     if [ -n "$AS_APP" ]; then keep_launcher; fi
+    if [ "$TASKS_BACKEND" = database ]; then keep_workers; fi
     ticks=$((ticks + 1))
     if [ "$TASKS_BACKEND" = database ] && [ "$ticks" -ge 60 ]; then
         ticks=0

@@ -2,8 +2,8 @@
 # A worker host: a machine that runs scoring jobs for a site whose web and database are elsewhere.
 # Started as root: the site's build launcher (scripts/launcher.sh), then TASK_WORKERS `db_worker`s
 # (one per core) as APP_USER, asking it for every build; `requeue_stale_jobs` every minute (any
-# number of hosts may run it). Stops everything on Ctrl-C or TERM; the launcher is started again
-# if it stops. Run as another account, the workers run as that account and refuse to start unless
+# number of hosts may run it). Stops everything on Ctrl-C or TERM; the launcher, and any worker,
+# is started again if it stops (scripts/task-workers.sh). Run as another account, the workers run as that account and refuse to start unless
 # builds can be confined some other way (SCORING_BUILD_LAUNCHER) or SCORING_ALLOW_UNCONFINED_BUILDS=1.
 #
 #   DATABASE_URL (required: the site's PostgreSQL, over TCP), SECRET_KEY (the site's), VAR_DIR
@@ -29,7 +29,8 @@ PY=.venv/bin/python
 AS_APP=""
 
 # Everything this script starts stops with it, however it ends; stopping twice is stopping once.
-workers="" stopped=""
+. scripts/task-workers.sh
+stopped=""
 stop() {
     if [ -n "$stopped" ]; then return 0; fi
     stopped=1
@@ -53,26 +54,14 @@ else
 fi
 # Where builds cannot be confined, stop here with the reason and the way to fix it.
 $AS_APP $PY manage.py sandbox_status
-started=0
-while [ "$started" -lt "${TASK_WORKERS:-$(nproc)}" ]; do
-    $AS_APP $PY manage.py db_worker --no-reload &
-    workers="$workers $!"
-    started=$((started + 1))
-done
-echo "worker host: $started workers for $(printf '%s' "$DATABASE_URL" | sed 's|//[^@]*@|//|')"
+count="${TASK_WORKERS:-$(nproc)}"
+start_workers "$count" --no-reload
+echo "worker host: $count workers for $(printf '%s' "$DATABASE_URL" | sed 's|//[^@]*@|//|')"
 ticks=0
 while true; do
     sleep 1
     if [ -n "$AS_APP" ]; then keep_launcher; fi
-    alive=0
-    for worker in $workers; do
-        if kill -0 "$worker" 2>/dev/null; then alive=$((alive + 1)); fi
-    done
-    if [ "$alive" = 0 ]; then
-        echo "every worker stopped" >&2
-        stop
-        exit 1
-    fi
+    keep_workers
     ticks=$((ticks + 1))
     if [ "$ticks" -ge 60 ]; then
         ticks=0

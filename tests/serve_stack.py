@@ -93,14 +93,26 @@ def manage_as_site(env: dict, *args: str, check: bool = True) -> subprocess.Comp
 
 def processes_of(command_fragment: str, var: Path | None = None) -> list[tuple[int, str]]:
     """(uid, command line) of the processes running `command_fragment` (with VAR_DIR `var`)."""
+    return [(uid, command) for _, uid, command in _running(command_fragment, var)]
+
+
+def pids_of(command_fragment: str, var: Path | None = None) -> list[int]:
+    """The processes running `command_fragment` (with VAR_DIR `var`)."""
+    return [pid for pid, _, _ in _running(command_fragment, var)]
+
+
+def _running(command_fragment: str, var: Path | None) -> list[tuple[int, int, str]]:
     found = []
     for entry in Path("/proc").iterdir():
         try:
+            if not entry.name.isdigit():
+                continue
             if var is not None and f"VAR_DIR={var}\0".encode() not in (entry / "environ").read_bytes():
                 continue
-            if entry.name.isdigit() and command_fragment in (entry / "cmdline").read_bytes().decode(errors="replace"):
+            command = (entry / "cmdline").read_bytes().decode(errors="replace")
+            if command_fragment in command:
                 uid = next(line for line in (entry / "status").read_text().splitlines() if line.startswith("Uid:"))
-                found.append((int(uid.split()[1]), (entry / "cmdline").read_bytes().decode(errors="replace")))
+                found.append((int(entry.name), int(uid.split()[1]), command))
         except (OSError, StopIteration):
             continue
     return found

@@ -7,7 +7,8 @@ What it shows: every build runs as an account of the launcher's range, never the
 memory, processes and processors capped; one operator's build holding ~500 processes does not fail
 another's; a build with no sandbox waits in the queue and is built once the sandbox is back; one
 operator's slow entries wait their turn while another's quick one goes first; look-alike names
-are refused; a second host takes jobs beside the first, its builds capped the same way, and
+are refused; a task worker and the launcher killed are started again; a second host takes jobs
+beside the first (its own killed worker started again), its builds capped the same way, and
 killing it mid-build loses nothing."""
 
 from __future__ import annotations
@@ -29,7 +30,7 @@ from catalog.tests.trees import ADDER_V1, VALID_CATALOG, CatalogTree
 from engine.builds import pack_folder
 from engine.tests import wat
 from scoring.tests.helpers import adder_answers
-from tests.serve_stack import (ROOT, first_answer, free_port, launcher_socket, manage_as_site, poll_json,
+from tests.serve_stack import (ROOT, first_answer, free_port, launcher_socket, manage_as_site, pids_of, poll_json,
                                 postgres_database, processes_of, stop, uids_running)
 
 pytestmark = [pytest.mark.slow, pytest.mark.long]
@@ -213,6 +214,24 @@ def _look_alike_names_are_refused(site: Site) -> None:
         assert code is None or response.json()["code"] == code
 
 
+def _a_killed_task_worker_and_launcher_are_started_again(site: Site, var: Path, log: Path) -> None:
+    """The machine kills a task worker and the build launcher (out of memory, say): make serve
+    starts each again, says so, and the site goes on scoring."""
+    workers = pids_of("db_worker", var)
+    assert len(workers) == 2, workers
+    os.kill(workers[0], signal.SIGKILL)
+    os.kill(pids_of("build-launcher", var)[0], signal.SIGKILL)
+    deadline = time.monotonic() + 60
+    while not ("starting 1 task worker(s) again" in (said := log.read_text())
+               and "the build launcher stopped: starting it again" in said and len(pids_of("db_worker", var)) == 2
+               and pids_of("build-launcher", var)):
+        assert time.monotonic() < deadline, said[-3000:]
+        time.sleep(0.2)
+    assert "(exit status 137)" in said  # the line names how it stopped
+    entry = site.entry("op-a", "after-the-restarts", script="id -u")
+    assert site.finished(entry)["status"] == "scored"
+
+
 def _worker_host(env: dict, hide: Path, var: Path, output: Path) -> subprocess.Popen:
     """scripts/worker.sh as another machine would run it: its own state folder, no view of the
     first host's state or launcher (a mount namespace of its own), PostgreSQL over TCP. The
@@ -241,6 +260,12 @@ def _a_second_host_takes_jobs_and_killing_it_loses_nothing(site: Site, env: dict
             time.sleep(0.2)
         low, high = json.loads(output.read_text().split("build uids ", 1)[1].split("\n", 1)[0])
         second = range(low, high + 1)  # its own launcher's accounts
+        # Its one task worker killed: the host starts another, and says so.
+        os.kill(pids_of("db_worker", state / "var2")[0], signal.SIGKILL)
+        while not ("starting 1 task worker(s) again" in output.read_text() and pids_of("db_worker", state / "var2")):
+            assert host.poll() is None, output.read_text()
+            assert time.monotonic() < deadline + 60
+            time.sleep(0.2)
         # Three operators, one entry each, three workers (two here, one there): each takes one.
         entries = {operator: site.entry(operator, f"{operator}-round-1", script="id -u; sleep 2")
                    for operator in ("op-a", "op-b", "op-c")}
@@ -307,6 +332,7 @@ def test_the_production_path_caps_every_build_and_keeps_the_queue_fair(tmp_path)
             _a_build_without_a_sandbox_waits_and_is_built_when_it_is_back(site, state / "var")
             _one_operators_slow_entries_wait_while_anothers_quick_one_goes_first(site)
             _look_alike_names_are_refused(site)
+            _a_killed_task_worker_and_launcher_are_started_again(site, state / "var", state / "serve.log")
             _a_second_host_takes_jobs_and_killing_it_loses_nothing(site, env, state, uids)
         finally:
             stop(server)
