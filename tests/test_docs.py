@@ -217,6 +217,7 @@ def test_the_site_serves_every_page_of_the_manual_from_the_header(client):
     image = client.get("/docs/screenshots/leaderboard.png")
     assert image.status_code == 200 and image["Content-Type"] == "image/png"
     assert client.get("/docs/screenshots/..%2Fsettings.md").status_code == 404
+    assert client.get(f"/docs/screenshots/{'x' * 300}.png").status_code == 404  # longer than a file name may be
 
 
 def test_the_manual_goes_through_the_sanitiser():
