@@ -169,6 +169,7 @@ if [ "$FRONT_CONNECTIONS" != 0 ]; then
 fi
 
 sed -e "s|@USER@|$USER_LINE|" -e "s|@RUN_DIR@|$RUN_DIR|g" -e "s|@NGINX_DIR@|$NGINX_DIR|g" -e "s|@HOST@|$HOST|g" -e "s|@PORT@|$PORT|g" \
+    -e "s|@FRONT_RATE@|$FRONT_RATE|g" -e "s|@FRONT_BURST@|$FRONT_BURST|g" -e "s|@FRONT_CONNECTIONS@|$FRONT_CONNECTIONS|g" \
     -e "s|@MAX_BODY@|$MAX_BODY|g" -e "s|@API_MAX_BODY@|$API_MAX_BODY|g" -e "s|@LIMIT_ZONES@|$ZONES|" -e "s|@LIMITS@|$LIMITS|" \
     config/nginx.conf.template > "$NGINX_DIR/nginx.conf"
 nginx -t -q -c "$NGINX_DIR/nginx.conf" -e stderr

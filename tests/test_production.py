@@ -220,8 +220,11 @@ def _what_nginx_answers_itself_is_a_problem_document(port: int) -> None:
 def _large_uploads_need_a_permit_and_are_few_at_a_time(port: int, env: dict) -> None:
     """nginx buffers a large body to disk before the site can refuse it. So it asks the site
     first, from the headers alone: without a live token (or a staff session for the archive
-    import) the upload is refused before its body is read. With one, a second upload from the
-    same address is refused while the first is under way, and a fifth in all from anywhere."""
+    import) the upload is refused before its body is read. With one, a third upload from the
+    same address is refused while two are under way, and a fifth in all from anywhere, each
+    with a problem document naming the upload limit and Retry-After; uploads sent one after
+    another never meet either, even right after a refused one; a request whose header fields the
+    site cannot read is the client's error (400 or 431), never a 500."""
     token = _manage(env, "api_token", "create", "uploader").splitlines()[-1]
     try:
         get(f"http://127.0.0.1:{port}/upload-permit/submit/")
@@ -244,26 +247,52 @@ def _large_uploads_need_a_permit_and_are_few_at_a_time(port: int, env: dict) -> 
         assert _answer_head(bad).startswith(b"HTTP/1.1 401")
     finally:
         _hang_up(bad)
+    _uploads_one_after_another_are_never_held_back(port, token)
     held = []
     try:
-        for index in range(4):  # four under way, each from its own address
-            connection = socket.create_connection(("127.0.0.1", port), source_address=(f"127.0.0.{index + 2}", 0))
+        for address in ("127.0.0.2", "127.0.0.2", "127.0.0.3", "127.0.0.4"):  # four under way, two from one address
+            connection = socket.create_connection(("127.0.0.1", port), source_address=(address, 0))
             connection.sendall(_upload_head(port, "/api/v1/submissions/", token) + b"x" * 65536)
             held.append(connection)
-        time.sleep(0.5)
-        same = socket.create_connection(("127.0.0.1", port), source_address=("127.0.0.2", 0))
-        held.append(same)
-        same.sendall(_upload_head(port, "/api/v1/submissions/", token) + b"x" * 1024)
-        answer = _answer_head(same)
-        assert answer.startswith(b"HTTP/1.1 429"), "a second upload from one address was let in"
-        assert b"application/problem+json" in answer  # the API's form, as every answer under /api/
-        fifth = socket.create_connection(("127.0.0.1", port), source_address=("127.0.0.9", 0))
-        held.append(fifth)
-        fifth.sendall(_upload_head(port, "/api/v1/submissions/", token) + b"x" * 1024)
-        assert _answer_head(fifth).startswith(b"HTTP/1.1 429"), "a fifth upload at once was let in"
+            time.sleep(0.2)
+        for address, what in (("127.0.0.2", "a third upload from one address"), ("127.0.0.9", "a fifth upload at once")):
+            late = socket.create_connection(("127.0.0.1", port), source_address=(address, 0))
+            held.append(late)
+            late.sendall(_upload_head(port, "/api/v1/submissions/", token) + b"x" * 1024)
+            answer = _answer_head(late)
+            assert answer.startswith(b"HTTP/1.1 429"), f"{what} was let in"
+            # The API's form, as every answer under /api/, naming the limit met.
+            assert b"application/problem+json" in answer and b"Retry-After: 1" in answer, answer
+            assert b'"code": "upload_busy"' in answer, answer
     finally:
         for connection in held:
             connection.close()
+
+
+def _uploads_one_after_another_are_never_held_back(port: int, token: str) -> None:
+    import httpx
+
+    url = f"http://127.0.0.1:{port}/api/v1/submissions/"
+    auth = {"Authorization": f"Bearer {token}"}
+    for _ in range(8):  # one after another, each on a connection of its own; the site refuses each
+        refused = _refused_at_its_headers(port)  # and a refused one's connection still being drained
+        answer = httpx.post(url, headers=auth, data={"case": "range-sums", "name": "seq"},
+                            files={"wasm": ("m.wasm", b"not a module")}, timeout=30)
+        refused.close()
+        assert (answer.status_code, answer.json()["code"]) == (422, "bad_module"), answer.text
+    for headers, status in (({**auth, "Idempotency-Key": "a\x01b"}, 400),  # a control character
+                            ({**auth, **{f"X-Field-{index}": "v" for index in range(200)}}, 431)):  # too many
+        answer = httpx.post(url, headers=headers, data={"case": "range-sums", "name": "seq"},
+                            files={"wasm": ("m.wasm", b"x")}, timeout=30)
+        assert answer.status_code == status and answer.headers["Content-Type"] == "application/problem+json", answer.text
+
+
+def _refused_at_its_headers(port: int) -> socket.socket:
+    """An upload without a token that has sent part of its body: refused (401) before the rest."""
+    connection = socket.create_connection(("127.0.0.1", port))
+    connection.sendall(_upload_head(port, "/api/v1/submissions/") + b"x" * 65536)
+    assert _answer_head(connection).startswith(b"HTTP/1.1 401")
+    return connection
 
 
 def _a_restart_follows_no_link_the_site_planted(state: Path, env: dict, port: int) -> None:
