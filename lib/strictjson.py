@@ -38,8 +38,18 @@ def _reject_constant(name: str) -> Any:
     raise JSONDocumentError(f"{name} is not JSON")
 
 
+def _keys_once(pairs: list[tuple[str, Any]]) -> dict:
+    """An object whose keys are each given once. `{"sums": [0], "sums": [42]}` is one answer to a
+    reader that keeps the last and another to one that keeps the first: it is no answer."""
+    found = dict(pairs)
+    if len(found) != len(pairs):
+        raise JSONDocumentError("not accepted: an object gives the same key twice")
+    return found
+
+
 def loads_strict(data: bytes) -> Any:
-    """Parse UTF-8 JSON with no byte-order mark, no NaN/Infinity, and something in it."""
+    """Parse UTF-8 JSON with no byte-order mark, no NaN/Infinity, no key twice in one object, and
+    something in it."""
     if data.startswith(BYTE_ORDER_MARK):
         raise JSONDocumentError("starts with a byte-order mark (UTF-8 without BOM is required)")
     try:
@@ -49,7 +59,7 @@ def loads_strict(data: bytes) -> Any:
     if not text.strip():
         raise JSONDocumentError("empty: an empty document is not JSON")
     try:
-        return json.loads(text, parse_constant=_reject_constant)
+        return json.loads(text, parse_constant=_reject_constant, object_pairs_hook=_keys_once)
     except JSONDocumentError:
         raise
     except json.JSONDecodeError as exc:

@@ -89,6 +89,8 @@ def test_comparison_of_deep_documents_does_not_exhaust_the_stack():
         (b"{'a': 1}", "not JSON: Expecting property name enclosed in double quotes at line 1, column 2"),
         (b"[" * 100_000, "nested too deeply"),
         (b"1" * 5000, "not accepted"),
+        (b'{"sums": [1], "sums": [0, 0, 0]}', "gives the same key twice"),
+        (b'[{"a": {"b": 1, "b": 1}}]', "gives the same key twice"),
     ],
 )
 def test_strict_parsing_refuses(document, fragment):

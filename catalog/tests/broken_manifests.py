@@ -102,6 +102,8 @@ RULES = [
     ("case-input-bom", lambda c: c.write("cases/small.json", b'\xef\xbb\xbf{"numbers": [1]}'), "case[1].input", "byte-order mark"),
     ("case-input-nan", lambda c: c.write("cases/small.json", '{"numbers": [NaN]}'), "case[1].input", "NaN is not JSON"),
     ("case-input-empty", lambda c: c.write("cases/small.json", ""), "case[1].input", "empty"),
+    ("case-input-key-twice", lambda c: c.write("cases/small.json", '{"numbers": [1], "numbers": [2]}'), "case[1].input", "gives the same key twice"),
+    ("case-expected-key-twice", lambda c: c.write("smoke/one.out", '{"sum": 7, "sum": 6}'), "case[0].expected", "gives the same key twice"),
     ("case-input-not-utf8", lambda c: c.write("cases/small.json", b'{"numbers": [1], "x": "\xff"}'), "case[1].input", "not UTF-8"),
     ("case-input-schema", lambda c: c.write("cases/small.json", '{"numbers": [1, "two"]}'), "case[1].input", "does not validate against the contract's input schema: at /numbers/1: fails `type`"),
     ("case-expected-schema", lambda c: c.write("smoke/one.out", '{"total": 7}'), "case[0].expected", "does not validate against the contract's output schema"),

@@ -98,6 +98,9 @@ def test_without_an_expected_answer_only_the_json_and_the_schema_are_judged(fold
     assert result["message"].startswith("output does not match the output schema: at the document root: fails")
     code, out, _ = meter(folder, constant(b'{"sum": NaN}'), "input.json", "--json")
     assert json.loads(out)["results"][0]["status"] == "invalid_output"
+    code, out, _ = meter(folder, constant(b'{"sum": 0, "sum": 6}'), "input.json", "--expected", "right.json", "--json")
+    [result] = json.loads(out)["results"]
+    assert (code, result["status"]) == (1, "invalid_output") and "the same key twice" in result["message"]
 
 
 def test_a_runway_by_number_or_by_an_inputs_name_sets_the_ceiling(folder):

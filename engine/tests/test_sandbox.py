@@ -240,6 +240,7 @@ def test_an_output_range_outside_memory_is_invalid_output(packed, fragment):
         (b'{"sum": Infinity}', "Infinity is not JSON"),
         (b'\xef\xbb\xbf{"sum": 6}', "byte-order mark"),
         (b'{"sum": 6} x', "not JSON"),
+        (b'{"sum": 7, "sum": 6}', "gives the same key twice"),  # one answer to one reader, another to the next
         (b'{"sum": "six"}', "does not match the output schema: at /sum: fails `type`"),
         (b'{"total": 6}', "does not match the output schema: at the document root: fails `required`"),
     ],
