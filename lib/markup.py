@@ -36,6 +36,9 @@ _SCROLL = '<div class="table-scroll" role="region" aria-label="Table" tabindex="
 # An image with no text alternative is invalid HTML and unread by a screen reader: one the author
 # left without `alt` is taken as decoration (alt=""). The sanitiser's output quotes every value.
 _IMAGE_WITHOUT_ALT = re.compile(r"<img\b(?![^>]*\salt=)")
+# A link whose address the sanitiser dropped (`javascript:`) is no link: `rel` on it is invalid
+# HTML, so it goes too (the text stays, a placeholder link with its title).
+_LINK_WITHOUT_HREF = re.compile(r"<a\b(?![^>]*\shref=)([^>]*?)\s+rel=\"[^\"]*\"")
 
 
 def _shift_heading(match: re.Match) -> str:
@@ -62,7 +65,7 @@ def _render(text: str, *, shift_headings: bool, attributes: dict | None = None, 
         html, tags=ALLOWED_TAGS, attributes=attributes or ALLOWED_ATTRIBUTES, url_schemes=URL_SCHEMES,
         link_rel=link_rel, strip_comments=True,
     )
-    cleaned = _IMAGE_WITHOUT_ALT.sub('<img alt=""', cleaned)
+    cleaned = _LINK_WITHOUT_HREF.sub(r"<a\1", _IMAGE_WITHOUT_ALT.sub('<img alt=""', cleaned))
     # A wide table scrolls inside the page, not the page sideways; after sanitising, so the
     # wrapper is ours and the author's markup cannot add one.
     return _TABLE.sub(lambda match: _SCROLL + match.group(0), _TABLE_END.sub(lambda match: match.group(0) + "</div>",

@@ -139,6 +139,15 @@ def test_description_and_changelog_are_sanitised(client, catalog, document):
     assert "safe <strong>text</strong>" in main
 
 
+def test_a_link_whose_address_is_dropped_keeps_no_rel():
+    """`rel` is only allowed beside an `href` (the Nu HTML Checker's one error on such a page)."""
+    from lib.markup import render_markdown
+
+    html = render_markdown('[x](javascript:alert(1) "t") and [y](https://example.org/)')
+    assert '<a title="t">x</a>' in html
+    assert '<a href="https://example.org/" rel="nofollow noopener noreferrer">y</a>' in html
+
+
 def test_an_authors_image_without_a_text_alternative_is_taken_as_decoration(client, catalog):
     """An <img> without alt is invalid HTML and unread by a screen reader: it gets alt="", and an
     image that has one keeps it."""
