@@ -10,7 +10,7 @@ from ninja import Query, Router
 
 from api.caching import cached_document
 from api.cases import Difficulty
-from api.results import legacy_csv, csv_answer
+from api.results import csv_answer, legacy_csv
 from api.schemas import AgentsDocument
 from lib.api import ONE_LINE, PAGE_MAX, PAGE_SIZE, PAGE_SIZE_MAX, Problem, document, page_links
 from lib.csvexport import csv_response

@@ -118,7 +118,8 @@ def case_list(request: HttpRequest,
     query = {name: value or None for name, value in form.cleaned_data.items()}
 
     def render():
-        versions, links = page_links(request, counted_cases(form.cleaned_data), page=page, page_size=page_size, query=query)
+        versions, links = page_links(request, counted_cases(form.cleaned_data), page=page, page_size=page_size,
+                                     query=query)
         response = document(CaseList, {**links, "results": [case_summary(request, version) for version in versions]})
         return not_kept(response) if varied_at_will(form.cleaned_data) else response
 
@@ -158,7 +159,8 @@ def case_detail(request: HttpRequest, slug: str,
 
 @router.get("/schemas/run-record.json", url_name="run-record-schema", tags=["schemas"],
             openapi_extra={"responses": {200: {"description": "a JSON Schema (draft 2020-12)",
-                                               "content": {"application/schema+json": {"schema": {"type": "object"}}}}}})
+                                               "content": {"application/schema+json": {"schema": {"type":
+                                               "object"}}}}}})
 def run_record_schema(request: HttpRequest):
     """The JSON Schema of a run record: what `seed_run --record` writes and `score --run-record` reads."""
     response = JsonResponse(RUN_RECORD_SCHEMA, json_dumps_params={"indent": 2})

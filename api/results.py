@@ -16,6 +16,7 @@ from lib.api import ONE_LINE, PAGE_MAX, PAGE_SIZE, PAGE_SIZE_MAX, Problem, docum
 from lib.csvexport import csv_response
 from lib.siteurl import site_url
 from scoring.boards.reading import MODEL_MAX, model_filter
+from scoring.boards.reading import Leaderboard as Board
 from scoring.compare import compare
 from scoring.documents import (
     board_table,
@@ -29,7 +30,6 @@ from scoring.history import steps, steps_query
 from scoring.models import Submission
 from scoring.standings import Standings, request_refresh, standings_generations
 from sitecache.pages import not_kept
-from scoring.boards.reading import Leaderboard as Board
 
 router = Router(tags=["results"])
 

@@ -10,7 +10,6 @@ from typing import Literal
 from ninja import Field, Schema
 from pydantic import BaseModel
 
-
 # Figures against the reference entries (the standings and the agents matrix).
 FAST_DESCRIPTION = ("fast_p for p in 1, 1.5, 2, 5, 10 (keyed \"1\", \"1.5\", …): the share of the scope's cases with a "
                     "reference entry that were solved using at most 1/p of the reference's fuel (fast_1: no more "
@@ -120,7 +119,8 @@ class SubmissionDocument(Schema):
                                                                  "and `wall_seconds` are numbers, the rest text")
     annotation: str = Field(..., description="staff's public note")
     excluded: bool = Field(..., description="excluded from ranking by staff (listed below the ranked entries)")
-    verification: Verification | None = Field(..., description="its latest re-measurement, null if never measured again")
+    verification: Verification | None = Field(...,
+                                              description="its latest re-measurement, null if never measured again")
     build: Literal["confined", "unconfined", "unsandboxed", ""] = Field(
         ..., description="how its build was held: confined (a sandbox, an account and a cgroup of its own), "
                          "unconfined (the sandbox only: a development site), unsandboxed (no sandbox: a development "

@@ -31,17 +31,19 @@ def entries(cases: int, submitters: int) -> None:
     from django.db import connection
     from django.utils import timezone
 
-    from scoring.models import Standing
     from scoring.boards import RANKED, UNRANKED
+    from scoring.models import Standing
     from tests.factories import make_cases
 
     versions = make_cases(cases, prefix="standing", tags=("bulk", "generated"))
     table = Standing._meta.db_table
-    numbers = f"WITH RECURSIVE n(i) AS (SELECT 0 UNION ALL SELECT i + 1 FROM n WHERE i < {submitters - 1}) SELECT i FROM n"
+    numbers = (f"WITH RECURSIVE n(i) AS (SELECT 0 UNION ALL SELECT i + 1 FROM n WHERE i < {submitters - 1}) "
+               "SELECT i FROM n")
     low, high = versions[0].pk, versions[-1].pk
     with connection.cursor() as cursor:
         cursor.execute(f"""
-            INSERT INTO {table} (version_id, variant_key, name, submission_id, board_group, board_key, submitted_at, engine,
+            INSERT INTO {table} (version_id, variant_key, name, submission_id, board_group, board_key, submitted_at,
+            engine,
                                  model)
             SELECT v.id, 0, 'solver-' || CAST(n.i AS VARCHAR(10)),
                 NULL, CASE WHEN (v.id * 31 + n.i) %% 5 = 0 THEN {UNRANKED} ELSE {RANKED} END,
@@ -51,7 +53,8 @@ def entries(cases: int, submitters: int) -> None:
         """, [timezone.now(), low, high])
         cursor.execute(f"""
             UPDATE catalog_caseversion SET best_fuel = (
-                SELECT MIN(board_key) FROM {table} s WHERE s.version_id = catalog_caseversion.id AND s.board_group = {RANKED}
+                SELECT MIN(board_key) FROM {table} s WHERE s.version_id = catalog_caseversion.id AND s.board_group =
+                {RANKED}
                 AND s.variant_key = 0) WHERE id BETWEEN %s AND %s
         """, [low, high])
     return versions

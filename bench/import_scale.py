@@ -12,6 +12,7 @@ import time
 
 from _django import setup
 
+
 def main() -> dict:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--versions", type=int, default=1000)

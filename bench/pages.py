@@ -105,7 +105,8 @@ def main() -> dict:
         for label, figures in results.items():
             print(f"{label}: trivial view {figures['trivial_rps']:.0f} req/s; case list (1,000 cases) "
                   f"{figures['case_list_rps']:.0f} req/s, ratio {figures['case_list_ratio']:.2f}; leaderboard "
-                  f"(10,000 submissions) {figures['leaderboard_rps']:.0f} req/s, ratio {figures['leaderboard_ratio']:.2f} (target >= 0.5)")
+                  f"(10,000 submissions) {figures['leaderboard_rps']:.0f} req/s, ratio "
+                  f"{figures['leaderboard_ratio']:.2f} (target >= 0.5)")
     return results
 
 

@@ -28,7 +28,8 @@ def run(script: str, *args: str) -> dict:
 
 def run_on_postgres(script: str, *args: str) -> dict:
     """The script against a throwaway PostgreSQL server (scripts/with-postgres.sh)."""
-    done = subprocess.run(["scripts/with-postgres.sh", sys.executable, str(HERE / script), "--json", "--postgres", *args],
+    done = subprocess.run(["scripts/with-postgres.sh", sys.executable, str(HERE / script), "--json", "--postgres",
+                           *args],
                           cwd=ROOT, capture_output=True, text=True, check=True)
     return json.loads(done.stdout.strip().splitlines()[-1])
 
@@ -43,7 +44,8 @@ def standings_rows(result: dict) -> list[tuple]:
     worst = max(pages[name]["ratio"] for name in PAGE_LABELS)
     rows = [
         (f"Growth, {result['small']:,} → {result['large']:,} submissions on one version, page cache off ({label})",
-         f"{result['small']:,}: " + ", ".join(f"{PAGE_LABELS[name]} {pages[name]['small_ms']:.1f} ms" for name in PAGE_LABELS),
+         f"{result['small']:,}: " + ", ".join(f"{PAGE_LABELS[name]} {pages[name]['small_ms']:.1f} ms" for name in
+         PAGE_LABELS),
          f"{result['large']:,}: " + ", ".join(f"{pages[name]['large_ms']:.1f} ms" for name in PAGE_LABELS),
          ", ".join(f"{pages[name]['ratio']:.2f}" for name in PAGE_LABELS), "each ≤ 2", verdict(worst <= 2)),
         (f"Case list (a tag and a difficulty), 1,000 → 10,000 cases, page cache off ({label})",
@@ -54,10 +56,12 @@ def standings_rows(result: dict) -> list[tuple]:
     if writes:
         other, same = writes["other_versions"], writes["same_version"]
         rows.append((f"Leaderboard under 20 scores/s on other versions (gunicorn + wrk, {label})",
-                     f"trivial view {other['trivial_rps']:,.0f} req/s", f"leaderboard {other['leaderboard_rps']:,.0f} req/s",
+                     f"trivial view {other['trivial_rps']:,.0f} req/s",
+                     f"leaderboard {other['leaderboard_rps']:,.0f} req/s",
                      f"{other['ratio']:.2f}", "≥ 0.5", verdict(other["ratio"] >= 0.5)))
         rows.append((f"…with the 20 scores/s on the same version ({label})",
-                     f"trivial view {same['trivial_rps']:,.0f} req/s", f"leaderboard {same['leaderboard_rps']:,.0f} req/s",
+                     f"trivial view {same['trivial_rps']:,.0f} req/s",
+                     f"leaderboard {same['leaderboard_rps']:,.0f} req/s",
                      f"{same['ratio']:.2f}", "(for comparison)", "—"))
     return rows
 
@@ -71,7 +75,8 @@ def catalog_standings_rows(result: dict) -> list[tuple]:
     if writes:
         rows.append((f"Standings page under 20 scores/s, refreshed every {result['refresh_interval_s']} s by a worker "
                      f"(gunicorn + wrk, {label})",
-                     f"trivial view {writes['trivial_rps']:,.0f} req/s", f"/standings/ {writes['standings_rps']:,.0f} req/s "
+                     f"trivial view {writes['trivial_rps']:,.0f} req/s",
+                     f"/standings/ {writes['standings_rps']:,.0f} req/s "
                      f"(page {writes['age_s']:.0f} s old)" if writes["age_s"] is not None else "",
                      f"{writes['ratio']:.2f}", "≥ 0.5", verdict(writes["ratio"] >= 0.5)))
     return rows
@@ -120,7 +125,8 @@ def handlebars_differential(examples: int) -> dict:
     """The differential test of lib/templates/ against Handlebars.js, with more examples."""
     started = time.monotonic()
     done = subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "tests/test_handlebars.py",
-                           "-k", "random_templates"], cwd=ROOT, env={**os.environ, "HANDLEBARS_EXAMPLES": str(examples)},
+                           "-k", "random_templates"], cwd=ROOT, env={**os.environ,
+                                                                     "HANDLEBARS_EXAMPLES": str(examples)},
                           capture_output=True, text=True)
     return {"examples": examples, "identical": done.returncode == 0, "seconds": time.monotonic() - started}
 
@@ -146,14 +152,16 @@ def worker_host_rows(result: dict) -> list[tuple]:
              f"processor-seconds in its cgroup (one processor each), one worker per host (PostgreSQL, "
              f"{result['cores']} cores)",
              f"one host (`make serve`) {result['one_host_s']:.1f} s ({result['one_per_min']:.1f} entries/min)",
-             f"two hosts (+ `scripts/worker.sh`) {result['two_hosts_s']:.1f} s ({result['two_per_min']:.1f} entries/min)",
+             f"two hosts (+ `scripts/worker.sh`) {result['two_hosts_s']:.1f} s ({result['two_per_min']:.1f} "
+             f"entries/min)",
              f"{result['ratio']:.2f}×", "> 1× (a second host adds workers)", verdict(result["ratio"] > 1))]
 
 
 def schema_row(result: dict) -> tuple:
     return (f"Held-out inputs checked against their schema: the bundled catalog's {result['documents']} inputs, "
             f"{result['bytes'] / 1e6:.1f} MB",
-            f"jsonschema's validator: {result['generic_s']:.2f} s", f"ours: {result['quick_s']:.2f} s (the same findings)",
+            f"jsonschema's validator: {result['generic_s']:.2f} s",
+            f"ours: {result['quick_s']:.2f} s (the same findings)",
             f"{result['ratio']:.3f}", "≤ 0.5", verdict(result["ratio"] <= 0.5))
 
 
@@ -173,17 +181,19 @@ def table(scoring: dict, imports: dict, pages: dict, boards: list[dict], catalog
          f"{tiny['ratio']:.2f}", "≤ 2", verdict(tiny["ratio"] <= 2)),
         (f"Parallel scoring, 16 stress inputs ({parallel['cores']} cores)",
          f"serial {parallel['serial_s']:.2f} s", f"parallel {parallel['parallel_s']:.2f} s",
-         f"{parallel['speedup']:.2f}× {'(identical fuel)' if parallel['identical_fuel'] else '(FUEL DIFFERS)'}", "≥ 1.7×",
-         verdict(parallel["speedup"] >= 1.7 and parallel["identical_fuel"])),
+         f"{parallel['speedup']:.2f}× {'(identical fuel)' if parallel['identical_fuel'] else '(FUEL DIFFERS)'}",
+         "≥ 1.7×", verdict(parallel["speedup"] >= 1.7 and parallel["identical_fuel"])),
         ("Compile cache, the same module scored twice",
          f"first {cache['first_s']:.3f} s ({cache['compiles']} compile)",
-         f"second {cache['second_s'] * 1000:.1f} ms, new process {cache['from_disk_s'] * 1000:.1f} ms ({cache['compiles_fresh_process']} compiles)",
+         f"second {cache['second_s'] * 1000:.1f} ms, new process {cache['from_disk_s'] * 1000:.1f} ms "
+         f"({cache['compiles_fresh_process']} compiles)",
          "—", "no second compile", verdict(cache["compiles"] == 1 and cache["compiles_fresh_process"] == 0)),
         ("Hostile answer judged: valid items until the last, lattice's output schema",
          f"40 MB, cap lifted: stopped after {hostile['forty_mb']['seconds']:.2f} s",
          f"at the {hostile['cap_bytes']:,}-byte cap: judged in {hostile['at_cap']['seconds']:.2f} s",
          "—", f"both within the {hostile['guard_s']:g} s guard",
-         verdict(hostile["at_cap"]["seconds"] <= hostile["guard_s"] and hostile["forty_mb"]["seconds"] <= hostile["guard_s"] + 1
+         verdict(hostile["at_cap"]["seconds"] <= hostile["guard_s"] and hostile["forty_mb"]["seconds"] <=
+         hostile["guard_s"] + 1
                  and hostile["forty_mb"]["status"] == "invalid_output")),
         (f"Import scale, {imports['versions']:,} versions",
          f"first import {imports['first_import_s']:.2f} s", f"re-import {imports['reimport_s']:.2f} s",
@@ -213,12 +223,14 @@ def table(scoring: dict, imports: dict, pages: dict, boards: list[dict], catalog
     if hosts:
         rows += worker_host_rows(hosts)
     if checked:
-        rows.append((f"check_case on the bundled catalog: {checked['versions']} versions, {checked['runs']} solution runs",
+        rows.append((f"check_case on the bundled catalog: {checked['versions']} versions, {checked['runs']} solution "
+                     f"runs",
                      f"score, each solution on each version: {checked['score_s']:.1f} s",
                      f"check_case: {checked['check_case_s']:.1f} s ({checked['errors']} errors)",
                      f"{checked['ratio']:.2f}", "≤ 1.2", verdict(checked["ratio"] <= 1.2)))
     if metered:
-        rows.append((f"Fuel meter from a kit, {metered['version']}: {metered['modules']} examples × {metered['inputs']} "
+        rows.append((f"Fuel meter from a kit, {metered['version']}: {metered['modules']} examples × "
+                     f"{metered['inputs']} "
                      "held-out inputs, as commands",
                      f"`manage.py score --wasm`: {metered['score_per_input_s'] * 1000:.0f} ms per input",
                      f"`python3 meter`: {metered['meter_per_input_s'] * 1000:.0f} ms per input (the same figures)",
@@ -272,8 +284,8 @@ def main() -> None:
     metered = run("meter.py")
     print("held-out inputs against their schemas…", flush=True)
     schemas = run("schemas.py")
-    text = table(scoring, imports, pages, boards, catalogs, slow, handlebars, time.monotonic() - started, batch, uploads,
-                 agents, hosts, checked, metered, schemas)
+    text = table(scoring, imports, pages, boards, catalogs, slow, handlebars, time.monotonic() - started, batch,
+                 uploads, agents, hosts, checked, metered, schemas)
     print(text)
     if args.update_docs:
         page = ROOT / "docs" / "benchmarks.md"

@@ -21,9 +21,9 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 import wasmtime  # noqa: E402
 
-from engine.kinds import Kind  # noqa: E402
 from engine.evaluate import EvaluationInput, evaluate  # noqa: E402
 from engine.judging import Judge  # noqa: E402
+from engine.kinds import Kind  # noqa: E402
 from engine.sandbox import ModuleCache, engine, load_solution  # noqa: E402
 from engine.tests import wat  # noqa: E402
 from engine.tests.hostile import slow_to_compile  # noqa: E402
@@ -48,7 +48,8 @@ def bare_loop(module: wasmtime.Module, inputs: list[bytes]) -> list[bytes]:
 
 
 def held_out(inputs: list[bytes]) -> list[EvaluationInput]:
-    return [EvaluationInput(Kind.STRESS, f"cases/{index}.json", data, data, CEILING, 1 << 20) for index, data in enumerate(inputs)]
+    return [EvaluationInput(Kind.STRESS, f"cases/{index}.json", data, data, CEILING, 1 << 20) for index,
+            data in enumerate(inputs)]
 
 
 def best_of(runs: int, function) -> float:
@@ -132,7 +133,8 @@ def hostile_answer(guard_seconds: float = 5.0) -> dict:
         judge.check(b"{}", expected, deadline=time.monotonic() + 60)  # a judge process is ready
         started = time.perf_counter()
         outcome = solution.run(b"{}", fuel_limit=CEILING, ceiling=CEILING, wall_seconds=guard_seconds,
-                               answer_limit=limit, judge=lambda output, deadline: judge.check(output, expected, deadline=deadline))
+                               answer_limit=limit, judge=lambda output, deadline: judge.check(output, expected,
+                                                                                              deadline=deadline))
         results[label] = {"bytes": outcome.output_size, "seconds": time.perf_counter() - started,
                           "status": outcome.status.value, "fuel": outcome.fuel, "message": outcome.message}
     return results
@@ -154,14 +156,17 @@ def main() -> None:
         print(json.dumps(results))
         return
     execution, tiny = results["overhead_execution"], results["overhead_tiny"]
-    print(f"overhead, execution-dominated: bare {execution['bare_s']:.3f} s, ours {execution['ours_s']:.3f} s, ratio {execution['ratio']:.3f} (target <= 1.10)")
-    print(f"overhead, tiny inputs: bare {tiny['per_input_bare_us']:.0f} us/input, ours {tiny['per_input_ours_us']:.0f} us/input, ratio {tiny['ratio']:.2f} (target <= 2)")
+    print(f"overhead, execution-dominated: bare {execution['bare_s']:.3f} s, ours {execution['ours_s']:.3f} s, ratio "
+          f"{execution['ratio']:.3f} (target <= 1.10)")
+    print(f"overhead, tiny inputs: bare {tiny['per_input_bare_us']:.0f} us/input, ours {tiny['per_input_ours_us']:.0f} "
+          f"us/input, ratio {tiny['ratio']:.2f} (target <= 2)")
     par = results["parallel"]
     print(f"parallel, 16 inputs: serial {par['serial_s']:.2f} s, {par['cores']} threads {par['parallel_s']:.2f} s, "
           f"speedup {par['speedup']:.2f} (target >= 1.7), identical fuel: {par['identical_fuel']}")
     cache = results["compile_cache"]
     print(f"compile cache: first {cache['first_s']:.3f} s, second {cache['second_s'] * 1000:.2f} ms, "
-          f"new process from disk {cache['from_disk_s'] * 1000:.1f} ms; compiles {cache['compiles']} then {cache['compiles_fresh_process']} (target: 1 then 0)")
+          f"new process from disk {cache['from_disk_s'] * 1000:.1f} ms; compiles {cache['compiles']} then "
+          f"{cache['compiles_fresh_process']} (target: 1 then 0)")
 
 
 if __name__ == "__main__":

@@ -51,7 +51,8 @@ class Client:
         self.ids: list[int] = []
         self.refused: list[str] = []
 
-    def request(self, method: str, path: str, body: bytes | None = None, headers: dict | None = None) -> tuple[int, dict]:
+    def request(self, method: str, path: str, body: bytes | None = None, headers: dict | None = None) -> tuple[int,
+                                                                                                               dict]:
         self.connection.request(method, path, body=body, headers={**self.headers, **(headers or {})})
         response = self.connection.getresponse()
         return response.status, json.loads(response.read() or b"{}")
@@ -151,7 +152,8 @@ def main() -> None:
         print(json.dumps(result))
     else:
         print(f"{args.lines} modules: uploaded through nginx and scored by {jobs} workers {http_s:.1f} s "
-              f"({result['http_per_s']:.2f}/s); score_many --jobs {jobs} {batch_s:.1f} s ({result['batch_per_s']:.2f}/s): "
+              f"({result['http_per_s']:.2f}/s); score_many --jobs {jobs} {batch_s:.1f} s "
+              f"({result['batch_per_s']:.2f}/s): "
               f"{result['ratio']:.2f}x")
 
 

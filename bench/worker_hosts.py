@@ -27,7 +27,6 @@ import uuid
 from pathlib import Path
 
 import httpx
-
 from pages import free_port, wait_until_serving
 
 ROOT = Path(__file__).resolve().parent.parent

@@ -65,7 +65,8 @@ class ArchiveForm(forms.Form):
 @admin.register(CaseVersion)
 class CaseVersionAdmin(ReadOnlyAdmin):
     change_list_template = "admin/catalog/caseversion/change_list.html"
-    list_display = ("case", "version", "name", "difficulty", "experimental", "smoke_count", "stress_count", "imported_at")
+    list_display = ("case", "version", "name", "difficulty", "experimental", "smoke_count", "stress_count",
+                    "imported_at")
     list_filter = ("difficulty", "experimental", "type")
     search_fields = ("case__slug", "name", "version")
     list_select_related = ("case",)
@@ -82,7 +83,8 @@ class CaseVersionAdmin(ReadOnlyAdmin):
     def get_urls(self):
         extra = [
             path("import/", self.admin_site.admin_view(self.import_view), name="catalog_caseversion_import"),
-            path("rescan/", self.admin_site.admin_view(require_POST(self.rescan_view)), name="catalog_caseversion_rescan"),
+            path("rescan/", self.admin_site.admin_view(require_POST(self.rescan_view)),
+                 name="catalog_caseversion_rescan"),
         ]
         return extra + super().get_urls()
 

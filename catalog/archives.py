@@ -111,7 +111,8 @@ def import_archive(path: Path, *, version: str | None = None, limits: ArchiveLim
             return outcome
         # Validated once, above; imported (or rehearsed) in one transaction, all or nothing.
         imported = import_scan(scan, dry_run=dry_run, all_or_nothing=True, report=report)
-        outcome.errors.extend(reason for result in imported.results if result.action == REFUSED for reason in result.reasons)
+        outcome.errors.extend(reason for result in imported.results if result.action == REFUSED for reason in
+        result.reasons)
         outcome.results = imported.results
     return outcome
 

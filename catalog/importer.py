@@ -19,7 +19,13 @@ from django.conf import settings
 from django.db import IntegrityError, transaction
 
 from catalog.manifest import (
-    CatalogScan, FileLimits, ManifestError, VersionSource, fuel_ceiling, manifest_template_context, scan_catalog,
+    CatalogScan,
+    FileLimits,
+    ManifestError,
+    VersionSource,
+    fuel_ceiling,
+    manifest_template_context,
+    scan_catalog,
     version_sort_key,
 )
 from catalog.models import (

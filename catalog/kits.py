@@ -2,7 +2,8 @@
 
 `README.md` at the top of the zip says how to build, what the module must export, and every
 limit; the run root sits beside it in `run/`, exactly as `seed_run` writes it (so the README can
-never clash with a file of the workspace), and the fuel meter in `meter/` (catalog/metering.py). Held-out inputs and answers are not among a
+never clash with a file of the workspace), and the fuel meter in `meter/` (catalog/metering.py). Held-out inputs and
+answers are not among a
 version's files, so they cannot be in a kit; a test compares every member with every one.
 
 The bytes are fixed: members in sorted order, one fixed timestamp, fixed permissions, built

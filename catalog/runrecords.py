@@ -156,7 +156,7 @@ def validate_run(run) -> dict:
     return dict(run)
 
 
-def prompt_digest(version, variant) -> str:
+def prompt_digest(variant) -> str:
     """What a run record's prompt digest must be: the SHA-256 of the prompt the variant renders now."""
     return hashlib.sha256(variant.rendered_prompt()).hexdigest()
 
@@ -253,7 +253,7 @@ def check_target(record: RunRecord, version, variant) -> None:
     if record.version_digest != version.digest:
         raise RunRecordError("stale", f"the run record's version digest does not match {version.case.slug} "
                                       f"{version.version} as imported: the run was seeded from other content")
-    if record.prompt_digest != prompt_digest(version, variant):
+    if record.prompt_digest != prompt_digest(variant):
         raise RunRecordError("stale", f"the run record's prompt digest does not match the prompt of "
                                       f"{version.case.slug} {version.version} (variant {variant.slug})")
 

@@ -2,7 +2,6 @@
 
 import multiprocessing
 import os
-
 from pathlib import Path
 
 # `make serve` binds a Unix socket behind nginx (scripts/serve.sh); alone, gunicorn binds HOST:PORT.

@@ -9,7 +9,6 @@ from __future__ import annotations
 import os
 import secrets
 from pathlib import Path
-
 from urllib.parse import urlsplit
 
 from config.env import database_from_url, envbool, envfloat, envint, envlist, envstr, envurl

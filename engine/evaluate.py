@@ -10,9 +10,10 @@ from concurrent.futures import ThreadPoolExecutor, as_completed
 from dataclasses import dataclass
 from typing import Callable, Sequence
 
-from engine.kinds import Kind
 from engine.judging import Judge
+from engine.kinds import Kind
 from engine.sandbox import Outcome, Solution, Status
+
 
 @dataclass(frozen=True)
 class EvaluationInput:

@@ -1,7 +1,8 @@
 """What scoring reports while it works: a build starting, the run starting, each input scored.
 
 `score(submission, progress=...)` takes any object with these three methods. The base class
-reports nothing; `StreamProgress` prints lines (the `score` and `carry_forward` commands), and tests subclass it to act mid-run.
+reports nothing; `StreamProgress` prints lines (the `score` and `carry_forward` commands), and tests subclass it to act
+mid-run.
 """
 
 from __future__ import annotations

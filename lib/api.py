@@ -32,7 +32,8 @@ class Problem(Schema):
     title: str = Field(..., description="the HTTP status phrase")
     status: int
     detail: str = Field(..., description="what was wrong with this request")
-    code: str | None = Field(None, description="a stable name of the refusal (the submissions API), for clients to act on")
+    code: str | None = Field(None,
+                             description="a stable name of the refusal (the submissions API), for clients to act on")
     errors: dict[str, list[str]] | None = Field(None, description="per parameter: why its value was refused")
 
 

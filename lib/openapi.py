@@ -89,7 +89,8 @@ def constraints_of(schema: dict) -> str:
         if key in schema:
             words.append(f"{label} {schema[key]}")
     if "default" in schema and schema["default"] is not None:
-        words.append(f"default {str(schema['default']).lower() if isinstance(schema['default'], bool) else schema['default']}")
+        default = schema["default"]
+        words.append(f"default {str(default).lower() if isinstance(default, bool) else default}")
     for option in schema.get("anyOf", []):
         extra = constraints_of(option)
         if extra:
@@ -114,8 +115,10 @@ def describe(schema: dict) -> Description:
             operation = item[method]
             parameters = [
                 Parameter(name=parameter["name"], location=parameter["in"], required=parameter.get("required", False),
-                          type=type_of(parameter.get("schema", {})), constraints=constraints_of(parameter.get("schema", {})),
-                          description=parameter.get("description") or parameter.get("schema", {}).get("description", ""))
+                          type=type_of(parameter.get("schema", {})), constraints=constraints_of(parameter.get("schema",
+                                                                                                              {})),
+                          description=parameter.get("description") or parameter.get("schema", {}).get("description",
+                                                                                                      ""))
                 for parameter in operation.get("parameters", [])
             ]
             responses = [
@@ -125,7 +128,9 @@ def describe(schema: dict) -> Description:
                 for status, response in sorted(operation.get("responses", {}).items())
             ]
             description = operation.get("description", "")
-            operations.append(Operation(method=method.upper(), path=path, anchor=_anchor("op", operation.get("operationId") or f"{method} {path}"),
+            operations.append(Operation(method=method.upper(), path=path, anchor=_anchor("op",
+                                                                                         operation.get("operationId")
+                                                                                         or f"{method} {path}"),
                                         summary=operation.get("summary", ""), description=description,
                                         parameters=parameters, responses=responses))
     components = []

@@ -135,7 +135,8 @@ def _mark_problem(mark: str, base: str) -> str | None:
 
     script = icu.Script.getScript(base).getShortName()
     if unicodedata.category(base)[0] != "L" or script in _COMPOSING_SCRIPTS or script not in _scripts(mark):
-        return f"{_codes(mark)} does not belong on {_codes(base)} (a mark left after composition must be its letter's script's)"
+        return (f"{_codes(mark)} does not belong on {_codes(base)} (a mark left after composition must be its "
+                "letter's script's)")
     return None
 
 
@@ -223,7 +224,9 @@ def without_shared_accents(value: str) -> str:
 
     return unicodedata.normalize("NFC", "".join(
         character for character in unicodedata.normalize("NFD", value)
-        if not (unicodedata.category(character) in ("Mn", "Me") and icu.Script.getScript(character).getShortName() == "Zinh")))
+        if not (unicodedata.category(character) in ("Mn",
+                                                    "Me") and icu.Script.getScript(character).getShortName() ==
+                                                    "Zinh")))
 
 
 def name_skeletons(value: str) -> set[str]:

@@ -70,7 +70,8 @@ def safe_relative(name: str) -> str:
     except UnicodeEncodeError:
         raise ArchiveError(f"`{shown_name(name)}`: the name is not valid UTF-8", "bad_name") from None
     if "\\" in name or "\0" in name:
-        raise ArchiveError(f"`{shown_name(name)}`: backslashes and NUL characters are not allowed in archive paths", "bad_name")
+        raise ArchiveError(f"`{shown_name(name)}`: backslashes and NUL characters are not allowed in archive paths",
+                           "bad_name")
     if name.startswith("/") or (len(name) > 1 and name[1] == ":"):
         raise ArchiveError(f"`{shown_name(name)}`: absolute paths are not allowed in an archive", "bad_name")
     normalized = posixpath.normpath(name)
@@ -82,7 +83,8 @@ def safe_relative(name: str) -> str:
     if len(normalized) > MAX_PATH_CHARACTERS or len(parts) > MAX_DEPTH:
         raise ArchiveError(f"`{shown_name(name)}`: the path is longer or deeper than an archive may hold", "bad_name")
     if any(len(part.encode("utf-8")) > MAX_NAME_BYTES for part in parts):
-        raise ArchiveError(f"`{shown_name(name)}`: a name in the path is longer than {MAX_NAME_BYTES} bytes", "bad_name")
+        raise ArchiveError(f"`{shown_name(name)}`: a name in the path is longer than {MAX_NAME_BYTES} bytes",
+                           "bad_name")
     return normalized
 
 
@@ -150,9 +152,11 @@ class CappedWriter:
                 written += len(chunk)
                 self.total += len(chunk)
                 if written > self.limits.max_file_bytes:
-                    raise ArchiveError(f"`{shown_name(rel)}` unpacks to more than {self.limits.max_file_bytes:,} bytes", "too_large")
+                    raise ArchiveError(f"`{shown_name(rel)}` unpacks to more than {self.limits.max_file_bytes:,} bytes",
+                                       "too_large")
                 if self.total > self.limits.max_total_bytes:
-                    raise ArchiveError(f"the archive unpacks to more than {self.limits.max_total_bytes:,} bytes", "too_large")
+                    raise ArchiveError(f"the archive unpacks to more than {self.limits.max_total_bytes:,} bytes",
+                                       "too_large")
                 out.write(chunk)
         os.chmod(target, 0o755 if mode & 0o111 else 0o644)
 
@@ -172,7 +176,8 @@ class CappedWriter:
             raise ArchiveError(f"`{shown_name(rel)}` appears twice in the archive", "duplicate")
         parts = link_target.split("/")
         if not link_target or link_target.startswith("/") or "\0" in link_target or ".." in parts:
-            raise ArchiveError(f"`{shown_name(rel)}`: a link must be relative and point below its own folder", "bad_link")
+            raise ArchiveError(f"`{shown_name(rel)}`: a link must be relative and point below its own folder",
+                               "bad_link")
         target = self._parent(rel)
         os.symlink(link_target, target)
         self.links.add(rel)
@@ -255,7 +260,8 @@ def _extract_zip(path: Path, writer: CappedWriter) -> None:
     with zipfile.ZipFile(path) as archive:
         for info in archive.infolist():
             if "\0" in info.orig_filename:  # zipfile cuts the name there; the archive meant more
-                raise ArchiveError(f"`{shown_name(info.orig_filename)}`: NUL characters are not allowed in archive paths", "bad_name")
+                raise ArchiveError(f"`{shown_name(info.orig_filename)}`: NUL characters are not allowed in archive "
+                                   f"paths", "bad_name")
             rel = safe_relative(info.filename)
             mode = info.external_attr >> 16
             if stat.S_ISLNK(mode):
@@ -288,7 +294,8 @@ def _extract_tar(raw, writer: CappedWriter, *, allow_links: bool) -> None:
             elif member.issym() or member.islnk():
                 raise ArchiveError(f"`{shown_name(member.name)}`: links are not allowed in an archive", "bad_link")
             else:
-                raise ArchiveError(f"`{shown_name(member.name)}`: only files and folders are allowed in an archive", "bad_entry")
+                raise ArchiveError(f"`{shown_name(member.name)}`: only files and folders are allowed in an archive",
+                                   "bad_entry")
         # A truncated compressed stream can end the member list quietly; reading on to the end
         # of the stream (bounded, like everything else) exposes it.
         while stream.read(CHUNK):

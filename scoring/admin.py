@@ -58,7 +58,8 @@ class AnnotationChangeAdmin(admin.ModelAdmin):
 
 class ResultInline(admin.TabularInline):
     model = Result
-    fields = ("position", "kind", "input_path", "status", "fuel", "fuel_limit", "ceiling", "overshoot", "wall_ms", "message", "detail")
+    fields = ("position", "kind", "input_path", "status", "fuel", "fuel_limit", "ceiling", "overshoot", "wall_ms",
+              "message", "detail")
     readonly_fields = fields
     extra = 0
     can_delete = False
@@ -105,8 +106,8 @@ class ReMeasuredFilter(admin.SimpleListFilter):
 @admin.register(Submission)
 class SubmissionAdmin(admin.ModelAdmin):
     form = SubmissionForm
-    list_display = ("id", "name", "version", "variant", "model", "status", "job_state", "passed", "total_fuel", "hidden",
-                    "excluded", "verification", "submitted_at")
+    list_display = ("id", "name", "version", "variant", "model", "status", "job_state", "passed", "total_fuel",
+                    "hidden", "excluded", "verification", "submitted_at")
     list_filter = ("status", "passed", "hidden", "excluded", "is_reference", ReMeasuredFilter, "version__case",
                    "wasmtime_version")
     search_fields = ("name", "version__case__slug", "module_digest", "model", "annotation")
@@ -115,11 +116,11 @@ class SubmissionAdmin(admin.ModelAdmin):
     actions = ["hide_from_leaderboards", "show_on_leaderboards", "rescore", "remeasure", "make_reference",
                "clear_reference"]
     fields = (
-        "hidden", "annotation", "excluded", "name", "model", "harness", "run", "version", "variant", "status", "message",
-        "detail", "passed", "total_fuel", "overshoot", "verification", "verified_at", "verification_message",
+        "hidden", "annotation", "excluded", "name", "model", "harness", "run", "version", "variant", "status",
+        "message", "detail", "passed", "total_fuel", "overshoot", "verification", "verified_at", "verification_message",
         "passed_count", "input_count", "source_kind", "source_label", "source_size", "source_digest",
-        "module_digest", "module_size", "wasmtime_version", "engine_digest", "submitted_at", "scored_at", "attempt", "job_id",
-        "heartbeat_at", "build_log",
+        "module_digest", "module_size", "wasmtime_version", "engine_digest", "submitted_at", "scored_at", "attempt",
+        "job_id", "heartbeat_at", "build_log",
     )
     readonly_fields = tuple(field for field in fields if field not in ("hidden", "annotation", "excluded"))
 
@@ -192,7 +193,8 @@ class SubmissionAdmin(admin.ModelAdmin):
             self.message_user(request, refused.message, messages.ERROR)
             return
         replaced = f", in place of #{before.pk} {before.name}" if before else ""
-        self.message_user(request, f"#{chosen[0].pk} {chosen[0].name} is the reference of {chosen[0].version}{replaced}.",
+        self.message_user(request,
+                          f"#{chosen[0].pk} {chosen[0].name} is the reference of {chosen[0].version}{replaced}.",
                           messages.SUCCESS)
 
     @admin.action(description="Stop being its version's reference")
@@ -252,7 +254,8 @@ def carry_forward_to(modeladmin, request, queryset):
             summary = f"{version}: nothing to carry forward (no earlier version, or no correct entry on it)"
         modeladmin.message_user(request, summary, messages.SUCCESS)
         for item in fresh:
-            modeladmin.message_user(request, f"{version}: {item.source.name}: {describe(item.submission)}", messages.INFO)
+            modeladmin.message_user(request, f"{version}: {item.source.name}: {describe(item.submission)}",
+                                    messages.INFO)
 
 
 def _has_carry_permission(self, request) -> bool:

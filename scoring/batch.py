@@ -219,7 +219,8 @@ def claim(line: Line, source: tuple[str, str, bytes]) -> Submission | None:
         return None
     if claimed.outcome == EXHAUSTED:
         line.outcome, line.submission = "failed", claimed.submission
-        line.reason = f"#{claimed.submission.pk} was tried {claimed.submission.attempts_used} times (SCORING_MAX_ATTEMPTS)"
+        line.reason = (f"#{claimed.submission.pk} was tried {claimed.submission.attempts_used} times "
+                       "(SCORING_MAX_ATTEMPTS)")
         return None
     return claimed.submission
 

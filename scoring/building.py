@@ -15,8 +15,15 @@ from typing import Iterator
 from django.conf import settings
 
 from catalog.models import CaseVersion
-from engine.builds import (BuildAccounts, BuildLimits, BuildResult, SandboxUnavailable, build_submission,
-                           confinement_problem, sandbox_problem)
+from engine.builds import (
+    BuildAccounts,
+    BuildLimits,
+    BuildResult,
+    SandboxUnavailable,
+    build_submission,
+    confinement_problem,
+    sandbox_problem,
+)
 from engine.builds.remote import build_remotely, launcher_status
 
 
@@ -104,7 +111,8 @@ def build_limits_defaults() -> BuildLimits:
                        file_bytes=settings.SCORING_BUILD_FILE_BYTES, processes=settings.SCORING_BUILD_PROCESSES,
                        disk_bytes=settings.SCORING_BUILD_DISK_BYTES,
                        total_memory_bytes=settings.SCORING_BUILD_TOTAL_MEMORY_BYTES,
-                       module_bytes=settings.SCORING_MAX_MODULE_BYTES, unpacked_bytes=settings.SCORING_MAX_UNPACKED_BYTES,
+                       module_bytes=settings.SCORING_MAX_MODULE_BYTES,
+                       unpacked_bytes=settings.SCORING_MAX_UNPACKED_BYTES,
                        source_entries=settings.SCORING_MAX_SOURCE_ENTRIES)
 
 

@@ -24,13 +24,13 @@ from django.conf import settings
 from django.db import IntegrityError, transaction
 
 from catalog.models import CaseVersion
+from engine.progress import ScoringProgress
 from lib.errors import DomainError
+from scoring.attempts import score
+from scoring.boards import OVER_LIMIT, RANKED
 from scoring.jobs import enqueue_scoring
 from scoring.models import Standing, Submission
-from engine.progress import ScoringProgress
-from scoring.attempts import score
 from scoring.recording import record_submission
-from scoring.boards import OVER_LIMIT, RANKED
 
 logger = logging.getLogger(__name__)
 
@@ -177,7 +177,8 @@ def carry_after_import(versions: list[CaseVersion], report: Callable[[str], None
         inline = settings.TASKS_BACKEND == "immediate"
         say(f"carry-forward {version.case.slug} {source.version} → {version.version}: "
             f"{len(fresh)} entr{'y' if len(fresh) == 1 else 'ies'} {'to score' if inline else 'queued'}")
-        score_carried(fresh, inline=inline, done=lambda item: say(f"    {item.source.name}: {describe(item.submission)}"))
+        score_carried(fresh, inline=inline,
+                      done=lambda item: say(f"    {item.source.name}: {describe(item.submission)}"))
         everything.extend(carried)
     return everything
 

@@ -170,7 +170,8 @@ def board_table(version: CaseVersion, variant: Variant | None, include_all: bool
     def rows():
         for chunk in entries.batches(CSV_CHUNK):
             fuel = stress_fuel(chunk)
-            runs = dict(Submission.objects.filter(pk__in=[entry.submission for entry in chunk]).values_list("pk", "run"))
+            runs = dict(Submission.objects.filter(pk__in=[entry.submission for entry in chunk]).values_list("pk",
+                                                                                                            "run"))
             for entry in chunk:
                 row = entry_document(entry)
                 share = share_of_limit(entry.total_fuel, line)
@@ -245,7 +246,8 @@ def standings_table(standings) -> tuple[str, list[str], Iterator[list]]:
                 yield [row["rank"], row["name"], row["score"], row["solved"], row["entered"], standings.cases,
                        row["geometric_mean"],
                        *[value for part in row["difficulties"].values() for value in (part["solved"], part["score"])],
-                       "; ".join(row["models"]), " | ".join(f"{note['case']}: {note['text']}" for note in row["annotations"]),
+                       "; ".join(row["models"]),
+                       " | ".join(f"{note['case']}: {note['text']}" for note in row["annotations"]),
                        standings.references, *row["fast"].values(), row["speedup"], row["speedup_cases"]]
 
     return download_name("standings", standings.difficulty or "", standings.tag or ""), header, rows()

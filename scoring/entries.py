@@ -34,7 +34,8 @@ class Claim:
         return self.outcome in (NEW, RETRIED)
 
 
-def earlier(version: CaseVersion, variant: Variant, name: str, digest: str) -> tuple[Submission | None, Submission | None]:
+def earlier(version: CaseVersion, variant: Variant, name: str, digest: str) -> tuple[Submission | None,
+                                                                                     Submission | None]:
     """(an earlier submission of the entry that stands, the latest one left unfinished).
 
     Unfinished: the scorer failed on it (`error`), or a run that stopped left it stale

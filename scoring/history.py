@@ -5,7 +5,6 @@ from __future__ import annotations
 from dataclasses import dataclass
 from datetime import datetime
 
-
 from catalog.models import CaseVersion
 from scoring.boards.places import ALL_VARIANTS, variant_key
 from scoring.models import RecordStep

@@ -27,15 +27,22 @@ from django.utils import timezone
 
 from catalog.models import CaseVersion, UnknownTarget, Variant
 from catalog.reading import shown_board
-from catalog.runrecords import (RunRecordError, check_target, merged_run, parse_record,
-                                read_record_bytes, refuse_disagreement, typed_value)
+from catalog.runrecords import (
+    RunRecordError,
+    check_target,
+    merged_run,
+    parse_record,
+    read_record_bytes,
+    refuse_disagreement,
+    typed_value,
+)
 from engine.builds import SourceTooLarge, pack_folder
 from lib.errors import DomainError
 from lib.strictjson import DocumentTooLarge, JSONDocumentError, loads_capped
+from lib.text import name_key
 from lib.unpack import ArchiveError, ArchiveLimits, extract_archive
 from scoring.entries import EXHAUSTED, STANDING, Claim, claim_entry
 from scoring.locking import lock_operator
-from lib.text import name_key
 from scoring.models import IdempotentRequest, NameSkeleton, Submission, SubmitterName
 from scoring.models.operators import IDEMPOTENCY_KEEP
 from scoring.recording import ScoringError, check_name, source_digest
@@ -275,7 +282,8 @@ def within_quotas(user) -> None:
         raise IntakeRefused(429, "too_many_in_flight", f"{in_flight} of your entries are still being scored "
                             f"(at most {settings.API_SUBMISSIONS_IN_FLIGHT})", retry_after=30)
     hour_ago = timezone.now() - timedelta(hours=1)
-    recent = list(mine.filter(submitted_at__gte=hour_ago).order_by("submitted_at").values_list("submitted_at", flat=True)
+    recent = list(mine.filter(submitted_at__gte=hour_ago).order_by("submitted_at").values_list("submitted_at",
+                                                                                               flat=True)
                   [:settings.API_SUBMISSIONS_PER_HOUR])
     if len(recent) >= settings.API_SUBMISSIONS_PER_HOUR:
         wait = int((recent[0] + timedelta(hours=1) - timezone.now()).total_seconds()) + 1

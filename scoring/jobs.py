@@ -33,14 +33,17 @@ from django.utils import timezone
 from django_tasks import task
 
 from engine.builds import SandboxUnavailable
-from scoring.agents.computing import refresh_agents_job
+from scoring.agents.computing import refresh_agents_job as refresh_agents_job  # (below)
 from scoring.attempts import Superseded, score
 from scoring.boards.updates import update_boards
 from scoring.locking import lock_entries, lock_operator
 from scoring.models import Submission
 from scoring.queue import in_flight
-from scoring.standings.computing import refresh_standings_job
-from scoring.verification import verify_submission_job
+from scoring.standings.computing import refresh_standings_job as refresh_standings_job  # (below)
+from scoring.verification import verify_submission_job as verify_submission_job  # (below)
+
+# Tasks queued before they moved beside their work are found here by their old path: the three
+# imported `as` themselves are re-exported for that (scoring.jobs.refresh_agents_job, …).
 
 logger = logging.getLogger(__name__)
 
@@ -112,9 +115,6 @@ def _retry_later(submission: Submission) -> None:
     _paused_until = max(_paused_until, time.monotonic() + delay)
 
 
-# Tasks queued before they moved beside their work are found here by their old path.
-refresh_standings_job, refresh_agents_job, verify_submission_job = (
-    refresh_standings_job, refresh_agents_job, verify_submission_job)
 
 
 def _queue(submission_id: int, attempt: int) -> None:

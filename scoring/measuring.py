@@ -64,7 +64,8 @@ class Measurement:
 
 def measure(version: CaseVersion, source_kind: str, source: bytes, progress: ScoringProgress, *,
             wall_seconds: float | None = None, held_out: list[EvaluationInput] | None = None,
-            output_schema: bytes | None = None, fuel_limit: int | None = None, threads: int | None = None) -> Measurement:
+            output_schema: bytes | None = None, fuel_limit: int | None = None,
+            threads: int | None = None) -> Measurement:
     """Build `source` (a packed folder) or take it as the module, check the module against the
     ABI, and run every held-out input of `version`. Raises SandboxUnavailable (from the build).
 
@@ -97,8 +98,8 @@ def run_module(version, wasm: bytes, progress: ScoringProgress, *, build_log: st
             cache=module_cache(), max_module_bytes=settings.SCORING_MAX_MODULE_BYTES, digest=digest,
         )
     except InvalidModule as invalid:
-        return Measurement(Submission.State.INVALID_MODULE, build_log, invalid.message, invalid.detail, digest, len(wasm),
-                           confinement=confinement)
+        return Measurement(Submission.State.INVALID_MODULE, build_log, invalid.message, invalid.detail, digest,
+                           len(wasm), confinement=confinement)
     held_out = _held_out(version) if held_out is None else held_out
     judge = judge or Judge(version.file_bytes(version.contract_output) if output_schema is None else output_schema,
                            memory_bytes=settings.SCORING_JUDGE_MEMORY_BYTES)

@@ -24,7 +24,8 @@ def queue_place(submission: Submission) -> dict | None:
     if submission.queued_at is not None:
         ahead = Submission.objects.filter(status=Submission.State.PENDING, queued_at__lt=submission.queued_at).count()
         return {"state": "queued", "ahead": ahead}
-    earlier = Q(submitted_at__lt=submission.submitted_at) | Q(submitted_at=submission.submitted_at, pk__lt=submission.pk)
+    earlier = Q(submitted_at__lt=submission.submitted_at) | Q(submitted_at=submission.submitted_at,
+                                                              pk__lt=submission.pk)
     waiting_before = Submission.objects.filter(earlier, operator_id=submission.operator_id,
                                                status=Submission.State.PENDING, queued_at__isnull=True).count()
     return {"state": "waiting", "ahead": waiting_before + in_flight(submission.operator_id).count()}

@@ -38,7 +38,8 @@ def check_name(name: str) -> str:
         raise ScoringError("bad_name", f"--name could pass for another name: {problem}")
     scripts = mixed_scripts(name)
     if scripts:
-        raise ScoringError("bad_name", f"--name mixes letters of {' and '.join(script.title() for script in scripts)}: a name is "
+        raise ScoringError("bad_name",
+                           f"--name mixes letters of {' and '.join(script.title() for script in scripts)}: a name is "
                                        "written in one script (Latin with Han and kana, or with Hangul, is one)")
     return name.strip()
 
@@ -71,7 +72,8 @@ def read_source(*, folder: Path | None = None, wasm_file: Path | None = None) ->
                                                    f"{settings.SCORING_MAX_MODULE_BYTES:,}-byte limit")
         source = handle.read(settings.SCORING_MAX_MODULE_BYTES + 1)
     if len(source) > settings.SCORING_MAX_MODULE_BYTES:  # it grew while it was read
-        raise ScoringError("source_too_large", f"wasm file is more than the {settings.SCORING_MAX_MODULE_BYTES:,}-byte limit")
+        raise ScoringError("source_too_large",
+                           f"wasm file is more than the {settings.SCORING_MAX_MODULE_BYTES:,}-byte limit")
     return Submission.SourceKind.WASM, str(wasm_file), source
 
 

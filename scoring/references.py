@@ -34,7 +34,8 @@ def set_reference(submission: Submission) -> Submission | None:
         if current.board_group != RANKED:
             raise ReferenceRefused("not_ranked", f"#{current.pk} is not ranked on its board (it did not pass every "
                                                  "input, or it is hidden or excluded): a reference must be")
-        before = Submission.objects.filter(version_id=current.version_id, is_reference=True).exclude(pk=current.pk).first()
+        before = Submission.objects.filter(version_id=current.version_id,
+                                           is_reference=True).exclude(pk=current.pk).first()
         if before is not None:
             Submission.objects.filter(pk=before.pk).update(is_reference=False)
         Submission.objects.filter(pk=current.pk).update(is_reference=True)

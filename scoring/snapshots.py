@@ -53,7 +53,8 @@ def request_refresh(table: int, enqueue: Callable[[], object]) -> bool:
     """
 
     if settings.STANDINGS_REFRESH_SECONDS:
-        if time.monotonic() - _last_check.get(table, -math.inf) < min(CHECK_SECONDS, settings.STANDINGS_REFRESH_SECONDS):
+        if time.monotonic() - _last_check.get(table, -math.inf) < min(CHECK_SECONDS,
+                                                                      settings.STANDINGS_REFRESH_SECONDS):
             return False
         _last_check[table] = time.monotonic()
     current = snapshot(table)

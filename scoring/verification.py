@@ -121,7 +121,8 @@ def compare(submission: Submission, measured: Measurement, verification: Verific
         if measured.state == Submission.State.BUILD_FAILED:
             # The stored source did not build again: a fact about the entry, shown as any other.
             return Outcome.DIFFERENT, "not reproduced: the rebuild failed", measured.message + "\n" + measured.detail
-        return (Outcome.DIFFERENT, f"not reproduced: measured {_said(measured.state)}, stored {_said(submission.status)}",
+        return (Outcome.DIFFERENT,
+                f"not reproduced: measured {_said(measured.state)}, stored {_said(submission.status)}",
                 measured.message)
     if measured.evaluation is None:  # both failed the same way before any input ran
         same = measured.message == submission.message

@@ -7,9 +7,9 @@ from datetime import timedelta
 from django.utils import timezone
 
 from catalog.models import Case, CaseVersion, HeldOutInput, Tag, Variant
+from engine.sandbox import ENGINE_DIGEST, WASMTIME_VERSION
 from scoring.boards.rebuilding import rebuild
 from scoring.models import Result, Submission
-from engine.sandbox import ENGINE_DIGEST, WASMTIME_VERSION
 from sitecache.models import CATALOG, Generation
 
 
@@ -110,7 +110,8 @@ def make_many_submissions(version: CaseVersion, count: int) -> None:
             INSERT INTO {result} (submission_id, position, kind, input_path, status, fuel, fuel_limit, ceiling,
                 overshoot, message, detail, wall_ms, answer_digest)
             SELECT s.id, p.position, 'stress', 'cases/' || CAST(p.position AS VARCHAR(2)) || '.json',
-                CASE WHEN s.passed THEN 'passed' ELSE 'wrong_answer' END, 100 + p.position, 1000000, 1000000, 0, '', '', 0, ''
+                CASE WHEN s.passed THEN 'passed' ELSE 'wrong_answer' END, 100 + p.position, 1000000, 1000000, 0, '',
+                '', 0, ''
             FROM {submission} s CROSS JOIN (SELECT 0 AS position UNION ALL SELECT 1) AS p WHERE s.version_id = %s
         """, [version.pk])
     rebuild([version.pk])
@@ -174,7 +175,8 @@ def make_many_trials(versions: list[CaseVersion], first_agent: int, agents: int)
                 CASE WHEN (v.id * 31 + n.i) %% 5 = 0 THEN NULL ELSE 1000 + (v.id * 7919 + n.i * 104729) %% 100000 END,
                 0, CASE WHEN (v.id * 31 + n.i) %% 5 = 0 THEN 0 ELSE 2 END, 2, %s, %s, 0, '',
                 '{{}}', 'model-' || CAST(n.i AS VARCHAR(10)), '', %s, 'harness-' || CAST(n.i %% 3 AS VARCHAR(2)),
-                0.01 * (1 + (v.id + n.i) %% 300), 1000 + (v.id * 13 + n.i) %% 50000, 100 + (v.id + n.i * 7) %% 5000, '', ''
+                0.01 * (1 + (v.id + n.i) %% 300), 1000 + (v.id * 13 + n.i) %% 50000, 100 + (v.id + n.i * 7) %% 5000,
+                '', ''
             FROM catalog_caseversion v CROSS JOIN ({numbers}) AS n WHERE v.id BETWEEN %s AND %s
         """, [variants[low] - low, b"", WASMTIME_VERSION, ENGINE_DIGEST, False, timezone.now(), False, low, high])
     rebuild([version.pk for version in versions])

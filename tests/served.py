@@ -128,8 +128,10 @@ def prepare(folder: Path) -> Database:
     # measured again from its source (its mark on the pages that show it).
     made = []
     for name, example, meta in AGENT_RUNS:
-        done = manage(database, folder, "score", "rising", "--submission", str(ROOT / "solutions/rising/accepted" / example),
-                      "--name", name, "--json", *[part for pair in meta.items() for part in ("--meta", f"{pair[0]}={pair[1]}")])
+        done = manage(database, folder, "score", "rising", "--submission",
+                      str(ROOT / "solutions/rising/accepted" / example),
+                      "--name", name, "--json", *[part for pair in meta.items() for part in ("--meta",
+                                                                                             f"{pair[0]}={pair[1]}")])
         made.append(json.loads(done)["submission"])
     manage(database, folder, "verify", "--submission", str(made[0]), builds_kept=False)  # a real build again
     manage(database, folder, "createsuperuser", "--noinput", "--username", STAFF[0], "--email", "staff@example.com",
@@ -200,8 +202,8 @@ class Site:
     def start_worker(self) -> subprocess.Popen:
         """A `db_worker` on the site's database (for a site served with TASKS_BACKEND=database)."""
         worker = subprocess.Popen([*_kept_builds("manage.py"), "db_worker"], cwd=ROOT, stdout=subprocess.DEVNULL,
-                                  stderr=subprocess.DEVNULL, env=environment(self.database, self.folder, SITE_URL=self.url,
-                                                                             **self.env))
+                                  stderr=subprocess.DEVNULL, env=environment(self.database, self.folder,
+                                                                             SITE_URL=self.url, **self.env))
         self.workers.append(worker)
         return worker
 

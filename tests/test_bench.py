@@ -22,8 +22,8 @@ def test_the_import_benchmark_runs_and_reports_a_ratio():
 
 
 def test_the_schema_benchmark_finds_the_same_in_a_cases_inputs_and_reports_a_ratio():
-    done = subprocess.run([sys.executable, "bench/schemas.py", "--case", "distinct", "--repeat", "1", "--json"], cwd=ROOT,
-                          capture_output=True, text=True, timeout=300)
+    done = subprocess.run([sys.executable, "bench/schemas.py", "--case", "distinct", "--repeat", "1", "--json"],
+                          cwd=ROOT, capture_output=True, text=True, timeout=300)
     assert done.returncode == 0, done.stderr
     result = json.loads(done.stdout.strip().splitlines()[-1])
     assert result["documents"] >= 5 and 0 < result["ratio"] < 1
@@ -61,7 +61,8 @@ def test_the_many_submissions_factory_writes_what_the_plain_one_writes():
 
 @pytest.mark.slow
 def test_the_catalog_standings_benchmark_runs_and_reports_a_ratio():
-    done = subprocess.run([sys.executable, "bench/catalog_standings.py", "--cases", "12", "--submitters", "10", "--json"],
+    done = subprocess.run([sys.executable, "bench/catalog_standings.py", "--cases", "12", "--submitters", "10",
+                           "--json"],
                           cwd=ROOT, capture_output=True, text=True, timeout=300)
     assert done.returncode == 0, done.stderr
     result = json.loads(done.stdout.strip().splitlines()[-1])
@@ -72,8 +73,8 @@ def test_the_catalog_standings_benchmark_runs_and_reports_a_ratio():
 
 @pytest.mark.slow
 def test_the_agents_benchmark_runs_and_reports_each_pages_ratio():
-    done = subprocess.run([sys.executable, "bench/agents.py", "--cases", "6", "--small", "2", "--full", "3", "--large", "5",
-                           "--repeat", "2", "--json"], cwd=ROOT, capture_output=True, text=True, timeout=300)
+    done = subprocess.run([sys.executable, "bench/agents.py", "--cases", "6", "--small", "2", "--full", "3", "--large",
+                           "5", "--repeat", "2", "--json"], cwd=ROOT, capture_output=True, text=True, timeout=300)
     assert done.returncode == 0, done.stderr
     result = json.loads(done.stdout.strip().splitlines()[-1])
     assert set(result["pages"]) == {"page", "api", "by_cost", "one_harness"}

@@ -102,7 +102,8 @@ def test_the_numbers_a_page_exists_for_are_in_the_first_screen(browser, site, sh
     first_row = box("table.board tbody tr")
     assert fuel["x"] >= 0 and fuel["x"] + fuel["width"] <= width, fuel
     assert first_row["y"] + first_row["height"] <= height, first_row
-    scroller = page.evaluate("() => { const s = document.querySelector('.table-scroll'); return [s.scrollWidth, s.clientWidth]; }")
+    scroller = page.evaluate("() => { const s = document.querySelector('.table-scroll'); return [s.scrollWidth, "
+                             "s.clientWidth]; }")
     assert scroller[0] <= scroller[1], f"the board scrolls sideways at {width} px"
     for label in page.locator(".step-chart text.chart-label").all():
         assert label.bounding_box()["height"] >= 12, "a chart label is smaller than 12 px"
@@ -170,7 +171,8 @@ def test_standings_compare_and_carried_entries(page, own_site):
     page.click("table.board tr:has(.badge.carried) >> a >> nth=0")
     page.click("dd >> text=#")  # "Carried from #N on v1"
     assert page.locator("h1").inner_text().startswith("Submission #")
-    assert "range-sums v1" in page.locator(".crumbs").inner_text().lower() or "v1" in page.locator(".crumbs").inner_text()
+    crumbs = page.locator(".crumbs").inner_text()
+    assert "range-sums v1" in crumbs.lower() or "v1" in crumbs
     assert page.locator("text=Carried to").is_visible()
 
 

@@ -109,11 +109,13 @@ def test_every_bundled_case_passes_check_case_and_its_latest_version_warns_of_no
     """Every solution gets the verdict of its folder, on every version; the expected answers are
     the references'; the only warnings are those of published versions a later one fixed."""
     assert {key: version["errors"] for key, version in checked.items() if version["errors"]} == {}
-    assert {key for key, version in checked.items() if version["warnings"]} == {("range-sums", "v1"), ("range-sums", "v2")}
+    assert {key for key, version in checked.items() if version["warnings"]} == {("range-sums", "v1"), ("range-sums",
+                                                                                                       "v2")}
     for slug in SLUGS:
         version = checked[(slug, latest(slug))]
         verdicts = {run["expected"] for run in version["solutions"]}
-        assert {"accepted", "wrong_answer"} <= verdicts and len(verdicts) >= 2, slug  # a slow one, of its intended verdict
+        assert {"accepted",
+                "wrong_answer"} <= verdicts and len(verdicts) >= 2, slug  # a slow one, of its intended verdict
         assert all(run["verdict"] == run["expected"] for run in version["solutions"])
         wrong = [run for run in version["solutions"] if run["expected"] == "wrong_answer"]
         assert all(run["decided_by"].startswith("smoke/") for run in wrong), slug  # a smoke input catches it
@@ -131,7 +133,8 @@ def test_each_case_s_solutions_are_far_apart_and_the_manual_says_how_far(checked
     fast_total, slow_total = stress_total(version, fast), stress_total(version, slow)
     if slow_total is not None:
         assert fast_total * 5 < slow_total, (fast_total, slow_total)  # several-fold apart: the ranking means something
-    assert documented_figures()[slug] == (fast_total, slow_total), "update the bundled catalog's table in docs/writing-cases.md"
+    assert documented_figures()[slug] == (fast_total,
+                                          slow_total), "update the bundled catalog's table in docs/writing-cases.md"
 
 
 @pytest.mark.slow
@@ -139,7 +142,8 @@ def test_each_case_s_solutions_are_far_apart_and_the_manual_says_how_far(checked
 def test_each_starter_workspace_builds_and_runs_cleanly(bundled, source):
     """A starter's answer may be wrong, but it builds, is a valid module, and never traps."""
     version = CaseVersion.objects.get(case__slug=source.manifest.slug, version=source.version)
-    submission = score(submit(version, version.default_variant(), "starter", folder=source.path / source.manifest.workspace))
+    submission = score(submit(version, version.default_variant(), "starter",
+                              folder=source.path / source.manifest.workspace))
     assert submission.status == Submission.State.SCORED, submission.message + submission.build_log
     statuses = set(submission.results.values_list("status", flat=True))
     assert statuses <= {"passed", "wrong_answer", "skipped"}, statuses

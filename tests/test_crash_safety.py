@@ -70,7 +70,8 @@ def test_killing_import_catalog_at_random_points_leaves_the_database_consistent(
 def test_two_imports_at_once_lose_nothing_and_duplicate_nothing(environment, tmp_path):
     catalog = tmp_path / "catalog"
     generate_catalog(catalog, VERSIONS)
-    first, second = start(environment, "import_catalog", str(catalog)), start(environment, "import_catalog", str(catalog))
+    first, second = start(environment, "import_catalog", str(catalog)), start(environment, "import_catalog",
+                                                                              str(catalog))
     outputs = [process.communicate(timeout=300)[0] for process in (first, second)]
     assert first.returncode == 0 and second.returncode == 0, outputs
     imported = sum(int(output.strip().splitlines()[-1].split()[0]) for output in outputs)
@@ -104,13 +105,15 @@ def test_killing_score_midway_leaves_no_half_results_and_the_job_can_be_recovere
     time.sleep(1)
     manage(environment, "requeue_stale_jobs", "--stale-after", "0.5")
     state = consistency(environment)
-    assert state["problems"] == [] and state["submissions"] == SCORE_KILLS + 1 and state["results"] == (SCORE_KILLS + 1) * 3
+    assert state["problems"] == [] and state["submissions"] == SCORE_KILLS + 1 and state["results"] == (SCORE_KILLS +
+    1) * 3
 
 
 def test_two_scorers_at_once_both_complete(environment, tmp_path):
     catalog, wasm = _slow_catalog(tmp_path)
     manage(environment, "import_catalog", str(catalog))
-    scorers = [start(environment, "score", "adder", "--wasm", str(wasm), "--name", name, "--json") for name in ("one", "two")]
+    scorers = [start(environment, "score", "adder", "--wasm", str(wasm), "--name", name, "--json") for name in ("one",
+                                                                                                                "two")]
     outputs = [process.communicate(timeout=300)[0] for process in scorers]
     assert all(process.returncode == 0 for process in scorers), outputs
     assert all('"status": "scored"' in output and '"passed": true' in output for output in outputs)

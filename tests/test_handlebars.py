@@ -171,19 +171,22 @@ SCALARS = st.one_of(
     st.text(max_size=4),
 )
 VALUES = st.recursive(SCALARS, lambda children: st.one_of(
-    st.lists(children, max_size=3), st.dictionaries(st.sampled_from(NAMES + ["1", "0", "10", "b"]), children, max_size=3)),
+    st.lists(children, max_size=3), st.dictionaries(st.sampled_from(NAMES + ["1", "0", "10", "b"]), children,
+                                                    max_size=3)),
     max_leaves=8)
 CONTEXTS = st.dictionaries(st.sampled_from(NAMES), VALUES, max_size=4)
 
 
 @settings(max_examples=DIFFERENTIAL_EXAMPLES, deadline=None,
-          suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture, HealthCheck.filter_too_much])
+          suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture,
+                                 HealthCheck.filter_too_much])
 @given(source=template(), context=CONTEXTS)
 # Found by this test: a block helper in a null context runs with Handlebars' null context, `{}`.
 @example(source="{{#each this}}{{#if a}}{{else}}{{this}}{{/if}}{{/each}}", context={"a": None})
 @example(source="{{#each this}}{{#with b}}{{else}}[{{this}}|{{../a}}|{{#each .}}x{{else}}y{{/each}}]{{/with}}{{/each}}",
          context={"a": None, "b": [None, 1]})
-@example(source="{{#each xs}}{{#a}}{{else}}{{this}}{{/a}}{{#unless a}}{{this}}{{/unless}}{{/each}}", context={"xs": [None]})
+@example(source="{{#each xs}}{{#a}}{{else}}{{this}}{{/a}}{{#unless a}}{{this}}{{/unless}}{{/each}}",
+         context={"xs": [None]})
 def test_random_templates_render_exactly_as_handlebars_renders_them(handlebars, source, context):
     expected = handlebars.render(source, context)
     if "error" in expected:  # what Handlebars refuses, this refuses too

@@ -32,7 +32,8 @@ def catalog_loaded(db):
     assert import_catalog(VALID_CATALOG).ok
 
 
-@settings(max_examples=RANDOM_REQUESTS, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow])
+@settings(max_examples=RANDOM_REQUESTS, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture,
+                                                                              HealthCheck.too_slow])
 @given(prefix=st.sampled_from(PREFIXES), segment=nasty_text,
        params=st.dictionaries(st.sampled_from(PARAMETERS), nasty_text, max_size=4))
 def test_no_url_or_parameter_makes_a_server_error(client, catalog_loaded, prefix, segment, params):

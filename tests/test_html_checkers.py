@@ -50,11 +50,13 @@ def saved_pages(shared_site, tmp_path_factory) -> dict[str, Path]:
 
 def test_the_nu_html_checker_finds_no_error_on_any_kind_of_page(saved_pages):
     assert VNU.exists(), "the Nu HTML Checker is installed by `make test` (npm: vnu-jar)"
-    done = subprocess.run(["java", "-jar", str(VNU), "--format", "json", "--errors-only", *map(str, saved_pages.values())],
+    done = subprocess.run(["java", "-jar", str(VNU), "--format", "json", "--errors-only", *map(str,
+                                                                                               saved_pages.values())],
                           capture_output=True, text=True, timeout=300)
     messages = json.loads(done.stderr or done.stdout)["messages"]
     kinds = {f"file:{path}": kind for kind, path in saved_pages.items()}
-    errors = [f"{kinds.get(message.get('url'), message.get('url'))}: line {message.get('lastLine')}: {message['message']}"
+    errors = [f"{kinds.get(message.get('url'), message.get('url'))}: line {message.get('lastLine')}: "
+              f"{message['message']}"
               for message in messages if message["type"] in ("error", "non-document-error")]
     assert errors == []
     assert done.returncode == 0

@@ -64,7 +64,8 @@ def imports_of(path: Path, known: set[str]) -> list[tuple[str, ast.stmt]]:
         elif isinstance(node, ast.ImportFrom):
             base = node.module or ""
             if node.level:
-                base = ".".join(package.split(".")[:len(package.split(".")) - node.level + 1] + ([base] if base else []))
+                base = ".".join(package.split(".")[:len(package.split(".")) - node.level + 1] + ([base] if base else
+                []))
             targets = [f"{base}.{alias.name}" if f"{base}.{alias.name}" in known else base for alias in node.names]
         else:
             continue
@@ -207,10 +208,18 @@ def test_an_import_deferred_into_a_function_says_why():
 def test_the_deferral_check_sees_an_import_without_a_reason(tmp_path, monkeypatch):
     monkeypatch.setattr(f"{__name__}.ROOT", tmp_path)
     module = tmp_path / "probe.py"
-    module.write_text("def ready():\n    # deferred: the app registry is ready only now\n    from scoring import receivers\n"
+    module.write_text("def ready():\n    # deferred: the app registry is ready only now\n    from scoring import "
+                      "receivers\n"
                       "    from scoring.checks import build_cgroups\n\n"
                       "def later():\n    from scoring.models import Submission\n    import json\n")
     assert undeclared_deferred_imports(module) == ["probe.py:7: scoring.models"]
+
+
+def test_the_whole_tree_is_clean_under_the_linter():
+    """ruff.toml's rules (pyflakes, import order, lines of at most 120 characters) on every module."""
+    done = subprocess.run([str(ROOT / ".venv" / "bin" / "ruff"), "check", "--no-cache", "--output-format", "concise",
+                           str(ROOT)], capture_output=True, text=True, cwd=ROOT)
+    assert done.returncode == 0, done.stdout + done.stderr
 
 
 def test_helpers_of_the_tests_live_in_plain_modules():

@@ -140,7 +140,8 @@ def _each_example_metered_as_stored(client, served_site, meter_env, tmp_path) ->
     for version in latest_versions():
         kit = unpack_kit(client, version, tmp_path / version.case.slug)
         inputs, expected, runways = held_out_files(version, kit)
-        board = served_site.json(f"/api/v1/cases/{version.case.slug}/leaderboard/?version={version.version}&all=1&page_size=200")
+        board = served_site.json(f"/api/v1/cases/{version.case.slug}/leaderboard/"
+                                 f"?version={version.version}&all=1&page_size=200")
         entries = {row["name"]: row["submission"] for row in board["results"]}
         for solution in case_solutions(ROOT / "solutions", version.case.slug).for_version(version.version):
             if solution.expected not in EXAMPLE_VERDICTS:
@@ -156,7 +157,8 @@ def _each_example_metered_as_stored(client, served_site, meter_env, tmp_path) ->
             site = served_site.json(f"/api/v1/submissions/{entries[EXAMPLE_PREFIX + solution.stem]}/")
             code, metered, _ = run_meter(meter_env, kit, module, inputs, expected, runways, site)
             engine = metered["engine"]
-            assert site["engine"] == f"{engine['wasmtime']} ({engine['config_digest']})", site["engine"]  # the same engine
+            # The same engine.
+            assert site["engine"] == f"{engine['wasmtime']} ({engine['config_digest']})", site["engine"]
             compared += assert_same(site, metered, code, f"{version} {solution.expected}/{solution.stem}")
             statuses |= {result["status"] for result in metered["results"]}
     assert compared > 40 and "passed" in statuses, (compared, statuses)

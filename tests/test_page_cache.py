@@ -27,7 +27,8 @@ def queries(client, url: str, **extra) -> tuple[int, bytes]:
     return len(context.captured_queries), response.content
 
 
-@pytest.mark.parametrize("url", ["/cases/", "/cases/adder/", "/cases/adder/leaderboard/", "/api/v1/cases/", "/api/v1/cases/adder/leaderboard/"])
+@pytest.mark.parametrize("url", ["/cases/", "/cases/adder/", "/cases/adder/leaderboard/", "/api/v1/cases/",
+                                 "/api/v1/cases/adder/leaderboard/"])
 def test_a_repeated_page_costs_one_query(client, imported, url):
     first, content = queries(client, url)
     again, cached = queries(client, url)
@@ -46,7 +47,8 @@ def test_hiding_a_submission_shows_at_once(client, admin_client, adder_v1, corre
     submission = score(submit(adder_v1, adder_v1.default_variant(), "hideme", wasm_file=correct_wasm))
     url = "/cases/adder/leaderboard/?version=v1"
     assert b"hideme" in client.get(url).content
-    admin_client.post("/admin/scoring/submission/", {"action": "hide_from_leaderboards", "_selected_action": [submission.pk]})
+    admin_client.post("/admin/scoring/submission/", {"action": "hide_from_leaderboards",
+                                                     "_selected_action": [submission.pk]})
     assert b"hideme" not in client.get(url).content
 
 

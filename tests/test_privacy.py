@@ -6,9 +6,9 @@ import pytest
 
 from catalog.importer import import_catalog
 from catalog.models import CaseVersion
+from engine.tests import wat
 from scoring.attempts import score
 from scoring.recording import submit
-from engine.tests import wat
 from scoring.tests.helpers import adder_answers
 
 pytestmark = pytest.mark.django_db
@@ -90,7 +90,8 @@ def test_names_and_keys_a_module_chose_reach_staff_only(client, admin_client, im
     importing = tmp_path / "importing.wasm"
     importing.write_bytes(wat.module(imports=f'(import "env" "{CHOSEN}" (func))'))
     extra_key = tmp_path / "extra.wasm"  # every answer right, plus a key of its own
-    answers = {length: answer[:-1] + f', "{CHOSEN}": 2}}'.encode() for length, answer in adder_answers(imported).items()}
+    answers = {length: answer[:-1] + f', "{CHOSEN}": 2}}'.encode() for length,
+               answer in adder_answers(imported).items()}
     extra_key.write_bytes(wat.lookup(answers))
     made = [score(submit(adder_v1, adder_v1.default_variant(), name, wasm_file=path))
             for name, path in (("importer", importing), ("extra", extra_key))]

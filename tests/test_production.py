@@ -21,8 +21,16 @@ from pathlib import Path
 import pytest
 
 from catalog.importer import import_catalog
-from tests.serve_stack import (first_answer, free_port, front_folder, get, launcher_socket, manage_as_site,
-                               processes_of, stop)
+from tests.serve_stack import (
+    first_answer,
+    free_port,
+    front_folder,
+    get,
+    launcher_socket,
+    manage_as_site,
+    processes_of,
+    stop,
+)
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -154,8 +162,8 @@ def _nothing_runs_as_root_and_only_nginx_reaches_the_socket(var: Path, port: int
         info = (var / name).stat()
         assert (info.st_uid, info.st_mode & 0o077) == (app.pw_uid, 0), name
     # Another local account cannot talk to gunicorn directly.
-    probe = subprocess.run(["/usr/sbin/runuser", "-u", "nobody", "--", "/usr/bin/python3", "-c",
-                            f"import socket; s = socket.socket(socket.AF_UNIX); s.connect({str(run / 'gunicorn.sock')!r})"],
+    connect = f"import socket; s = socket.socket(socket.AF_UNIX); s.connect({str(run / 'gunicorn.sock')!r})"
+    probe = subprocess.run(["/usr/sbin/runuser", "-u", "nobody", "--", "/usr/bin/python3", "-c", connect],
                            capture_output=True, text=True)
     assert probe.returncode != 0 and "Permission denied" in probe.stderr, probe.stderr
 
@@ -255,7 +263,8 @@ def _large_uploads_need_a_permit_and_are_few_at_a_time(port: int, env: dict) -> 
             connection.sendall(_upload_head(port, "/api/v1/submissions/", token) + b"x" * 65536)
             held.append(connection)
             time.sleep(0.2)
-        for address, what in (("127.0.0.2", "a third upload from one address"), ("127.0.0.9", "a fifth upload at once")):
+        for address, what in (("127.0.0.2", "a third upload from one address"), ("127.0.0.9",
+                                                                                 "a fifth upload at once")):
             late = socket.create_connection(("127.0.0.1", port), source_address=(address, 0))
             held.append(late)
             late.sendall(_upload_head(port, "/api/v1/submissions/", token) + b"x" * 1024)
@@ -284,7 +293,8 @@ def _uploads_one_after_another_are_never_held_back(port: int, token: str) -> Non
                             ({**auth, **{f"X-Field-{index}": "v" for index in range(200)}}, 431)):  # too many
         answer = httpx.post(url, headers=headers, data={"case": "range-sums", "name": "seq"},
                             files={"wasm": ("m.wasm", b"x")}, timeout=30)
-        assert answer.status_code == status and answer.headers["Content-Type"] == "application/problem+json", answer.text
+        assert answer.status_code == status, answer.text
+        assert answer.headers["Content-Type"] == "application/problem+json", answer.text
 
 
 def _refused_at_its_headers(port: int) -> socket.socket:

@@ -30,8 +30,19 @@ from catalog.tests.trees import ADDER_V1, VALID_CATALOG, CatalogTree
 from engine.builds import pack_folder
 from engine.tests import wat
 from scoring.tests.helpers import adder_answers
-from tests.serve_stack import (ROOT, first_answer, free_port, launcher_socket, manage_as_site, pids_of, poll_json,
-                                postgres_database, processes_of, stop, uids_running)
+from tests.serve_stack import (
+    ROOT,
+    first_answer,
+    free_port,
+    launcher_socket,
+    manage_as_site,
+    pids_of,
+    poll_json,
+    postgres_database,
+    processes_of,
+    stop,
+    uids_running,
+)
 
 pytestmark = [pytest.mark.slow, pytest.mark.long]
 
@@ -70,7 +81,8 @@ class Site:
     def send(self, operator: str, name: str, *, script: str | None = None, **fields) -> httpx.Response:
         files = {"source": ("entry.tar.gz", self.source(name, script))} if script is not None else {
             "wasm": ("solution.wasm", self.module)}
-        return httpx.post(f"{self.base}/api/v1/submissions/", headers={"Authorization": f"Bearer {self.token(operator)}"},
+        return httpx.post(f"{self.base}/api/v1/submissions/",
+                          headers={"Authorization": f"Bearer {self.token(operator)}"},
                           data={"case": "adder", "version": "v1", "name": name, **fields}, files=files, timeout=60)
 
     def entry(self, operator: str, name: str, **options) -> int:
@@ -88,7 +100,8 @@ class Site:
         return httpx.get(f"{self.base}/api/v1/submissions/{submission}/", timeout=10).json()
 
     def finished(self, submission: int, seconds: float = 120) -> dict:
-        return poll_json(f"{self.base}/api/v1/submissions/{submission}/", lambda found: found["status"] in DONE, seconds)
+        return poll_json(f"{self.base}/api/v1/submissions/{submission}/", lambda found: found["status"] in DONE,
+                         seconds)
 
     def log(self, operator: str, submission: int) -> str:
         """The build log, as the entry's operator reads it."""
@@ -188,7 +201,8 @@ def _one_operators_slow_entries_wait_while_anothers_quick_one_goes_first(site: S
     assert site.finished(quick, 60)["status"] == "scored"
     # Its job started within one build's time of being queued: it waited for no slow build (the
     # queue's own clock, so a loaded machine's slower build and scoring of it do not count).
-    [(waited,)] = site.query("SELECT EXTRACT(EPOCH FROM started_at - enqueued_at) FROM django_tasks_database_dbtaskresult "
+    [(waited,
+      )] = site.query("SELECT EXTRACT(EPOCH FROM started_at - enqueued_at) FROM django_tasks_database_dbtaskresult "
                              f"WHERE args_kwargs -> 'args' -> 0 = '{quick}'::jsonb")
     assert waited < SLEEP, waited
     # The slow ones go one at a time, in order: some done, at most one running, the rest waiting
@@ -312,7 +326,8 @@ def test_the_production_path_caps_every_build_and_keeps_the_queue_fair(tmp_path)
     with postgres_database() as database:
         env = {**os.environ, "DATABASE_URL": database, "SECRET_KEY": "s" * 50, "VAR_DIR": str(state / "var"),
                "STATIC_ROOT": str(state / "static"), "WEB_CONCURRENCY": "2", "TASKS_BACKEND": "database",
-               "TASK_WORKERS": "2", "FRONT_RATE": "0", "FRONT_CONNECTIONS": "0", "SCORING_OPERATOR_JOBS": "1", "API_SUBMISSIONS_IN_FLIGHT": "4",
+               "TASK_WORKERS": "2", "FRONT_RATE": "0", "FRONT_CONNECTIONS": "0", "SCORING_OPERATOR_JOBS": "1",
+               "API_SUBMISSIONS_IN_FLIGHT": "4",
                "API_REQUESTS_PER_HOUR": "1000", "API_BUILD_WALL_SECONDS": "120", "SCORING_BUILD_CPUS": "0.5",
                "SCORING_BUILD_TOTAL_MEMORY_BYTES": str(256 << 20), "SCORING_BUILD_PROCESSES": "512",
                "SCORING_SANDBOX_RETRY_SECONDS": "1", "SCORING_HEARTBEAT_SECONDS": "1", "LOG_LEVEL": "WARNING"}

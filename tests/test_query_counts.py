@@ -53,14 +53,17 @@ def test_the_leaderboard_takes_the_same_queries_for_ten_or_thousands_of_submissi
     many = queries_for(client, f"/cases/{slug}/leaderboard/")
     assert few == many == LEADERBOARD_QUERIES
     # Naming a variant costs one lookup; every option together stays constant.
-    assert queries_for(client, f"/cases/{slug}/leaderboard/", all="1", page=40, variant="base") == LEADERBOARD_QUERIES + 2
+    assert queries_for(client, f"/cases/{slug}/leaderboard/", all="1", page=40,
+                       variant="base") == LEADERBOARD_QUERIES + 2
 
 
 def test_leaderboard_json_and_case_page_are_constant_too(client):
     version = make_cases(1)[0]
     slug = version.case.slug
     make_submissions(version, 10)
-    few_api, few_page = queries_for(client, f"/api/v1/cases/{slug}/leaderboard/"), queries_for(client, f"/cases/{slug}/")
+    few_api, few_page = queries_for(client, f"/api/v1/cases/{slug}/leaderboard/"), queries_for(client,
+                                                                                               f"/cases/{slug}/")
     make_submissions(version, 2_490, distinct_names=False)
-    assert queries_for(client, f"/api/v1/cases/{slug}/leaderboard/") == few_api == 4  # version, summary, entries, shared places
+    assert queries_for(client,
+                       f"/api/v1/cases/{slug}/leaderboard/") == few_api == 4  # version, summary, entries, shared places
     assert queries_for(client, f"/cases/{slug}/") == few_page == CASE_PAGE_QUERIES

@@ -22,7 +22,8 @@ def property_tests(path: Path) -> int:
 
     return sum(1 for node in ast.parse(path.read_text()).body
                if isinstance(node, ast.FunctionDef) and node.name.startswith("test_")
-               and any(getattr(getattr(decorator, "func", decorator), "id", "") == "given" for decorator in node.decorator_list))
+               and any(getattr(getattr(decorator, "func", decorator), "id",
+                               "") == "given" for decorator in node.decorator_list))
 
 
 def row(label_start: str) -> list[str]:
@@ -35,7 +36,8 @@ def row(label_start: str) -> list[str]:
 def test_the_security_table_counts_match_the_tests():
     expected = {
         "broken manifests": len(RULES) + len(VARIANT_RULES) + len(FORBIDDEN_TABLES),
-        "fuzzed manifests": FUZZ_SETTINGS.max_examples * property_tests(Path(__file__).resolve().parent.parent / "catalog" / "tests" / "test_manifest_fuzz.py"),
+        "fuzzed manifests": FUZZ_SETTINGS.max_examples * property_tests(Path(__file__).resolve().parent.parent /
+        "catalog" / "tests" / "test_manifest_fuzz.py"),
         "hostile archives": len(HOSTILE_ARCHIVES),
         "archives with names the database cannot store": len(UNSTORABLE_ARCHIVES),
         "hostile builds": len(HOSTILE_BUILDS),

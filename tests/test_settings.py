@@ -14,7 +14,8 @@ from config.env import database_from_url, envbool, envfloat, envint, envlist
 ROOT = Path(__file__).resolve().parent.parent
 
 
-@pytest.mark.parametrize("raw, expected", [("1", True), ("TRUE", True), ("on", True), ("0", False), ("no", False), ("", False)])
+@pytest.mark.parametrize("raw, expected", [("1", True), ("TRUE", True), ("on", True), ("0", False), ("no", False), ("",
+                                                                                                                    False)])
 def test_envbool_reads_the_usual_words(monkeypatch, raw, expected):
     monkeypatch.setenv("FLAG", raw)
     assert envbool("FLAG", not expected) is expected
@@ -80,7 +81,8 @@ def test_debug_is_off_unless_set(tmp_path):
     env = {"PATH": "/usr/bin:/bin", "DJANGO_SETTINGS_MODULE": "config.settings", "VAR_DIR": str(tmp_path)}
     output = subprocess.run([sys.executable, "-c", code], cwd=ROOT, env=env, capture_output=True, text=True, check=True)
     assert output.stdout.strip() == "False"
-    bad = subprocess.run([sys.executable, "-c", code], cwd=ROOT, env={**env, "DEBUG": "sure"}, capture_output=True, text=True)
+    bad = subprocess.run([sys.executable, "-c", code], cwd=ROOT, env={**env, "DEBUG": "sure"}, capture_output=True,
+                         text=True)
     assert bad.returncode != 0 and "DEBUG='sure' is not a boolean" in bad.stderr
 
 

@@ -9,8 +9,8 @@ from django.core.management import call_command
 
 from catalog.importer import import_catalog
 from catalog.models import CaseVersion
-from catalog.tests.trees import ADDER_V1
 from catalog.tests.archives import upload, zip_folder
+from catalog.tests.trees import ADDER_V1
 
 pytestmark = pytest.mark.django_db
 HARNESS_PROMPT = "Dear {{name}},\nyou are {{harness_model}}.\nSolve {{case.name}} ({{variant.slug}}).\n"

@@ -29,7 +29,8 @@ def render(template: str) -> str:
         ("Specs:\n{{#each specs}}\n- {{dest}}\n{{/each}}\nEnd\n", "Specs:\n- specs/rules.md\n- specs/limits.md\nEnd\n"),
         ("{{#each case.tags}}{{@index}}={{this}}{{#unless @last}}, {{/unless}}{{/each}}", "0=a, 1=b"),
         ("{{#each specs}}{{../variant.name}}:{{dest}} {{/each}}", "Base:specs/rules.md Base:specs/limits.md "),
-        ("{{#if zero}}yes{{else}}no{{/if}}|{{#if empty}}yes{{else}}no{{/if}}|{{#if blank}}y{{else}}n{{/if}}", "no|no|n"),
+        ("{{#if zero}}yes{{else}}no{{/if}}|{{#if empty}}yes{{else}}no{{/if}}|{{#if blank}}y{{else}}n{{/if}}",
+         "no|no|n"),
         ("  {{#if variant}}\n  kept\n  {{else}}\n  dropped\n  {{/if}}\n", "  kept\n"),  # standalone lines vanish
         ("{{#with variant}}{{name}} ({{slug}}){{/with}}", "Base (base)"),
         ("{{#variant}}[{{name}}]{{/variant}}{{^empty}}none{{/empty}}", "[Base]none"),
@@ -73,7 +74,8 @@ def test_syntax_errors_name_the_line(template, message):
 
 def test_names_the_context_lacks_are_collected_with_their_lines():
     missing: list = []
-    assert render_template(b"ok\n{{case.nmae}}{{#if blank}}{{never}}{{/if}}{{zero}}", CONTEXT, missing=missing) == "ok\n0"
+    assert render_template(b"ok\n{{case.nmae}}{{#if blank}}{{never}}{{/if}}{{zero}}", CONTEXT,
+                           missing=missing) == "ok\n0"
     assert missing == [("case.nmae", 2)]  # present but falsy is fine; untaken branches are not read
 
 

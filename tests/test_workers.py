@@ -20,6 +20,7 @@ from catalog.tests.trees import ADDER_V1, VALID_CATALOG, CatalogTree
 from engine.tests import wat
 from scoring.tests.helpers import adder_answers
 from tests.helpers import ROOT, SubprocessDatabase, command_env, manage
+
 JOBS = 4  # enough for both workers to be busy when one dies, and for the other to go on
 pytestmark = pytest.mark.slow
 
@@ -27,7 +28,8 @@ pytestmark = pytest.mark.slow
 @pytest.fixture
 def worker_env(tmp_path):
     database = SubprocessDatabase.migrated(tmp_path)
-    env = command_env(database, tmp_path, TASKS_BACKEND="database", SCORING_HEARTBEAT_SECONDS="0.2", SCORING_THREADS="1")
+    env = command_env(database, tmp_path, TASKS_BACKEND="database", SCORING_HEARTBEAT_SECONDS="0.2",
+                      SCORING_THREADS="1")
     yield database, env
     database.drop()
 
@@ -52,7 +54,8 @@ def test_a_worker_killed_mid_job_loses_nothing_and_counts_nothing_twice(worker_e
         "version = CaseVersion.objects.get(case__slug='adder')\n"
         f"for index in range({JOBS}):\n"
         "    with transaction.atomic():\n"
-        f"        enqueue_scoring(submit(version, version.default_variant(), f'solver-{{index}}', wasm_file=Path({str(wasm)!r})))\n"
+        f"        enqueue_scoring(submit(version, version.default_variant(), f'solver-{{index}}', "
+        f"wasm_file=Path({str(wasm)!r})))\n"
     ))
     assert database.query("SELECT count(*) FROM django_tasks_database_dbtaskresult WHERE status = 'READY'") == [(JOBS,)]
 
@@ -101,7 +104,8 @@ def test_a_worker_killed_mid_job_loses_nothing_and_counts_nothing_twice(worker_e
     assert len(rows) == JOBS
     assert all(status == "scored" and passed for _, status, passed, _ in rows), rows
     # Exactly one set of results per submission: nothing lost, nothing counted twice.
-    counts = database.query("SELECT submission_id, count(*) FROM scoring_result GROUP BY submission_id ORDER BY submission_id")
+    counts = database.query("SELECT submission_id, count(*) FROM scoring_result GROUP BY submission_id ORDER BY "
+                            "submission_id")
     assert counts == [(submission_id, 3) for submission_id, *_ in rows]
     # The job that died was retried (a second attempt), and its old job is visibly failed.
     assert sorted(attempt for *_, attempt in rows)[-1] == 1

@@ -33,7 +33,8 @@ def about(request: HttpRequest) -> HttpResponse:
         "statuses": STATUS_MEANINGS,
         "speedup_example": (48_000, 12_000, 48_000 / 12_000),
         "fast_p": [p_key(p) for p in FAST_P],
-        "wilson_examples": [(solved, trials, *wilson_interval(solved, trials)) for solved, trials in ((3, 4), (30, 40))],
+        "wilson_examples": [(solved, trials, *wilson_interval(solved, trials)) for solved, trials in ((3, 4), (30,
+                                                                                                               40))],
         "nav": "about",
     }
     return render(request, "scoring/about.html", context)

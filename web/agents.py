@@ -18,18 +18,17 @@ from lib.stats import wilson_interval
 from lib.urlparts import name_paths
 from scoring.agents import SORTS, Matrix, request_refresh, trials
 from scoring.boards import BOARD_ORDER
-from scoring.boards.reading import model_filter
-from scoring.boards.reading import BadModel
+from scoring.boards.reading import BadModel, model_filter
 from scoring.documents import agents_table
 from scoring.models import Agent, AgentLine
 from scoring.speedups import FAST_P, p_key
 from scoring.standings import BadFilter
 from sitecache.models import AGENTS_SNAPSHOT, CATALOG, STANDINGS
 from sitecache.pages import cached_page, choice, page, query_without, text
+from web.charts import cost_chart
 from web.errors import BadFormat, bad_request, wants_csv
 from web.matrix import Column, points_html, row_html
 from web.standings import refreshing
-from web.charts import cost_chart
 
 AGENTS_PER_PAGE = 50
 CASES_PER_PAGE = 12  # case columns a page shows (?cases= pages through them)

@@ -68,13 +68,15 @@ def leaderboard(request: HttpRequest, slug: str) -> HttpResponse:
         {
             "entry": entry,
             "share": share_of_limit(entry.total_fuel, line),
-            "per_input": [fuel_by_entry.get(entry.submission, {}).get(position, (None, "")) for position, _ in stress_inputs],
+            "per_input": [fuel_by_entry.get(entry.submission, {}).get(position, (None, "")) for position,
+                          _ in stress_inputs],
         }
         for entry in page
     ]
     versions = list(CaseVersion.objects.public_versions_of(version.case).values_list("version", flat=True))
     # The top of the board, whatever the page (on the first page, its own rows).
-    top = list(page)[:CHART_ENTRIES] if page.number == 1 and ENTRIES_PER_PAGE >= CHART_ENTRIES else entries[:CHART_ENTRIES]
+    first_page = page.number == 1 and ENTRIES_PER_PAGE >= CHART_ENTRIES
+    top = list(page)[:CHART_ENTRIES] if first_page else entries[:CHART_ENTRIES]
     bars = chart_bars(top)
     context = {
         "version": version,
@@ -117,7 +119,8 @@ def submission_detail(request: HttpRequest, pk: int) -> HttpResponse:
     chart = pass_line_chart(results, reference_fuel)
     rows = chart.rows
     leader = leader_of(submission.version_id)
-    failed = [row for row in rows if row.result.status not in ("passed", "skipped")] if submission.status == "scored" else []
+    failed = [row for row in rows if row.result.status not in ("passed",
+                                                               "skipped")] if submission.status == "scored" else []
     public = Submission.objects.public().select_related("version").defer("source")
     context = {
         "submission": submission,

@@ -236,7 +236,8 @@ def nice_ticks(high: float, most: int = 5) -> list[float]:
 
 def decade_ticks(low: float, high: float) -> list[float]:
     """The powers of ten from `low` to `high`, and both ends when fewer than two fall between."""
-    ticks = [10.0 ** power for power in range(math.ceil(math.log10(low) - 1e-9), math.floor(math.log10(high) + 1e-9) + 1)]
+    ticks = [10.0 ** power for power in range(math.ceil(math.log10(low) - 1e-9),
+                                              math.floor(math.log10(high) + 1e-9) + 1)]
     return ticks if len(ticks) >= 2 else sorted({low, *ticks, high})
 
 
@@ -261,8 +262,10 @@ def _place_labels(points: list[AgentPoint], left: float, top: float, right: floa
             for x, y, anchor, box in (
                     (point.x + 8, point.y + 4, "start", (point.x + 7, point.y - 6, point.x + 8 + width, point.y + 6)),
                     (point.x - 8, point.y + 4, "end", (point.x - 8 - width, point.y - 6, point.x - 7, point.y + 6)),
-                    (point.x, point.y - 10, "middle", (point.x - width / 2, point.y - 21, point.x + width / 2, point.y - 8)),
-                    (point.x, point.y + 19, "middle", (point.x - width / 2, point.y + 8, point.x + width / 2, point.y + 21))):
+                    (point.x, point.y - 10, "middle", (point.x - width / 2, point.y - 21, point.x + width / 2,
+                                                       point.y - 8)),
+                    (point.x, point.y + 19, "middle", (point.x - width / 2, point.y + 8, point.x + width / 2,
+                                                       point.y + 21))):
                 if free(box):
                     taken.append(box)
                     placed.append(replace(point, label=text, label_x=round(x, 1), label_y=round(y, 1), anchor=anchor))

@@ -72,7 +72,8 @@ def row_html(line, rank: int, matrix, columns: list[Column], cells: dict, path: 
         f'<td class="num"><strong>{line.cases_solved}/{case_count}</strong> <span class="cell-note">{rate(share)} · '
         f'{rate(low)}–{rate(high)}</span></td>'
         f'<td class="num">{line.score:.3f}</td>{against}'
-        f'<td class="num">{rate(line.pass_rate)} <span class="cell-note">{rate(line.pass_low)}–{rate(line.pass_high)} · '
+        f'<td class="num">{rate(line.pass_rate)} <span class="cell-note">{rate(line.pass_low)}–{rate(line.pass_high)} '
+        f'· '
         f'{line.solved_trials}/{line.trials}</span></td>'
         f'<td class="num">{cost_cell}</td><td class="num">{tokens}</td>'
         f'{cells_html(columns, cells, line)}</tr>')

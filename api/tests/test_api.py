@@ -26,12 +26,14 @@ def test_the_case_list(client, imported):
         "entries": 0, "changed_at": adder["changed_at"], "url": "http://127.0.0.1:8000/cases/adder/",
         "api_url": "http://127.0.0.1:8000/api/v1/cases/adder/",
     }
-    assert adder["changed_at"].startswith(str(CaseVersion.objects.get(case__slug="adder", version="v10").imported_at.date()))
+    assert adder["changed_at"].startswith(str(CaseVersion.objects.get(case__slug="adder",
+                                                                      version="v10").imported_at.date()))
 
 
 def test_the_case_list_filters_like_the_page(client, imported, settings):
     settings.CATALOG_SHOW_EXPERIMENTAL = True
-    assert [case["slug"] for case in client.get("/api/v1/cases/", {"difficulty": "medium"}).json()["results"]] == ["counter"]
+    assert [case["slug"] for case in client.get("/api/v1/cases/",
+                                                {"difficulty": "medium"}).json()["results"]] == ["counter"]
     assert [case["slug"] for case in client.get("/api/v1/cases/", {"tag": "arithmetic"}).json()["results"]] == ["adder"]
     bad = client.get("/api/v1/cases/", {"difficulty": "x"})
     assert bad.status_code == 400 and bad["Content-Type"] == PROBLEM
@@ -63,7 +65,8 @@ def test_a_case(client, imported):
 
 
 def test_every_error_is_a_problem_document(client, imported):
-    for url in ("/api/v1/cases/nope/", "/api/v1/cases/adder/?version=v9", "/api/v1/cases/adder/leaderboard/?variant=zzz",
+    for url in ("/api/v1/cases/nope/", "/api/v1/cases/adder/?version=v9",
+                "/api/v1/cases/adder/leaderboard/?variant=zzz",
                 "/api/v1/no/such/path/", "/api/v1/submissions/1/compare/999999/", "/api/v1/cases/?page=2"):
         response = client.get(url)
         assert response.status_code == 404 and response["Content-Type"] == PROBLEM, url
@@ -187,7 +190,8 @@ def test_the_schema_is_generated_from_the_code(client, imported):
                           "/api/v1/cases/{slug}/leaderboard.csv", "/api/v1/standings.csv",
                           "/api/v1/submissions/", "/api/v1/submissions/{pk}/detail", "/api/v1/operator/submissions/",
                           "/api/v1/agents/", "/api/v1/agents.csv"}
-    assert {path: set(item) for path, item in paths.items() if set(item) != {"get"}} == {"/api/v1/submissions/": {"post"}}
+    assert {path: set(item) for path,
+            item in paths.items() if set(item) != {"get"}} == {"/api/v1/submissions/": {"post"}}
     # A request line longer than the front reads is a 414 problem document on every operation.
     assert all(set(operation["responses"]["414"]["content"]) == {PROBLEM}
                for item in paths.values() for operation in item.values())

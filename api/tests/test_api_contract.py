@@ -1,6 +1,7 @@
 """The API against a client nobody here wrote: Schemathesis reads the generated schema and sends
 every operation valid and invalid requests, over HTTP, to the site as `make serve` serves it (nginx in
-front of gunicorn, its per-client limits on) with the bundled catalog and its scored examples. No response may be a server error or disagree with the schema (status,
+front of gunicorn, its per-client limits on) with the bundled catalog and its scored examples. No response may be a
+server error or disagree with the schema (status,
 media type, headers, body), valid requests must be accepted, invalid ones refused, and methods
 the schema does not list must be 405s with `Allow`."""
 

@@ -15,8 +15,8 @@ from django.core.management import CommandError, call_command
 from django.test import Client
 from django.utils import timezone
 
-from scoring.models import ApiToken, IdempotentRequest, Submission, SubmitterName
 from engine.tests import wat
+from scoring.models import ApiToken, IdempotentRequest, Submission, SubmitterName
 from scoring.tests.helpers import adder_answers
 from tests.operators import URL, make_token, post
 
@@ -351,9 +351,11 @@ def test_each_token_has_so_many_requests_an_hour_whatever_their_answer(client, t
 def test_an_idempotency_key_is_remembered_a_day(client, token, imported):
     answers = adder_answers(imported)
     key = {"Idempotency-Key": "run-1"}
-    assert post(client, token, headers=key, case="adder", version="v1", name="a", wasm=wat.lookup(answers)).status_code == 202
+    assert post(client, token, headers=key, case="adder", version="v1", name="a",
+                wasm=wat.lookup(answers)).status_code == 202
     IdempotentRequest.objects.update(created_at=timezone.now() - timedelta(hours=25))
-    again = post(client, token, headers=key, case="adder", version="v1", name="a", wasm=wat.lookup(answers, iterations=3))
+    again = post(client, token, headers=key, case="adder", version="v1", name="a", wasm=wat.lookup(answers,
+                                                                                                   iterations=3))
     assert again.status_code == 202  # a new request: the old answer was forgotten (and its row removed)
     assert IdempotentRequest.objects.count() == 1
 
@@ -560,7 +562,8 @@ def test_the_traps_on_an_operators_path_answer_what_to_do(client, token, module,
     sent = client.post(URL, json.dumps({"case": "adder", "name": "alice"}), content_type="application/json",
                        HTTP_AUTHORIZATION=f"Bearer {token}")
     assert (sent.status_code, sent.json()["code"]) == (415, "form_expected")
-    assert "this operation takes multipart/form-data" in sent.json()["detail"] and "application/json" in sent.json()["detail"]
+    assert "this operation takes multipart/form-data" in sent.json()["detail"]
+    assert "application/json" in sent.json()["detail"]
     # The record names the case: `case` may be left out.
     record = tmp_path / "record.json"
     call_command("seed_run", "adder", str(tmp_path / "run"), "--version", "v1", "--record", str(record),

@@ -49,7 +49,8 @@ def read_manifest(folder: Folder, root: Table, type_folder: str, difficulty_fold
             root.error("type", f"test type `{type_}` is not importable: only `performance` cases can be imported")
             return nothing
     elif type_folder not in IMPORTABLE_TYPES:
-        root.error("type", f"test type folder `{type_folder}` is not importable: only `performance` cases can be imported")
+        root.error("type",
+                   f"test type folder `{type_folder}` is not importable: only `performance` cases can be imported")
         return nothing
 
     known = ROOT_KEYS + TABLE_KEYS + ARRAY_TABLE_KEYS
@@ -136,7 +137,8 @@ def read_manifest(folder: Folder, root: Table, type_folder: str, difficulty_fold
 
 def check_version_folder(version_dir: Path, rel_dir: str, type_folder: str, difficulty_folder: str,
                          folder: str, version: str, files: list[tuple[str, bytes]],
-                         problems: list[tuple[str, str]]) -> tuple[VersionSource | None, list[ManifestError], list[ManifestError]]:
+                         problems: list[tuple[str, str]]) -> tuple[VersionSource | None, list[ManifestError],
+                                                                   list[ManifestError]]:
     """Validate one version folder in place, given its files as `read_version_files` found them.
 
     Returns the source (if valid), its errors and its warnings.

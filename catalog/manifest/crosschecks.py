@@ -55,8 +55,10 @@ def check_rendering(folder: Folder, manifest: Manifest) -> None:
     for variant in manifest.variants:
         context = manifest_template_context(manifest, variant, folder.version)
         templates = [("prompt", manifest.prompt, folder.manifest_file)]
-        templates += [(f"spec[{index}].source", spec.source, folder.manifest_file) for index, spec in enumerate(manifest.specs)]
-        templates += [(f"spec[{index}].source", spec.source, folder.file(variant.file)) for index, spec in enumerate(variant.specs)]
+        templates += [(f"spec[{index}].source", spec.source, folder.manifest_file) for index,
+                      spec in enumerate(manifest.specs)]
+        templates += [(f"spec[{index}].source", spec.source, folder.file(variant.file)) for index,
+                      spec in enumerate(variant.specs)]
         for key, rel, file in templates:
             if not rel.endswith(".hbs") or (file, key) in reported:
                 continue
@@ -107,12 +109,14 @@ def check_held_out_stays_private(folder: Folder, cases: list[HeldOutCase], publi
             if rel in by_path:
                 error(f"case[{index}].{key}", f"`{rel}` is held out, so it cannot also be {by_path[rel]}")
             elif workspace_dir and (workspace_dir == "." or rel.startswith(workspace_dir + "/")):
-                error(f"case[{index}].{key}", f"`{rel}` is held out, so it cannot lie inside the seeded workspace `{workspace}`")
+                error(f"case[{index}].{key}",
+                      f"`{rel}` is held out, so it cannot lie inside the seeded workspace `{workspace}`")
             else:
                 held_out.append((f"case[{index}].{key}", rel))
     shown = [(rel, key, key) for rel, key in by_path.items()]
     if workspace_dir:
-        shown += [(rel, "workspace", f"in the seeded workspace `{workspace}`") for rel in _files_under(folder.path, workspace_dir)]
+        shown += [(rel, "workspace", f"in the seeded workspace `{workspace}`") for rel in _files_under(folder.path,
+                                                                                                       workspace_dir)]
     held = [(key, rel, folder.identity(rel)) for key, rel in held_out]
     held_out_digests = frozenset(digest for _, _, identity in held if identity for digest in identity.digests)
     published_digests: PublishedDigests = []
@@ -142,7 +146,9 @@ def _files_under(root: Path, folder: str) -> list[str]:
     return found
 
 
-def held_out_of_other_versions(versions: list[VersionSource], elsewhere: dict[str, str]) -> Iterator[tuple[VersionSource, ManifestError]]:
+def held_out_of_other_versions(versions: list[VersionSource], elsewhere: dict[str,
+                                                                              str]) -> Iterator[tuple[VersionSource,
+                                                                                                      ManifestError]]:
     """(version, error) for each file a version shows or seeds whose content another version holds out."""
     holders = dict(elsewhere)
     for source in versions:
@@ -150,7 +156,9 @@ def held_out_of_other_versions(versions: list[VersionSource], elsewhere: dict[st
             holders.setdefault(digest, source.label)
     for source in versions:
         for rel, key, what, digests in source.published_digests:
-            other = next((holders[digest] for digest in sorted(digests) if holders.get(digest, source.label) != source.label), None)
+            other = next((holders[digest] for digest in sorted(digests) if holders.get(digest,
+                                                                                       source.label) != source.label),
+                                                                                       None)
             if other is not None:
                 yield source, ManifestError(
                     f"{source.label}/{MANIFEST_NAME}", key,

@@ -16,7 +16,8 @@ from lib.strictjson import JSONDocumentError, loads_strict
 from lib.unpack import shown_name
 
 
-def read_version_files(version_dir: Path, limits: FileLimits = FileLimits()) -> tuple[list[tuple[str, bytes]], list[tuple[str, str]]]:
+def read_version_files(version_dir: Path, limits: FileLimits = FileLimits()) -> tuple[list[tuple[str, bytes]],
+                                                                                      list[tuple[str, str]]]:
     """Every regular file under `version_dir`, sorted by relative path, plus problems found.
 
     A symlink is followed only when its target stays inside the folder; one that leaves it,
@@ -78,7 +79,8 @@ def read_version_files(version_dir: Path, limits: FileLimits = FileLimits()) -> 
                 continue
             size = info.st_size
             if size > limits.max_file_bytes:  # refused by its size alone: it counts toward nothing
-                problems.append((rel, f"is {size:,} bytes, more than the {limits.max_file_bytes:,}-byte limit for one file"))
+                problems.append((rel,
+                                 f"is {size:,} bytes, more than the {limits.max_file_bytes:,}-byte limit for one file"))
                 continue
             count += 1
             total += size

@@ -73,12 +73,14 @@ def scan_catalog(root: Path, *, is_unchanged: Callable[[str, str], bool] | None 
         for difficulty_dir in _subdirectories(type_dir, root, errors):
             rel_difficulty = f"{type_dir.name}/{difficulty_dir.name}"
             if difficulty_dir.name not in DIFFICULTIES:
-                errors.append(ManifestError(rel_difficulty, "", f"`{difficulty_dir.name}` is not a difficulty folder: use one of {', '.join(DIFFICULTIES)}"))
+                errors.append(ManifestError(rel_difficulty, "", f"`{difficulty_dir.name}` is not a difficulty "
+                                                                f"folder: use one of {', '.join(DIFFICULTIES)}"))
                 continue
             for case_dir in _subdirectories(difficulty_dir, root, errors):
                 folder = f"{rel_difficulty}/{case_dir.name}"
                 if len(folder) > MAX_FOLDER_LENGTH:
-                    errors.append(ManifestError(folder[:80] + "…", "", f"the case folder's path is longer than {MAX_FOLDER_LENGTH} characters"))
+                    errors.append(ManifestError(folder[:80] + "…", "", "the case folder's path is longer than "
+                                                                        f"{MAX_FOLDER_LENGTH} characters"))
                     continue
                 folder_versions: list[VersionSource] = []
                 version_dirs = _subdirectories(case_dir, root, errors)
@@ -88,13 +90,19 @@ def scan_catalog(root: Path, *, is_unchanged: Callable[[str, str], bool] | None 
                     rel_dir = f"{folder}/{version_dir.name}"
                     labels.append(rel_dir)
                     if not VERSION_PATTERN.fullmatch(version_dir.name):
-                        errors.append(ManifestError(rel_dir, "", f"version folder name must match {VERSION_PATTERN.pattern}", rel_dir))
+                        errors.append(ManifestError(rel_dir, "",
+                                                    f"version folder name must match {VERSION_PATTERN.pattern}",
+                                                    rel_dir))
                         continue
                     if len(version_dir.name) > MAX_VERSION_LENGTH:
-                        errors.append(ManifestError(rel_dir, "", f"version folder name must be at most {MAX_VERSION_LENGTH} characters", rel_dir))
+                        errors.append(ManifestError(rel_dir, "",
+                                                    f"version folder name must be at most {MAX_VERSION_LENGTH} "
+                                                    f"characters", rel_dir))
                         continue
                     if version_dir.name.lower() in RESERVED_VERSIONS:
-                        errors.append(ManifestError(rel_dir, "", f"`{version_dir.name}` is reserved and cannot name a version", rel_dir))
+                        errors.append(ManifestError(rel_dir, "",
+                                                    f"`{version_dir.name}` is reserved and cannot name a version",
+                                                    rel_dir))
                         continue
                     if not (version_dir / MANIFEST_NAME).is_file():
                         errors.append(ManifestError(rel_dir, "", f"version folder has no {MANIFEST_NAME}", rel_dir))
@@ -115,7 +123,8 @@ def scan_catalog(root: Path, *, is_unchanged: Callable[[str, str], bool] | None 
                     refused.add(source.label)
                     errors.append(ManifestError(
                         f"{source.label}/{MANIFEST_NAME}", "slug",
-                        f"`{source.manifest.slug}` differs from the slug of this folder's first version; a folder's versions share one slug", source.label,
+                        f"`{source.manifest.slug}` differs from the slug of this folder's first version; a folder's "
+                        f"versions share one slug", source.label,
                     ))
                 for source in folder_versions:
                     other = slug_folders.setdefault(source.manifest.slug, folder)
@@ -123,13 +132,17 @@ def scan_catalog(root: Path, *, is_unchanged: Callable[[str, str], bool] | None 
                         refused.add(source.label)
                         errors.append(ManifestError(
                             f"{source.label}/{MANIFEST_NAME}", "slug",
-                            f"`{source.manifest.slug}` is already the slug of folder `{other}`; slugs are unique across folders", source.label,
+                            f"`{source.manifest.slug}` is already the slug of folder `{other}`; slugs are unique "
+                            f"across folders", source.label,
                         ))
                 versions.extend(folder_versions)
     for source, error in held_out_of_other_versions(versions, held_out_elsewhere or {}):
         refused.add(source.label)
         errors.append(error)
     if not errors and not versions and not unchanged:
-        errors.append(ManifestError(str(root), "", "no case versions found (expected <type>/<difficulty>/<folder>/<version>/test-case.toml)"))
-    return CatalogScan([source for source in versions if source.label not in refused], errors, labels, unchanged, warnings)
+        errors.append(ManifestError(str(root), "",
+                                    "no case versions found (expected "
+                                    "<type>/<difficulty>/<folder>/<version>/test-case.toml)"))
+    return CatalogScan([source for source in versions if source.label not in refused], errors, labels, unchanged,
+                       warnings)
 

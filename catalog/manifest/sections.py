@@ -271,7 +271,8 @@ def read_variants(root: Table, common_specs: list[SpecFile], reserved: dict[str,
             root.error(key, f"must be a path string, not {type_name(rel)}")
             ok = False
             continue
-        variant = read_variant_file(root, normalize(rel), taken, reserved) if root.path_ok(key, rel, kind="file") else None
+        variant = read_variant_file(root, normalize(rel), taken, reserved) if root.path_ok(key, rel,
+                                                                                           kind="file") else None
         if variant is None:
             ok = False
             continue

@@ -112,7 +112,8 @@ def _zip_with_a_lying_directory() -> bytes:
 
 
 HOSTILE = [
-    ("tar-pax-gigabyte", lambda: _tar_with_extended_header(tarfile.XHDTYPE), "an extended header of 1,073,741,824 bytes"),
+    ("tar-pax-gigabyte", lambda: _tar_with_extended_header(tarfile.XHDTYPE),
+     "an extended header of 1,073,741,824 bytes"),
     ("tar-longname-gigabyte", lambda: _tar_with_extended_header(tarfile.GNUTYPE_LONGNAME), "an extended header of"),
     ("zip-lying-directory", _zip_with_a_lying_directory, "more than 50 entries need"),
     ("zip-traversal", lambda: _zip_with([("../../escaped.txt", b"x")]), "leaves the archive"),
@@ -122,13 +123,17 @@ HOSTILE = [
     ("zip-bomb", lambda: _zip_with([("v30/bomb.bin", bytes(50_000_000))]), "unpacks to more than"),
     ("zip-too-many", lambda: _zip_with([(f"v30/{index}.txt", b"") for index in range(60)]), "more than 50 entries"),
     ("zip-duplicate", lambda: _zip_with_duplicates(), "appears twice"),
-    ("tar-traversal", lambda: _tar_with([_tar_member("../escaped.txt")], {"../escaped.txt": b"x"}), "leaves the archive"),
-    ("tar-symlink", lambda: _tar_with([_tar_member("v30/link", tarfile.SYMTYPE, "/etc/passwd")]), "links are not allowed"),
-    ("tar-hardlink", lambda: _tar_with([_tar_member("v30/link", tarfile.LNKTYPE, "/etc/passwd")]), "links are not allowed"),
+    ("tar-traversal", lambda: _tar_with([_tar_member("../escaped.txt")], {"../escaped.txt": b"x"}),
+     "leaves the archive"),
+    ("tar-symlink", lambda: _tar_with([_tar_member("v30/link", tarfile.SYMTYPE, "/etc/passwd")]),
+     "links are not allowed"),
+    ("tar-hardlink", lambda: _tar_with([_tar_member("v30/link", tarfile.LNKTYPE, "/etc/passwd")]),
+     "links are not allowed"),
     ("tar-device", lambda: _tar_with([_tar_member("v30/dev", tarfile.CHRTYPE)]), "only files and folders"),
     ("tar-fifo", lambda: _tar_with([_tar_member("v30/fifo", tarfile.FIFOTYPE)]), "only files and folders"),
     ("garbage", lambda: b"this is not an archive at all", "not a .zip or .tar.gz archive"),
-    ("truncated-gzip", lambda: _tar_with([_tar_member("v30/a.txt")], {"v30/a.txt": os.urandom(20_000)})[:5_000], "could not be read"),
+    ("truncated-gzip", lambda: _tar_with([_tar_member("v30/a.txt")], {"v30/a.txt": os.urandom(20_000)})[:5_000],
+     "could not be read"),
     ("empty", lambda: b"", "not a .zip or .tar.gz archive"),
 ]
 
@@ -162,7 +167,8 @@ def _zip_lying_about_utf8(published, tmp_path) -> bytes:
 
 UNSTORABLE_ARCHIVES = [
     ("slug-nul", lambda p, t: _with_slug(p, t, 'slug = "add\\u0000er"'), "slug: must not contain NUL characters"),
-    ("slug-300", lambda p, t: _with_slug(p, t, f'slug = "{"a" * 300}"'), "slug: must be at most 100 characters, not 300"),
+    ("slug-300", lambda p, t: _with_slug(p, t, f'slug = "{"a" * 300}"'),
+     "slug: must be at most 100 characters, not 300"),
     ("slug-traversal", lambda p, t: _with_slug(p, t, 'slug = "../../etc"'), "must match"),
     ("tar-latin1-name", _with_latin1_member, "caf\\xe9.md`: the name is not valid UTF-8"),
     ("zip-false-utf8-flag", _zip_lying_about_utf8, "name is not valid UTF-8"),

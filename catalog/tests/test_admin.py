@@ -110,7 +110,8 @@ def test_every_error_is_shown_and_nothing_is_imported(admin_client, published, t
     good = new_version_folder(published, tmp_path, "v20")
     bad = new_version_folder(published, tmp_path, "v21")
     manifest = (bad / "test-case.toml").read_text()
-    (bad / "test-case.toml").write_text(manifest.replace("fuel_limit = 1_000_000", "fuel_limit = 0").replace('name = "Adder"', 'name = ""'))
+    (bad / "test-case.toml").write_text(manifest.replace("fuel_limit = 1_000_000",
+                                                         "fuel_limit = 0").replace('name = "Adder"', 'name = ""'))
     tree = tmp_path / "tree" / "performance" / "easy" / "adder"
     tree.mkdir(parents=True)
     shutil.move(str(good), tree / "v20")
@@ -145,7 +146,8 @@ def test_an_archive_validates_each_version_once(published, tmp_path, monkeypatch
         return check(version_dir, rel_dir, *args, **kwargs)
 
     monkeypatch.setattr(scan_module, "check_version_folder", counting)
-    tree = _tree_of(tmp_path, new_version_folder(published, tmp_path, "v20"), new_version_folder(published, tmp_path, "v21"))
+    tree = _tree_of(tmp_path, new_version_folder(published, tmp_path, "v20"), new_version_folder(published, tmp_path,
+                                                                                                 "v21"))
     archive = tmp_path / "two.zip"
     archive.write_bytes(zip_folder(tree, ""))
     outcome = import_archive(archive, dry_run=dry_run)
@@ -188,7 +190,8 @@ def test_hostile_archives_are_refused_and_write_nothing_outside(published, tmp_p
     archive = tmp_path / f"{name}.bin"
     archive.write_bytes(build())
     before = CaseVersion.objects.count()
-    outcome = import_archive(archive, limits=ArchiveLimits(max_entries=50, max_total_bytes=10_000_000, max_file_bytes=10_000_000))
+    outcome = import_archive(archive, limits=ArchiveLimits(max_entries=50, max_total_bytes=10_000_000,
+                                                           max_file_bytes=10_000_000))
     assert not outcome.ok
     assert any(message in error for error in outcome.errors), outcome.errors
     assert CaseVersion.objects.count() == before

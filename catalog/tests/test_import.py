@@ -257,5 +257,6 @@ def test_the_file_a_held_out_symlink_names_is_not_stored_as_an_ordinary_file(cat
     catalog.remove("cases/small.out")
     os.symlink("../data/real.out", catalog.path("cases/small.out"))
     assert import_catalog(catalog.root).ok
-    stored = set(VersionFile.objects.filter(version__version="v1", version__case__slug="adder").values_list("path", flat=True))
+    stored = set(VersionFile.objects.filter(version__version="v1", version__case__slug="adder").values_list("path",
+                                                                                                            flat=True))
     assert "data/real.out" not in stored and "cases/small.out" not in stored

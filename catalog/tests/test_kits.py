@@ -81,7 +81,8 @@ def test_a_change_of_the_sites_limits_builds_a_new_kit(client, adder_v1, setting
 
 def test_no_kit_holds_a_held_out_byte(client, db):
     assert import_catalog(ROOT / "test-cases").ok
-    held_out = {bytes(content) for row in HeldOutInput.objects.all() for content in (row.input_bytes, row.expected_bytes)}
+    held_out = {bytes(content) for row in HeldOutInput.objects.all() for content in (row.input_bytes,
+                                                                                     row.expected_bytes)}
     checked = 0
     for version in CaseVersion.objects.select_related("case"):
         if version.experimental:
@@ -140,7 +141,8 @@ def test_a_failed_submission_is_never_green_and_says_the_same_everywhere(client,
     failed = score(submit(adder_v1, adder_v1.default_variant(), "broken", folder=folder))
     assert failed.status == "build_failed"
     css = (ROOT / "static/css/site.css").read_text()
-    green = {name for rule in re.findall(r"([^{}]+)\{[^}]*var\(--ok\)[^}]*\}", css) for name in re.findall(r"\.status-(\w+)", rule)}
+    green = {name for rule in re.findall(r"([^{}]+)\{[^}]*var\(--ok\)[^}]*\}",
+                                         css) for name in re.findall(r"\.status-(\w+)", rule)}
     assert green == {"passed"}  # only a pass is green: "done" and "scored" say where a job stands
     page = client.get(f"/submissions/{failed.pk}/").content.decode()
     assert "status-passed" not in page and 'status-build_failed">build failed' in page

@@ -51,7 +51,8 @@ scalars = st.one_of(
     st.integers(min_value=-(2**70), max_value=2**70),
     st.floats(allow_nan=True, allow_infinity=True),
     st.text(max_size=30),
-    st.sampled_from(["../../etc/passwd", "/abs/path", "schemas", "cases/small.json", "x.hbs", "", "performance", "smoke"]),
+    st.sampled_from(["../../etc/passwd", "/abs/path", "schemas", "cases/small.json", "x.hbs", "", "performance",
+                     "smoke"]),
 )
 values = st.recursive(
     scalars,

@@ -91,7 +91,8 @@ def test_variant_file_rules(catalog, rule_id, text, key, fragment):
 def test_variant_specs_accept_tables_and_plain_paths(catalog):
     catalog.write(
         "variants/long-lists.toml",
-        'slug = "long-lists"\nname = "Long"\nspec = ["specs/long-lists.md", {source = "specs/rules.md", dest = "extra/rules.md"}]\n',
+        'slug = "long-lists"\nname = "Long"\nspec = ["specs/long-lists.md", {source = "specs/rules.md", dest = '
+        '"extra/rules.md"}]\n',
     )
     catalog.write("specs/rules.md", "# Rules\n")
     source = next(s for s in catalog.scan().versions if s.label == ADDER_V1)
@@ -135,7 +136,8 @@ def test_spec_dest_defaults_to_source_without_hbs(catalog):
 
 def test_variant_name_defaults_to_the_humanized_slug(catalog):
     manifest = _adder(catalog)
-    assert [(variant.slug, variant.name) for variant in manifest.variants] == [("base", "Base"), ("long-lists", "Long lists")]
+    assert [(variant.slug, variant.name) for variant in manifest.variants] == [("base", "Base"), ("long-lists",
+                                                                                                  "Long lists")]
     assert humanize_slug("long-belts") == "Long belts"
 
 
@@ -187,15 +189,18 @@ def test_a_version_folder_needs_a_manifest(catalog):
 
 def test_difficulty_folders_must_be_known(catalog):
     (catalog.root / "performance/extreme/thing/v1").mkdir(parents=True)
-    assert any(error.startswith("performance/extreme: `extreme` is not a difficulty folder") for error in catalog.errors())
+    assert any(error.startswith("performance/extreme: `extreme` is not a difficulty folder") for error in
+    catalog.errors())
 
 
 def test_other_test_types_are_refused_by_name(catalog):
     target = catalog.root / "adversarial/hard/duel/v1"
     target.mkdir(parents=True)
-    (target / "test-case.toml").write_text('slug = "duel"\ntype = "adversarial"\ndifficulty = "hard"\n[match]\nrounds = 3\n')
+    (target / "test-case.toml").write_text('slug = "duel"\ntype = "adversarial"\ndifficulty = "hard"\n[match]\nrounds '
+                                           '= 3\n')
     errors = catalog.errors()
-    assert "adversarial/hard/duel/v1/test-case.toml: type: test type `adversarial` is not importable: only `performance` cases can be imported" in errors
+    assert ("adversarial/hard/duel/v1/test-case.toml: type: test type `adversarial` is not importable: only "
+            "`performance` cases can be imported") in errors
     # Its own tables are not reported against performance rules.
     assert not any("duel" in error and "[match]" in error for error in errors)
 
@@ -214,7 +219,8 @@ def test_huge_files_are_refused_without_being_read(catalog):
     with open(catalog.path("cases/huge.bin"), "wb") as sparse:
         sparse.truncate(300 << 20)  # a 300 MiB sparse file: cheap to make, costly to read
     scan = scan_catalog(catalog.root, limits=FileLimits(max_file_bytes=256 << 20))
-    assert f"{ADDER_V1}/cases/huge.bin: is 314,572,800 bytes, more than the 268,435,456-byte limit for one file" in map(str, scan.errors)
+    assert (f"{ADDER_V1}/cases/huge.bin: is 314,572,800 bytes, more than the 268,435,456-byte limit for one file"
+            in map(str, scan.errors))
     assert ADDER_V1 not in {source.label for source in scan.versions}
 
 
@@ -245,7 +251,8 @@ def test_a_huge_held_out_input_is_refused_by_name_under_a_memory_cap(catalog, tm
         database.drop()
     said = done.stdout + done.stderr
     assert done.returncode == 1 and "Traceback" not in said and "MemoryError" not in said, said
-    assert f"{ADDER_V1}/smoke/one.json: is 3,221,225,472 bytes, more than the 268,435,456-byte limit for one file" in said
+    assert f"{ADDER_V1}/smoke/one.json: is 3,221,225,472 bytes, more than the 268,435,456-byte limit for one file" \
+        in said
 
 
 def test_a_version_folder_over_the_total_or_count_caps_is_refused(catalog):
@@ -385,7 +392,8 @@ def test_names_the_site_lacks_are_warnings_and_the_version_still_validates(catal
     scan = catalog.scan()
     assert ADDER_V1 in {source.label for source in scan.versions}
     messages = [str(warning) for warning in scan.warnings_for(ADDER_V1)]
-    assert f"{MANIFEST}: prompt: `prompt.hbs` line 1: `name` names nothing in the site's template context and renders as nothing" in messages[0]
+    assert (f"{MANIFEST}: prompt: `prompt.hbs` line 1: `name` names nothing in the site's template context and "
+            "renders as nothing") in messages[0]
     assert any("line 2: `harness_model` names nothing" in message for message in messages)
     assert any("line 3: `case.nmae`" in message and "(did you mean `case.name`?)" in message for message in messages)
     assert not any("nmae" in str(error) for error in scan.errors)

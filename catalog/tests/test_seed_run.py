@@ -51,7 +51,8 @@ def test_held_out_inputs_and_answers_are_never_seeded(imported, tmp_path):
     for variant in ("base", "long-lists"):
         seed("adder", str(tmp_path / variant), "--version", "v1", "--variant", variant)
         seeded = b"".join(tree(tmp_path / variant).values())
-        for held_out in ("smoke/one.json", "smoke/one.out", "cases/small.json", "cases/small.out", "cases/large.json", "cases/large.out"):
+        for held_out in ("smoke/one.json", "smoke/one.out", "cases/small.json", "cases/small.out", "cases/large.json",
+                         "cases/large.out"):
             content = imported.path(held_out).read_bytes().strip()
             assert content not in seeded, held_out
 

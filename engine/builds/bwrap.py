@@ -19,7 +19,8 @@ HOST_FILES = ("/etc/alternatives", "/etc/ld.so.cache", "/etc/ld.so.conf", "/etc/
 
 
 DEVICES = ("null", "zero", "full", "random", "urandom")
-DEVICE_BINDS = tuple(argument for device in DEVICES for argument in ("--dev-bind", f"/dev/{device}", f"/dev/{device}")) + (
+DEVICE_BINDS = tuple(argument for device in DEVICES for argument in ("--dev-bind", f"/dev/{device}",
+                                                                     f"/dev/{device}")) + (
     "--symlink", "/proc/self/fd", "/dev/fd", "--symlink", "/proc/self/fd/0", "/dev/stdin",
     "--symlink", "/proc/self/fd/1", "/dev/stdout", "--symlink", "/proc/self/fd/2", "/dev/stderr",
 )

@@ -11,7 +11,6 @@ from engine.builds import protocol
 from engine.builds.accounts import BLOCK
 from engine.builds.limits import BuildLimits
 
-
 # The launcher's caps, from its environment: the names (and defaults) of the site's own settings,
 # so one environment configures both.
 CAPS_FROM_ENVIRONMENT = {

@@ -135,7 +135,8 @@ def unpack(environ) -> None:
     try:
         unpacked.mkdir()
         extract_tar_bytes(source, unpacked, ArchiveLimits(max_entries=int(environ["SOURCE_ENTRIES"]),
-                                                          max_total_bytes=limit, max_file_bytes=limit), allow_links=True)
+                                                          max_total_bytes=limit, max_file_bytes=limit),
+                                                          allow_links=True)
     except ArchiveError as refused:
         status("unpack", 1, str(refused))
     except OSError as failed:  # the tmpfs is full, a file is over RLIMIT_FSIZE

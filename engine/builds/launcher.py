@@ -24,7 +24,8 @@ however many builds are asked for, together they take no more; no more builds ru
 that cgroup holds at their full caps, and the launcher itself stays outside it (and is the
 kernel's last choice when memory runs out), so no build can take it down. A build's
 output is cut to its last `log_limit` bytes inside its sandbox and comes back as bytes, beside
-the module. A build whose asker goes away (a worker killed) is killed at once. The launcher refuses to start where it cannot give what it is for
+the module. A build whose asker goes away (a worker killed) is killed at once. The launcher refuses to start where it
+cannot give what it is for
 (no sandbox, no cgroups, not root), and where the code it runs could be changed by an account
 other than root.
 """

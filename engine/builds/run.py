@@ -21,8 +21,15 @@ from typing import Iterator
 from engine.builds.accounts import BuildAccounts, build_account, unprivileged
 from engine.builds.bwrap import SANDBOX_DIRECTORIES, bwrap_command, sandbox_problem
 from engine.builds.cgroups import BuildCgroup, Layout, build_cgroup, cgroup_problem
-from engine.builds.limits import (CONFINED, UNCONFINED, UNSANDBOXED, BuildLimits, BuildResult, SandboxUnavailable,
-                                  limited)
+from engine.builds.limits import (
+    CONFINED,
+    UNCONFINED,
+    UNSANDBOXED,
+    BuildLimits,
+    BuildResult,
+    SandboxUnavailable,
+    limited,
+)
 from engine.builds.seccomp import seccomp_filter
 from lib.tail import Tail
 
@@ -283,7 +290,8 @@ def _confinement(allow_unsandboxed: bool, allow_unconfined: bool) -> str:
                 f"{problem}; refusing to build untrusted code without it "
                 "(SCORING_ALLOW_UNSANDBOXED_BUILDS=1 builds anyway, on a machine you can afford to lose)"
             )
-        logger.warning("building WITHOUT a sandbox (%s): the submission's code runs with this process's rights", problem)
+        logger.warning("building WITHOUT a sandbox (%s): the submission's code runs with this process's rights",
+                       problem)
         return UNSANDBOXED
     problem = confinement_problem()
     if problem is None:
@@ -366,7 +374,8 @@ def build_submission(source: bytes, *, install: str, build: str, module_path: st
     step, code = status[0], int(status[1]) if len(status) > 1 and status[1].isdigit() else 1
     if step == "unpack":
         # The reason can quote the submission's own file names: staff see it, the public not.
-        return failed("the submission could not be unpacked", f"the submission could not be unpacked: {collected.reason}")
+        return failed("the submission could not be unpacked",
+                      f"the submission could not be unpacked: {collected.reason}")
     if step in ("install", "build"):
         if code in (124, 137):  # timeout(1): timed out / killed after the grace period
             return failed(f"{step} command timed out after {limits.step_seconds} s")

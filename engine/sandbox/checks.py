@@ -12,8 +12,8 @@ from dataclasses import dataclass
 
 import wasmtime
 
-from lib.errors import DomainError
 from engine.sandbox.engine import MAX_GLOBALS, MAX_SECTIONS, MAX_TABLES, TABLE_ELEMENTS_LIMIT
+from lib.errors import DomainError
 
 
 class InvalidModule(DomainError):

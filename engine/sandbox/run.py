@@ -156,7 +156,8 @@ class Solution:
             if output_length > answer_limit:
                 raise _Stop(finish(
                     Status.INVALID_OUTPUT, fuel=fuel_used, output_size=output_length,
-                    message=f"output is {output_length:,} bytes, more than the {answer_limit:,}-byte limit for this input",
+                    message=f"output is {output_length:,} bytes, more than the {answer_limit:,}-byte limit for this "
+                            f"input",
                 ))
             output = bytes(memory.read(store, output_address, output_address + output_length))
         except _Stop as stop:
@@ -173,7 +174,8 @@ class Solution:
             return finish(Status.WRONG_ANSWER, fuel=fuel_used, message=verdict.message, detail=verdict.detail,
                           output_size=size, answer=output)
         if fuel_used > fuel_limit:
-            return finish(Status.OVER_LIMIT, fuel=fuel_used, message=f"correct, {fuel_used - fuel_limit:,} fuel over the limit",
+            return finish(Status.OVER_LIMIT, fuel=fuel_used,
+                          message=f"correct, {fuel_used - fuel_limit:,} fuel over the limit",
                           output_size=size, answer=output)
         return finish(Status.PASSED, fuel=fuel_used, output_size=size, answer=output)
 
@@ -185,11 +187,13 @@ def load_solution(wasm: bytes, *, entry: str, max_memory_bytes: int, cache: Modu
     `digest` is `module_digest(wasm)` if the caller already has it: a module is hashed once.
     """
     if max_module_bytes is not None and len(wasm) > max_module_bytes:
-        raise InvalidModule("too_large", f"module is {len(wasm):,} bytes, more than the {max_module_bytes:,}-byte limit")
+        raise InvalidModule("too_large",
+                            f"module is {len(wasm):,} bytes, more than the {max_module_bytes:,}-byte limit")
     if not wasm.startswith(b"\0asm"):
         raise InvalidModule("not_wasm", "not a WebAssembly binary (it does not start with \\0asm)")
     if wasm[4:8] != b"\x01\x00\x00\x00":
-        raise InvalidModule("not_core_module", "not a WebAssembly core module (a component or an unknown binary version)")
+        raise InvalidModule("not_core_module",
+                            "not a WebAssembly core module (a component or an unknown binary version)")
     digest = digest or module_digest(wasm)
     module = cache.get(wasm, digest)
     check_module(module, wasm, entry, max_memory_bytes)

@@ -152,7 +152,8 @@ def test_hostile_build_reading_outside_its_directory(tmp_path):
     secret.write_text("the-host-secret")
     secret.chmod(0o644)
     project_database = os.path.abspath("var/db.sqlite3")
-    result = build(empty_source(tmp_path), f"cat {secret} {project_database} /etc/shadow /root/.bashrc; ls /work /home; exit 1")
+    result = build(empty_source(tmp_path),
+                   f"cat {secret} {project_database} /etc/shadow /root/.bashrc; ls /work /home; exit 1")
     assert not result.ok
     assert "the-host-secret" not in result.log
     assert "No such file or directory" in result.log
@@ -161,7 +162,8 @@ def test_hostile_build_reading_outside_its_directory(tmp_path):
 def test_hostile_build_writing_outside_its_directory(tmp_path):
     target = tmp_path / "planted.txt"
     tmp_path.chmod(0o777)
-    result = build(empty_source(tmp_path), f"echo planted > {target}; echo x > /usr/planted; echo x > /etc/planted; exit 1")
+    result = build(empty_source(tmp_path),
+                   f"echo planted > {target}; echo x > /usr/planted; echo x > /etc/planted; exit 1")
     assert not result.ok
     assert not target.exists()
     assert not os.path.exists("/usr/planted") and not os.path.exists("/etc/planted")
@@ -208,7 +210,8 @@ def test_hostile_build_fork_bombing(tmp_path):
 
 def test_hostile_build_filling_the_disk(tmp_path):
     before = shutil.disk_usage(tmp_path).free
-    result = build(empty_source(tmp_path), "i=0; while dd if=/dev/zero of=fill$i bs=1M count=16 2>/dev/null; do i=$((i+1)); done; exit 1")
+    result = build(empty_source(tmp_path),
+                   "i=0; while dd if=/dev/zero of=fill$i bs=1M count=16 2>/dev/null; do i=$((i+1)); done; exit 1")
     assert not result.ok
     assert shutil.disk_usage(tmp_path).free > before - (32 << 20)  # capped at the tmpfs size, not the host disk
 
@@ -222,7 +225,8 @@ def test_hostile_build_writing_one_huge_file(tmp_path):
 
 def test_hostile_build_running_forever(tmp_path):
     started = time.monotonic()
-    result = build(empty_source(tmp_path), "while :; do :; done", limits=BuildLimits(**{**LIMITS.__dict__, "timeout": 2}))
+    result = build(empty_source(tmp_path), "while :; do :; done", limits=BuildLimits(**{**LIMITS.__dict__,
+                                                                                        "timeout": 2}))
     assert result.message == "build command timed out after 2 s"
     assert time.monotonic() - started < 20
 
@@ -249,7 +253,8 @@ print(json.dumps({"ok": result.ok, "message": result.message, "log": result.log,
 """
 
 # Everything of every process the build can see, and its own environment, made into its module.
-SNOOP = ("for f in /proc/[0-9]*/environ /proc/[0-9]*/cmdline; do echo \"== $f\"; tr '\\0' ' ' < $f; echo; done > out.wasm; "
+SNOOP = ("for f in /proc/[0-9]*/environ /proc/[0-9]*/cmdline; do echo \"== $f\"; tr '\\0' ' ' < $f; echo; done > "
+         "out.wasm; "
          "env >> out.wasm; cat out.wasm")
 
 
@@ -272,7 +277,8 @@ def test_nothing_of_the_scorers_environment_or_command_line_is_readable_in_a_bui
 def test_every_writable_place_of_a_build_shares_one_capped_tmpfs(tmp_path):
     """/tmp, $HOME, the build root, / and /dev: 4 MiB files until nothing more fits anywhere."""
     script = ("n=0; for d in /tmp \"$HOME\" . / /dev /dev/shm /source; do i=0; "
-              "while dd if=/dev/zero of=\"$d/fill$i\" bs=1M count=4 2>/dev/null; do i=$((i+1)); n=$((n+1)); done; done; "
+              "while dd if=/dev/zero of=\"$d/fill$i\" bs=1M count=4 2>/dev/null; do i=$((i+1)); n=$((n+1)); done; "
+              "done; "
               "echo \"written: $n\"; exit 1")
     limits = BuildLimits(**{**LIMITS.__dict__, "disk_bytes": 32 << 20})
     before = shutil.disk_usage(tmp_path).free
@@ -415,7 +421,8 @@ def test_a_build_cannot_reach_into_the_driver_or_hold_memory_outside_its_caps(tm
         "for pid in [p for p in os.listdir('/proc') if p.isdigit()]:\n"
         "    try:\n"
         "        for fd in os.listdir(f'/proc/{pid}/fd'):\n"
-        "            if int(fd) > 2 and os.readlink(f'/proc/{pid}/fd/{fd}').startswith('pipe:'): print('pipe held by', pid)\n"
+        "            if int(fd) > 2 and os.readlink(f'/proc/{pid}/fd/{fd}').startswith('pipe:'): print('pipe held by', "
+        "pid)\n"
         "    except OSError: pass\n"
         "for pid in ['1']:  # the driver\n"
         "    for name in ('mem', 'fd/3', 'fd/4'):\n"
@@ -442,7 +449,8 @@ def test_a_build_cannot_reach_into_the_driver_or_hold_memory_outside_its_caps(tm
     assert not result.ok and "symbolic link" in result.message
 
 
-def tar_members(members: list[tarfile.TarInfo], data: dict[str, bytes] | None = None, *, pax: dict | None = None) -> bytes:
+def tar_members(members: list[tarfile.TarInfo], data: dict[str, bytes] | None = None, *,
+                pax: dict | None = None) -> bytes:
     buffer = io.BytesIO()
     with tarfile.open(fileobj=buffer, mode="w:gz", format=tarfile.PAX_FORMAT) as archive:
         for member in members:
@@ -491,7 +499,8 @@ def test_a_deep_source_is_refused_quickly():
 
 def test_a_header_that_claims_a_gigabyte_stops_at_the_cap():
     bomb = tar_members([member("source/x")], {"source/x": b"x"}, pax={"comment": "z" * (16 << 20)})
-    result = build(bomb, "true", limits=BuildLimits(**{**LIMITS.__dict__, "unpacked_bytes": 1 << 20, "source_entries": 100}))
+    result = build(bomb, "true", limits=BuildLimits(**{**LIMITS.__dict__, "unpacked_bytes": 1 << 20,
+                                                       "source_entries": 100}))
     assert "an extended header of 16,777,234 bytes" in result.detail  # refused before it is read
 
 
@@ -508,7 +517,8 @@ def test_a_build_can_make_no_namespace_and_mount_nothing(tmp_path):
         "if pid == 0: os._exit(0)\n"
         "print('clone NEWUSER:', 'made' if pid > 0 else os.strerror(ctypes.get_errno()))\n"
         "print('clone3:', libc.syscall(435, 0, 0) >= 0 or os.strerror(ctypes.get_errno()))\n"
-        "print('setns:', libc.setns(os.open('/proc/self/ns/mnt', os.O_RDONLY), 0) == 0 or os.strerror(ctypes.get_errno()))\n"
+        "print('setns:', libc.setns(os.open('/proc/self/ns/mnt', os.O_RDONLY), 0) == 0 or "
+        "os.strerror(ctypes.get_errno()))\n"
         "thread = threading.Thread(target=print, args=('a thread runs',)); thread.start(); thread.join()\n"
         "print(subprocess.run(['echo', 'a child runs'], capture_output=True, text=True).stdout.strip())\n"
     )
@@ -648,7 +658,8 @@ source = open(sys.argv[2], "rb").read()
 probe = ("import ctypes, os; libc = ctypes.CDLL(None, use_errno=True); "
          f"found = libc.syscall({KEYCTL}, 0, -3, 0); "  # KEYCTL_GET_KEYRING_ID of the session keyring
          "print('keyring:', found if found >= 0 else os.strerror(ctypes.get_errno())); "
-         f"print('add_key:', libc.syscall({ADD_KEY}, b'user', b'left', b'x', 1, -3) >= 0 or os.strerror(ctypes.get_errno()))")
+         f"print('add_key:', libc.syscall({ADD_KEY}, b'user', b'left', b'x', 1, -3) >= 0 or
+         os.strerror(ctypes.get_errno()))")
 result = build_submission(source, install="", build=f"python3 -c \\"{probe}\\"; exit 1", module_path="out.wasm",
                           limits=BuildLimits(timeout=20, processes=64, disk_bytes=64 << 20), log_limit=1 << 20,
                           path="/usr/bin:/bin")
@@ -691,7 +702,8 @@ sys.path.insert(0, sys.argv[1])
 from engine.builds import BuildLimits, SandboxUnavailable, build_submission
 source = open(sys.argv[2], "rb").read()
 options = dict(install="", build="printf '\\\\0asm' > out.wasm", module_path="out.wasm",
-               limits=BuildLimits(timeout=20, processes=64, disk_bytes=64 << 20), log_limit=1 << 16, path="/usr/bin:/bin")
+               limits=BuildLimits(timeout=20, processes=64, disk_bytes=64 << 20), log_limit=1 << 16,
+               path="/usr/bin:/bin")
 try:
     build_submission(source, **options)
     refused = None

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import json
 
-from engine.kinds import Kind
 from engine.evaluate import EvaluationInput, evaluate
 from engine.judging import Judge
+from engine.kinds import Kind
 from engine.sandbox import ModuleCache, Status, load_solution
 from engine.tests import wat
 
@@ -74,7 +74,8 @@ def test_parallel_evaluation_equals_serial_evaluation():
     solution = load_solution(
         wat.module(wat.burn(5000) + " " + wat.ECHO), entry="solve", max_memory_bytes=1 << 20, cache=ModuleCache()
     )
-    items = [held_out(Kind.SMOKE, {"smoke": 0})] + [held_out(Kind.STRESS, {"n": list(range(index))}) for index in range(16)]
+    items = [held_out(Kind.SMOKE, {"smoke": 0})] + [held_out(Kind.STRESS,
+                                                             {"n": list(range(index))}) for index in range(16)]
     serial = run(items, threads=1, solution=solution)
     parallel = run(items, threads=4, solution=solution)
     strip = lambda evaluation: [(o.status, o.fuel, o.overshoot, o.message) for o in evaluation.outcomes]  # noqa: E731

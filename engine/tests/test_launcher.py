@@ -44,7 +44,8 @@ class Launcher:
         self.socket = self.folder / "launcher.sock"
         inside = ["unshare", "--pid", "--fork", "--mount-proc", "--kill-child", "--"] if namespace else []
         self.process = subprocess.Popen(
-            [*inside, str(ROOT / "scripts" / "build-launcher"), "--socket", str(self.socket), "--client-user", "nobody"],
+            [*inside, str(ROOT / "scripts" / "build-launcher"), "--socket", str(self.socket), "--client-user",
+             "nobody"],
             env={"PATH": "/usr/bin:/bin", **environment}, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
         deadline = time.monotonic() + 60
         while not self.socket.exists():
@@ -154,7 +155,8 @@ def test_every_build_lies_in_a_cgroup_over_them_all_and_the_launcher_outside_it(
                                                else any(f":{name}:" in line for name in ("memory", "pids")))]
 
         assert not any(over_all in line for line in capped(pid))
-        lowering = subprocess.run(["/usr/bin/python3", "-c", "import os; os.write(os.open('/proc/self/oom_score_adj', os.O_WRONLY), b'-1000')"],
+        lowering = subprocess.run(["/usr/bin/python3", "-c",
+                                   "import os; os.write(os.open('/proc/self/oom_score_adj', os.O_WRONLY), b'-1000')"],
                                   capture_output=True)
         if lowering.returncode == 0:  # root may lower a score here (CAP_SYS_RESOURCE)
             assert Path(f"/proc/{pid}/oom_score_adj").read_text().strip() == "-1000"
@@ -196,7 +198,8 @@ def test_a_build_that_floods_its_output_is_answered_with_the_tail_of_it(launcher
     assert built["ok"], built
     written = len(f"$ {flood}\n".encode()) + 3_000_000 + len(b"\377\376 end\n")
     kept = (1 << 16) - LOG_MARGIN  # what the asker allows, less room for the host's own lines
-    assert built["log"].startswith(f"[… {written - kept:,} earlier bytes of output omitted …]\n\x01\x01"), built["log"][:80]
+    omitted = f"[… {written - kept:,} earlier bytes of output omitted …]\n\x01\x01"
+    assert built["log"].startswith(omitted), built["log"][:80]
     assert "\x01\ufffd\ufffd end\nmemory at its peak" in built["log"]
     assert len(built["log"].encode()) < 1 << 16
 
@@ -291,7 +294,8 @@ def raw(launcher: Launcher, message: bytes) -> dict:
     return json.loads(answer[HEAD.size:HEAD.size + header_size])
 
 
-@pytest.mark.parametrize("message, said", [item[1:] for item in LAUNCHER_REQUESTS], ids=[item[0] for item in LAUNCHER_REQUESTS])
+@pytest.mark.parametrize("message, said", [item[1:] for item in LAUNCHER_REQUESTS],
+                         ids=[item[0] for item in LAUNCHER_REQUESTS])
 def test_a_malformed_request_is_refused_saying_why_and_the_launcher_goes_on(launcher, message, said):
     answer = raw(launcher, message)
     assert said in answer["refused"], answer

@@ -1,4 +1,5 @@
-"""The sandbox (docs/taking-part.md, docs/method.md) with small WAT modules: every status, every invalid-module reason."""
+"""The sandbox (docs/taking-part.md, docs/method.md) with small WAT modules: every status, every invalid-module
+reason."""
 
 from __future__ import annotations
 
@@ -157,7 +158,9 @@ def test_the_wall_clock_guard_fires_as_timeout():
     "body, message",
     [
         ("unreachable", "wasm trap: wasm `unreachable` instruction executed"),
-        ("i32.const 70000 i32.load drop i64.const 0", "memory fault at wasm address 0x11170 in linear memory of size 0x10000; wasm trap: out of bounds memory access"),
+        ("i32.const 70000 i32.load drop i64.const 0",
+         "memory fault at wasm address 0x11170 in linear memory of size 0x10000; "
+         "wasm trap: out of bounds memory access"),
         ("i32.const 1 i32.const 0 i32.div_u drop i64.const 0", "wasm trap: integer divide by zero"),
     ],
 )
@@ -303,7 +306,8 @@ def test_a_module_is_compiled_once_and_then_served_from_the_cache(tmp_path):
     second = solution(wasm, cache=cache)
     assert cache.compiles == 1
     assert first.module is second.module
-    assert [path.name for path in tmp_path.iterdir()] == [f"{first.digest}-wasmtime-{wasmtime_version()}-{ENGINE_DIGEST}.cwasm"]
+    cached = f"{first.digest}-wasmtime-{wasmtime_version()}-{ENGINE_DIGEST}.cwasm"
+    assert [path.name for path in tmp_path.iterdir()] == [cached]
     # A new process (a new cache object) finds it on disk.
     fresh = ModuleCache(tmp_path)
     outcome = run(wasm, fuel_limit=100, ceiling=100, wall_seconds=5, cache=fresh)
@@ -385,7 +389,8 @@ def test_a_module_that_takes_too_long_to_compile_is_invalid_and_the_compiler_is_
 
 def test_compiling_in_a_child_gives_the_same_module_and_fuel(tmp_path):
     wasm = wat.constant(b"{}", iterations=500)
-    in_child = load_solution(wasm, entry="solve", max_memory_bytes=4 * PAGE, cache=ModuleCache(tmp_path, compile_seconds=30))
+    in_child = load_solution(wasm, entry="solve", max_memory_bytes=4 * PAGE, cache=ModuleCache(tmp_path,
+                                                                                               compile_seconds=30))
     in_process = solution(wasm)
     judge = Judge(ANY_OBJECT, memory_bytes=1 << 30)
     arguments = dict(fuel_limit=10**6, ceiling=10**6, wall_seconds=5, answer_limit=ANSWER_LIMIT,
@@ -432,7 +437,8 @@ def test_a_schema_violation_under_a_key_of_the_answers_own_hides_the_key():
     schema = b'{"type": "object", "additionalProperties": {"type": "integer"}}'
     outcome = run(wat.constant(f'{{"sum": 6, "{MARKER}": "x"}}'.encode()), expected={"sum": 6}, validator=schema)
     assert outcome.status is Status.INVALID_OUTPUT
-    assert outcome.message == "output does not match the output schema: at /…: fails `type` (schema path /additionalProperties/type)"
+    assert outcome.message == ("output does not match the output schema: at /…: fails `type` "
+                               "(schema path /additionalProperties/type)")
     assert f"/{MARKER}" in outcome.detail
 
 
@@ -511,7 +517,8 @@ def test_the_engine_configuration_is_spelled_out_and_named_by_a_digest():
 
     assert ENGINE_SETTINGS["cranelift_nan_canonicalization"] and ENGINE_SETTINGS["wasm_relaxed_simd_deterministic"]
     assert not any(ENGINE_SETTINGS[name] for name in ("wasm_threads", "wasm_gc", "wasm_exceptions", "wasm_memory64",
-                                                      "wasm_component_model", "wasm_stack_switching", "wasm_multi_memory"))
+                                                      "wasm_component_model", "wasm_stack_switching",
+                                                      "wasm_multi_memory"))
     assert len(ENGINE_DIGEST) == 12
 
 

@@ -2,7 +2,8 @@
 
 The scorer runs this with a timeout, and the child caps its own address space at MEMORY_BYTES
 before it loads wasmtime (as a judge process does), so a module built to take forever, or all
-the memory there is, to compile costs a killed child, not a stuck or starved scorer. The engine configuration is the scorer's own (the serialised
+the memory there is, to compile costs a killed child, not a stuck or starved scorer. The engine configuration is the
+scorer's own (the serialised
 artifact only loads into an engine configured the same way).
 """
 

@@ -1,7 +1,8 @@
 """A judge process: `python -m engine.workers.judge MEMORY_BYTES`.
 
 Reads requests on stdin (three lengths and whether to compare with the expected answer, then the
-output schema, the expected answer and the output) and writes one JSON verdict per request on stdout, length-prefixed. Its address space is
+output schema, the expected answer and the output) and writes one JSON verdict per request on stdout, length-prefixed.
+Its address space is
 capped at MEMORY_BYTES; the scorer kills it when a verdict is late (see engine/judging.py).
 """
 

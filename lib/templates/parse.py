@@ -42,7 +42,9 @@ def _path(text: str, line: int) -> PathNode:
         parts = tuple(rest.split("."))
         if (not all(_SEGMENT.fullmatch(part) for part in parts) or parts[0] not in DATA_NAMES
                 or (parts[0] != "root" and len(parts) > 1) or parts[-1] in _LITERALS):
-            raise syntax_error(line, f"`{original}` is not a data variable this renderer supports (@index, @key, @first, @last, @root)")
+            raise syntax_error(line,
+                               f"`{original}` is not a data variable this renderer supports (@index, @key, @first, "
+                               f"@last, @root)")
         return PathNode(original, True, 0, parts)
     depth = 0
     while text.startswith("../"):
@@ -62,7 +64,8 @@ def _path(text: str, line: int) -> PathNode:
     named = [bool(_SEGMENT.fullmatch(part)) or (part.isascii() and part.isdigit() and index < len(parts) - 1)
              for index, part in enumerate(parts)]
     if not all(named) or any(part == "this" for part in parts):
-        raise syntax_error(line, f"`{original}` is not a path this renderer supports (names of letters, digits, `_`, `$` "
+        raise syntax_error(line,
+                           f"`{original}` is not a path this renderer supports (names of letters, digits, `_`, `$` "
                            "and `-`, joined by `.` or `/`)")
     if parts[-1] in _LITERALS:  # Handlebars reads a literal there (`true}}`), not a name
         raise syntax_error(line, f"`{original}` ends in a literal, not a name")
@@ -136,7 +139,8 @@ def _tokens(text: str) -> list:
                 raise syntax_error(line, "a `{{{` mustache is never closed with `}}}`")
             inside, strip_close, position = text[after + 1:close.start()], bool(close.group(1)), close.end()
             if not strip_close and text.startswith("}", position):  # `}}}}` ends a raw block there
-                raise syntax_error(line, "`}}}}` after a `{{{` mustache (Handlebars reads it as the end of a raw block)")
+                raise syntax_error(line,
+                                   "`}}}}` after a `{{{` mustache (Handlebars reads it as the end of a raw block)")
             words = _words(inside, line)
             if len(words) != 1:
                 raise syntax_error(line, "`{{{…}}}` takes exactly one name (helpers are not supported)")
@@ -239,7 +243,8 @@ def _parse(text: str) -> Program:
                 raise syntax_error(line, f"`{{{{/{detail}}}}}` closes no block")
             block, program, in_else = stack.pop()
             if detail != block.name:
-                raise syntax_error(line, f"`{{{{/{detail}}}}}` closes `{{{{#{block.name}}}}}` (opened on line {block.line})")
+                raise syntax_error(line,
+                                   f"`{{{{/{detail}}}}}` closes `{{{{#{block.name}}}}}` (opened on line {block.line})")
             block.close_strip = strip
             first = block.first
             parts = (first, program) if in_else else (program, None)

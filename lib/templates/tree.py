@@ -12,7 +12,8 @@ DATA_NAMES = ("index", "key", "first", "last", "root")
 # JavaScript's \s, for the regular expressions Handlebars' whitespace handling uses.
 JS_SPACE = "\t\n\v\f\r \u00a0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000\ufeff"
 JS_S = f"[{JS_SPACE}]"
-JS_SPACE_CHARS = "\t\n\v\f\r \u00a0\u1680" + "".join(chr(code) for code in range(0x2000, 0x200B)) + "\u2028\u2029\u202f\u205f\u3000\ufeff"
+JS_SPACE_CHARS = ("\t\n\v\f\r \u00a0\u1680" + "".join(chr(code) for code in range(0x2000, 0x200B))
+                  + "\u2028\u2029\u202f\u205f\u3000\ufeff")
 
 
 class TemplateError(ValueError):

@@ -239,7 +239,8 @@ def summed_lines(version_ids) -> list[Line]:
     not precomputed: a difficulty and a tag together)."""
 
     names = agent_names()
-    return placed([line_of(row, names) for row in line_sums(AgentCell.objects.filter(version_id__in=list(version_ids)))])
+    return placed([line_of(row,
+                           names) for row in line_sums(AgentCell.objects.filter(version_id__in=list(version_ids)))])
 
 
 def refresh() -> float:
@@ -269,7 +270,8 @@ def _make_agents() -> list[int]:
     keys = set(trials().values_list("model", "harness").distinct().order_by())
     Agent.objects.bulk_create([Agent(model=model, harness=harness) for model, harness in keys],
                               ignore_conflicts=True, batch_size=2000)
-    return [pk for pk, model, harness in Agent.objects.values_list("pk", "model", "harness") if (model, harness) in keys]
+    return [pk for pk, model, harness in Agent.objects.values_list("pk", "model", "harness") if (model,
+                                                                                                 harness) in keys]
 
 
 def _stored_line(scope: str, line: Line):

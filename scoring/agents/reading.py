@@ -123,7 +123,8 @@ class Matrix:
             self.references = self.versions.filter(reference_fuel__isnull=False).count()
         else:
             known = (self.snapshot.scopes if self.snapshot else {}).get(self.scope, {"rows": 0})
-            self.lines = LineSlice(self.scope, self.sort, self.harness, None if self.harness is not None else known["rows"])
+            self.lines = LineSlice(self.scope, self.sort, self.harness,
+                                   None if self.harness is not None else known["rows"])
             self.references = known.get("references", 0)  # the cases with a reference entry (speedups)
         self._case_count = None
         try:

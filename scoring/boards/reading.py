@@ -152,7 +152,8 @@ class Leaderboard:
         if self.include_all:
             return self._filtered().in_board_order().values(*SUBMISSION_FIELDS)[start:stop]
         # The standings' index gives the order; the submissions (joined by key) the columns.
-        columns = {f"entry_{field}": F(f"submission__{'id' if field == 'pk' else field}") for field in SUBMISSION_FIELDS}
+        columns = {f"entry_{field}": F(f"submission__{'id' if field == 'pk' else field}") for field in
+        SUBMISSION_FIELDS}
         return self._filtered().in_board_order().values(**columns)[start:stop]
 
     def _rows(self, start: int, stop: int) -> list[dict]:

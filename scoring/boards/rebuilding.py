@@ -26,7 +26,8 @@ def rebuild(version_ids: Iterable[int] | None = None, *, models_module=None) -> 
 
     `models_module` is for the data migration, which passes its historical models.
     """
-    models_module = models_module or SimpleNamespace(Submission=Submission, Standing=Standing, BoardSummary=BoardSummary,
+    models_module = models_module or SimpleNamespace(Submission=Submission, Standing=Standing,
+                                                     BoardSummary=BoardSummary,
                                                      CaseVersion=CaseVersion, RecordStep=RecordStep)
     submission, standing, summary = models_module.Submission, models_module.Standing, models_module.BoardSummary
     final_states = ("scored", "build_failed", "invalid_module")
@@ -58,13 +59,16 @@ def _insert_standings(Submission, Standing, version_ids, *, per_variant: bool) -
         return 0
     in_versions, parameters = records.version_filter(version_ids)
     where = "board_group IS NOT NULL" + in_versions
-    engine = "wasmtime_version || ' (' || CASE WHEN engine_digest = '' THEN 'configuration not recorded' ELSE engine_digest END || ')'"
+    engine = ("wasmtime_version || ' (' || CASE WHEN engine_digest = '' THEN 'configuration not recorded' "
+              "ELSE engine_digest END || ')'")
     sql = f"""
-        INSERT INTO {standing} (version_id, variant_key, name, submission_id, board_group, board_key, submitted_at, engine,
+        INSERT INTO {standing} (version_id, variant_key, name, submission_id, board_group, board_key, submitted_at,
+        engine,
                                 model)
         SELECT version_id, {variant}, name, id, board_group, board_key, submitted_at, engine, model FROM (
             SELECT version_id, variant_id, name, id, board_group, board_key, submitted_at, {engine} AS engine, model,
-                   ROW_NUMBER() OVER (PARTITION BY {partition} ORDER BY board_group, board_key, submitted_at, id) AS place
+                   ROW_NUMBER() OVER (PARTITION BY {partition} ORDER BY board_group, board_key, submitted_at, id) AS
+                   place
             FROM {submission} WHERE {where}
         ) AS ranked WHERE place = 1
     """

@@ -44,7 +44,8 @@ class Changes:
             return
         for variant_key in (row["variant_id"], ALL_VARIANTS):
             last = (RecordStep.objects.filter(version_id=version_id, variant_key=variant_key)
-                    .order_by("-scored_at", "-submission_id").values("scored_at", "submission_id", "total_fuel").first())
+                    .order_by("-scored_at", "-submission_id").values("scored_at", "submission_id",
+                                                                     "total_fuel").first())
             if last is not None and (_when(row), row["pk"]) < (last["scored_at"], last["submission_id"]):
                 self.rebuild.add(version_id)  # an older entry came back: it may be a record in the past
                 return

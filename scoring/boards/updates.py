@@ -9,6 +9,7 @@ from django.db import models, transaction
 from django.db.models import Case, Q, Value, When
 
 from catalog.models import CaseVersion
+from lib.locking import lock_rows
 from scoring.boards import records as records_module
 from scoring.boards.places import (
     ALL_VARIANTS,
@@ -17,7 +18,6 @@ from scoring.boards.places import (
     engine_label,
     variant_key,
 )
-from lib.locking import lock_rows
 from scoring.locking import board_summary, lock_entries
 from scoring.models import Standing, Submission
 from sitecache.models import BEST_FUEL, STANDINGS, Generation, version_generation
@@ -72,7 +72,9 @@ class _Changes:
 def refresh_reference_fuel(version_ids: Iterable[int] | None) -> set[int]:
     """Set each version's `reference_fuel`: its reference entry's total fuel while that entry is
     ranked, else NULL (None: every version). Returns the versions whose figure changed."""
-    versions = CaseVersion.objects.all() if version_ids is None else CaseVersion.objects.filter(pk__in=list(version_ids))
+    versions = CaseVersion.objects.all()
+    if version_ids is not None:
+        versions = versions.filter(pk__in=list(version_ids))
     fuel = dict(Submission.objects.filter(is_reference=True, board_group=RANKED, version__in=versions)
                 .values_list("version_id", "total_fuel"))
     changed = set()

@@ -40,7 +40,8 @@ def report_refused(apps) -> None:
 
     SubmitterName = apps.get_model("scoring", "SubmitterName")
     for row in SubmitterName.objects.select_related("owner").order_by("pk"):
-        problem = name_problem(row.name) or (refused_character(row.name) and f"{refused_character(row.name)} is refused")
+        refused = refused_character(row.name)
+        problem = name_problem(row.name) or (refused and f"{refused} is refused")
         if problem:
             sys.stdout.write(f"\n  a submitter name the rules now refuse for a new name (kept as it is): "
                              f"{row.name!r} ({_owner(row)}): {problem}")

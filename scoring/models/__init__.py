@@ -3,7 +3,14 @@ operators who submit over the API (`operators`), re-measurements (`verifications
 matrix (`agents`)."""
 
 from scoring.models.agents import Agent, AgentCell, AgentLine
-from scoring.models.board_rows import BoardSummary, RecordStep, Standing, StandingQuerySet, StandingsRow, StandingsSnapshot
+from scoring.models.board_rows import (
+                                       BoardSummary,
+                                       RecordStep,
+                                       Standing,
+                                       StandingQuerySet,
+                                       StandingsRow,
+                                       StandingsSnapshot,
+)
 from scoring.models.operators import ApiToken, IdempotentRequest, NameSkeleton, SubmitterName
 from scoring.models.submissions import AnnotationChange, Result, Submission, SubmissionQuerySet
 from scoring.models.verifications import Verification

@@ -90,7 +90,8 @@ class AgentLine(CostPerTrial, models.Model):
             models.UniqueConstraint(fields=["scope", "by_pass_rate"], name="agent_line_by_pass_rate"),
             models.UniqueConstraint(fields=["scope", "by_cost"], name="agent_line_by_cost"),
             models.UniqueConstraint(fields=["scope", "harness", "harness_by_score"], name="agent_line_harness_score"),
-            models.UniqueConstraint(fields=["scope", "harness", "harness_by_pass_rate"], name="agent_line_harness_rate"),
+            models.UniqueConstraint(fields=["scope", "harness", "harness_by_pass_rate"],
+                                    name="agent_line_harness_rate"),
             models.UniqueConstraint(fields=["scope", "harness", "harness_by_cost"], name="agent_line_harness_cost"),
         ]
 

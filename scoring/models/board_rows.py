@@ -40,7 +40,8 @@ class Standing(models.Model):
 
     class Meta:
         constraints = [models.UniqueConstraint(fields=["version", "variant_key", "name"], name="one_standing")]
-        indexes = [models.Index(fields=["version", "variant_key", "board_group", "board_key", "submitted_at", "submission"],
+        indexes = [models.Index(fields=["version", "variant_key", "board_group", "board_key", "submitted_at",
+                                        "submission"],
                                 name="standing_order"),
                    models.Index(fields=["version", "variant_key", "model", "board_group", "board_key", "submitted_at",
                                         "submission"], name="standing_model_order")]

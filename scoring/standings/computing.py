@@ -169,13 +169,15 @@ def compute_all() -> dict[str, tuple[list[Line], dict]]:
     for row in _figures(_entries().values("version__difficulty", "name")):
         _add(scopes[""], row)
         _add(scopes.setdefault(scope_name(difficulty=row["version__difficulty"]), {}), row)
-    for row in _figures(_entries(version__tags__isnull=False).values("version__tags__name", "version__difficulty", "name")):
+    for row in _figures(_entries(version__tags__isnull=False).values("version__tags__name", "version__difficulty",
+                                                                     "name")):
         _add(scopes.setdefault(scope_name(tag=row["version__tags__name"]), {}), row)
     scopes_of_version = version_scopes()
     for row in _notes():
         for scope in scopes_of_version.get(row["version_id"], []):
             _note(scopes.get(scope, {}), row)
-    return {scope: (_ordered(scopes.get(scope, {})), counts) for scope, counts in case_counts(scopes_of_version).items()}
+    return {scope: (_ordered(scopes.get(scope, {})), counts) for scope,
+            counts in case_counts(scopes_of_version).items()}
 
 
 def case_counts(scopes_of_version: dict[int, list[str]]) -> dict[str, dict]:

@@ -39,4 +39,5 @@ def test_the_about_page_defines_ties_speedups_fast_p_and_the_solved_share(client
     assert 'id="speedup"' in page and "48,000 ÷ 12,000 = <strong>4×</strong>" in page
     assert "for p = 1, 1.5, 2, 5, 10" in page and "geometric mean of its speedups" in page
     assert "“=2” on each" in page and "<code>shared_rank</code>" in page
-    assert "a case the agent never tried is an unsolved case" in page and "one trial on one case, solved, is 100%" in page
+    assert "a case the agent never tried is an unsolved case" in page
+    assert "one trial on one case, solved, is 100%" in page

@@ -4,8 +4,8 @@ figure against a plain recomputation (scoring/tests/agents_oracle.py) over rando
 from __future__ import annotations
 
 import csv
-import re
 import io
+import re
 from datetime import timedelta
 from urllib.parse import quote, unquote
 
@@ -22,9 +22,9 @@ from catalog.models import CaseVersion
 from engine.sandbox import ENGINE_DIGEST, WASMTIME_VERSION
 from lib.stats import pareto_front, wilson_interval
 from lib.urlparts import name_paths
-from scoring.boards.rebuilding import rebuild
 from scoring.agents import Matrix, refresh
 from scoring.boards.places import RANKED
+from scoring.boards.rebuilding import rebuild
 from scoring.models import AgentCell, AgentLine, Submission
 from scoring.references import set_reference
 from scoring.speedups import fast_shares
@@ -53,7 +53,8 @@ def store(trials: list[Trial]) -> None:
     rows = []
     for index, trial in enumerate(trials):
         version = versions[trial.case]
-        run = {key: value for key, value in (("model", trial.model), ("harness", trial.harness), ("cost_usd", trial.cost),
+        run = {key: value for key, value in (("model", trial.model), ("harness", trial.harness), ("cost_usd",
+                                                                                                  trial.cost),
                                              ("input_tokens", trial.input_tokens),
                                              ("output_tokens", trial.output_tokens)) if value not in ("", None)}
         rows.append(Submission(
@@ -199,8 +200,9 @@ def test_the_page_shows_each_agents_figures_and_cells(client, seeded, cases):
     assert page.status_code == 200
     html = page.content.decode()
     order = agents_oracle.by_solved(expected["lines"])
-    positions = [html.index(f'id="agent-{AgentLine.objects.get(scope="", agent__model=model, agent__harness=harness).agent_id}"')
-                 for model, harness in order]
+    lines = {(line.agent.model, line.agent.harness): line.agent_id
+             for line in AgentLine.objects.filter(scope="").select_related("agent")}
+    positions = [html.index(f'id="agent-{lines[model, harness]}"') for model, harness in order]
     assert positions == sorted(positions)  # the rows in the oracle's order: more cases solved first
     first = expected["lines"][order[0]]
     share, (low, high) = first["solved_share"], first["solved_interval"]
@@ -251,7 +253,8 @@ def test_the_page_is_a_slice_of_stored_rows_whatever_the_number_of_agents(client
     monkeypatch.setattr("scoring.snapshots._last_check", {})
     with CaptureQueriesContext(connection) as many:
         assert client.get("/agents/").status_code == 200
-    assert len(many.captured_queries) == len(few.captured_queries) == 11, [query["sql"] for query in many.captured_queries]
+    assert len(many.captured_queries) == len(few.captured_queries) == 11, [query["sql"] for query in
+    many.captured_queries]
 
 
 @given(name=st.text(st.characters(blacklist_categories=("Cc", "Cs", "Cf", "Zl", "Zp", "Co", "Cn")), min_size=1,

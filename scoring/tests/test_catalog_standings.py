@@ -10,19 +10,19 @@ from datetime import timedelta
 
 import pytest
 from django.conf import settings as django_settings
-from hypothesis import HealthCheck, given
-from hypothesis import settings as hypothesis_settings
-from hypothesis import strategies as st
 from django.db import connection
 from django.test.utils import CaptureQueriesContext
 from django.utils import timezone
+from hypothesis import HealthCheck, given
+from hypothesis import settings as hypothesis_settings
+from hypothesis import strategies as st
 
 from catalog.models import CaseVersion
+from engine.sandbox import ENGINE_DIGEST, WASMTIME_VERSION
+from scoring import snapshots
 from scoring.boards.places import RANKED
 from scoring.boards.updates import update_boards
 from scoring.models import StandingsSnapshot, Submission
-from engine.sandbox import ENGINE_DIGEST, WASMTIME_VERSION
-from scoring import snapshots
 from scoring.references import set_reference
 from scoring.speedups import FAST_P
 from scoring.standings import refresh, request_refresh
@@ -82,7 +82,8 @@ def oracle(entries: list[tuple[CaseVersion, str, int | None]], in_scope) -> dict
 
 
 def ordered(expected: dict[str, tuple]) -> list[str]:
-    return [name for name, _ in sorted(expected.items(), key=lambda item: (-round(item[1][0], 9), -item[1][1], item[0]))]
+    return [name for name, _ in sorted(expected.items(), key=lambda item: (-round(item[1][0], 9), -item[1][1],
+                                                                           item[0]))]
 
 
 def test_the_worked_example_of_the_page(client, cases):
@@ -98,8 +99,10 @@ def test_the_worked_example_of_the_page(client, cases):
     assert [row["name"] for row in document["results"]] == ["best", "ana", "cy"]
     assert rows["ana"]["score"] == pytest.approx(1.5) and rows["ana"]["solved"] == 2
     assert rows["ana"]["geometric_mean"] == pytest.approx(math.sqrt(2))
-    assert rows["best"]["score"] == pytest.approx(1.8) and rows["best"]["geometric_mean"] == pytest.approx(math.sqrt(1.25))
-    assert (rows["cy"]["score"], rows["cy"]["solved"], rows["cy"]["entered"], rows["cy"]["geometric_mean"]) == (0, 0, 1, None)
+    assert rows["best"]["score"] == pytest.approx(1.8)
+    assert rows["best"]["geometric_mean"] == pytest.approx(math.sqrt(1.25))
+    assert (rows["cy"]["score"], rows["cy"]["solved"], rows["cy"]["entered"], rows["cy"]["geometric_mean"]) == (0, 0,
+                                                                                                                1, None)
     assert rows["ana"]["difficulties"] == {"easy": {"solved": 1, "score": 0.5}, "medium": {"solved": 0, "score": 0},
                                            "hard": {"solved": 1, "score": 1.0}}
     page = client.get("/standings/").content.decode()
@@ -122,7 +125,8 @@ def test_each_line_opens_the_submitters_best_entry_per_case(client, cases):
     assert mine.status_code == 200
     html = mine.content.decode()
     assert f'href="/submissions/{best.pk}/"' in html and f'href="/submissions/{failed.pk}/"' in html
-    assert "1 of 2 solved" in html and "2 <span class=\"muted small\">of 2</span>" in html  # ana is second of two on easy
+    assert "1 of 2 solved" in html
+    assert "2 <span class=\"muted small\">of 2</span>" in html  # ana is second of two on easy
     assert client.get("/submitters/nobody/").status_code == 404
     assert client.get("/submitters/secret/").status_code == 404  # a hidden entry is on no board
     from django.urls import reverse
@@ -207,7 +211,8 @@ def test_with_workers_the_refresh_is_queued_not_run_in_the_request(client, cases
         document = client.get("/api/v1/standings/").json()
         assert document["computing"] is True and document["results"] == []
         assert "being computed" in client.get("/standings/").content.decode()
-    assert DBTaskResult.objects.filter(task_path="scoring.standings.computing.refresh_standings_job").count() == 1  # asked once
+    asked = DBTaskResult.objects.filter(task_path="scoring.standings.computing.refresh_standings_job")
+    assert asked.count() == 1  # asked once
     refresh()  # what the worker runs
     assert [row["name"] for row in client.get("/api/v1/standings/").json()["results"]] == ["ana"]
 
@@ -266,7 +271,8 @@ def test_the_csv_download_has_the_pages_columns_and_every_line(client, cases):
     today = timezone.now().date().isoformat()
     assert response["Content-Disposition"] == f'attachment; filename="standings-easy-{today}.csv"'
     rows = list(csv.reader(io.StringIO(b"".join(response.streaming_content).decode())))
-    assert rows[0] == ["rank", "name", "score", "solved", "entered", "cases", "geometric_mean", "easy_solved", "easy_score",
+    assert rows[0] == ["rank", "name", "score", "solved", "entered", "cases", "geometric_mean", "easy_solved",
+                       "easy_score",
                        "models", "annotations", "reference_cases", "fast_1", "fast_1.5", "fast_2", "fast_5", "fast_10",
                        "speedup", "speedup_cases"]
     document = client.get("/api/v1/standings/", {"difficulty": "easy"}).json()
@@ -277,7 +283,8 @@ def test_the_csv_download_has_the_pages_columns_and_every_line(client, cases):
     assert api["Content-Type"] == "text/csv; charset=utf-8"
     assert list(csv.reader(io.StringIO(b"".join(api.streaming_content).decode()))) == rows
     moved = client.get("/api/v1/standings/", {"format": "csv", "difficulty": "easy"})
-    assert moved.status_code == 301 and moved["Location"] == f"{django_settings.SITE_URL}/api/v1/standings.csv?difficulty=easy"
+    assert moved.status_code == 301
+    assert moved["Location"] == f"{django_settings.SITE_URL}/api/v1/standings.csv?difficulty=easy"
 
 
 def test_the_refresh_command_recomputes_now(cases, settings):
@@ -290,7 +297,8 @@ def test_the_refresh_command_recomputes_now(cases, settings):
     call_command("refresh_standings", stdout=out)
     assert "standings: 2 submitter(s) over 6 case(s)" in out.getvalue()
     snapshot = StandingsSnapshot.objects.get()
-    assert snapshot.scopes["tag:alpha"] == {"cases": 3, "references": 0, "rows": 1} and snapshot.scopes["difficulty:easy"]["rows"] == 2
+    assert snapshot.scopes["tag:alpha"] == {"cases": 3, "references": 0,
+                                            "rows": 1} and snapshot.scopes["difficulty:easy"]["rows"] == 2
 
 
 def test_a_process_looks_at_most_once_a_second(cases, settings, monkeypatch):

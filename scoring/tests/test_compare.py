@@ -41,7 +41,8 @@ def test_the_page_sets_every_input_side_by_side_with_the_ratio(client, pair):
     response = client.get(f"/submissions/{slow.pk}/compare/{fast.pk}/")
     assert response.status_code == 200
     page = response.content.decode()
-    rows = re.findall(r'<tr>\s*<td class="wide-only">(smoke|stress)</td>\s*<td><code>([^<]+)</code>(.*?)</tr>', page, re.S)
+    rows = re.findall(r'<tr>\s*<td class="wide-only">(smoke|stress)</td>\s*<td><code>([^<]+)</code>(.*?)</tr>', page,
+                      re.S)
     slow_fuel, fast_fuel = fuel_by_input(slow), fuel_by_input(fast)
     assert [path for _, path, _ in rows] == list(slow_fuel)
     for _, path, cells in rows:
@@ -69,7 +70,8 @@ def test_the_api_twin_has_the_same_figures(client, pair):
     assert document["total_ratio"] == pytest.approx(slow.total_fuel / fast.total_fuel)
     slow_fuel, fast_fuel = fuel_by_input(slow), fuel_by_input(fast)
     assert [(row["input"], row["a"]["fuel"], row["b"]["fuel"], row["ratio"]) for row in document["inputs"]] == [
-        (path, slow_fuel[path], fast_fuel[path], pytest.approx(slow_fuel[path] / fast_fuel[path])) for path in slow_fuel]
+        (path, slow_fuel[path], fast_fuel[path],
+         pytest.approx(slow_fuel[path] / fast_fuel[path])) for path in slow_fuel]
 
 
 def test_submissions_on_different_versions_are_a_400_with_the_reason(client, pair, tmp_path, imported):

@@ -71,7 +71,8 @@ def test_one_operators_entries_wait_their_turn_while_anothers_go_first(client, i
     # One of the first operator's in the queue, the others waiting behind it; the other operator's queued at once.
     assert queued_jobs() == 2
     places = [queue_place(Submission.objects.get(pk=pk)) for pk in sent]
-    assert places == [{"state": "queued", "ahead": 0}, {"state": "waiting", "ahead": 1}, {"state": "waiting", "ahead": 2}]
+    assert places == [{"state": "queued", "ahead": 0}, {"state": "waiting", "ahead": 1}, {"state": "waiting",
+                                                                                          "ahead": 2}]
     assert queue_place(Submission.objects.get(pk=other)) == {"state": "queued", "ahead": 1}
     assert client.get(f"/api/v1/submissions/{sent[2]}/").json()["queue"] == {"state": "waiting", "ahead": 2}
     run_worker()
@@ -114,7 +115,8 @@ def test_a_job_without_a_sandbox_goes_back_to_the_queue_and_the_next_run_builds_
     entry.refresh_from_db()
     assert (entry.status, entry.attempt, entry.sandbox_waits) == ("pending", 0, 1)  # no attempt spent, no error
     assert entry.message == "waiting for a build sandbox"
-    assert "cannot be reached" in entry.detail and str(tmp_path) not in client.get(f"/submissions/{entry.pk}/").content.decode()
+    assert "cannot be reached" in entry.detail
+    assert str(tmp_path) not in client.get(f"/submissions/{entry.pk}/").content.decode()
     assert queued_priorities() == [jobs.RETRY_PRIORITY]  # back in the queue, behind fresh jobs,
     assert jobs.RETRY_PRIORITY < 0  # and this worker waited before it would take another
     assert "a build found no sandbox: this worker takes no job for 0.2 s" in caplog.text
@@ -141,7 +143,8 @@ def test_a_job_that_never_finds_a_sandbox_ends_in_error_after_the_most_waits(add
 
 def test_a_worker_that_cannot_confine_builds_refuses_to_start(workers, tmp_path):
     workers.SCORING_BUILD_LAUNCHER = str(tmp_path / "no-launcher.sock")
-    with pytest.raises(CommandError, match="(?s)cannot give a build its capped sandbox: the build launcher at .* cannot be "
+    with pytest.raises(CommandError,
+                       match="(?s)cannot give a build its capped sandbox: the build launcher at .* cannot be "
                                            "reached.*To fix it: start the build launcher as root"):
         run_worker()
 

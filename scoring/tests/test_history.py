@@ -9,14 +9,14 @@ import pytest
 from django.utils import timezone
 
 from catalog.models import CaseVersion
-from scoring.boards.rebuilding import rebuild
-from scoring.boards.updates import update_boards
-from scoring.models import AnnotationChange, RecordStep, Submission
-from scoring.attempts import score
-from scoring.recording import submit
 from engine.tests import wat
-from scoring.tests.helpers import admin_change as change, adder_answers
-from scoring.boards.updates import set_hidden
+from scoring.attempts import score
+from scoring.boards.rebuilding import rebuild
+from scoring.boards.updates import set_hidden, update_boards
+from scoring.models import AnnotationChange, RecordStep, Submission
+from scoring.recording import submit
+from scoring.tests.helpers import adder_answers
+from scoring.tests.helpers import admin_change as change
 
 pytestmark = pytest.mark.django_db
 ATOM = "{http://www.w3.org/2005/Atom}"

@@ -10,16 +10,17 @@ import pytest
 from django.core.management import CommandError, call_command
 from django.utils import timezone
 
-from scoring.jobs import enqueue_scoring, new_attempt, requeue_stale
-from scoring.models import Result, Submission
 from engine.progress import ScoringProgress
 from scoring.attempts import Superseded, score
+from scoring.jobs import enqueue_scoring, new_attempt, requeue_stale
+from scoring.models import Result, Submission
 from scoring.recording import submit
 
 pytestmark = pytest.mark.django_db
 
 
-def test_the_immediate_backend_runs_an_enqueued_job_in_process(adder_v1, correct_wasm, django_capture_on_commit_callbacks):
+def test_the_immediate_backend_runs_an_enqueued_job_in_process(adder_v1, correct_wasm,
+                                                               django_capture_on_commit_callbacks):
     submission = submit(adder_v1, adder_v1.default_variant(), "queued", wasm_file=correct_wasm)
     assert submission.job_state == "queued"
     with django_capture_on_commit_callbacks(execute=True):
@@ -52,7 +53,8 @@ def test_a_finished_submission_is_not_scored_again_by_an_old_job(adder_v1, corre
     assert Result.objects.filter(submission=submission).count() == 3
 
 
-def test_a_running_attempt_with_a_stale_heartbeat_is_requeued_and_scored(adder_v1, correct_wasm, django_capture_on_commit_callbacks):
+def test_a_running_attempt_with_a_stale_heartbeat_is_requeued_and_scored(adder_v1, correct_wasm,
+                                                                         django_capture_on_commit_callbacks):
     submission = submit(adder_v1, adder_v1.default_variant(), "orphan", wasm_file=correct_wasm)
     Submission.objects.filter(pk=submission.pk).update(
         status=Submission.State.RUNNING, heartbeat_at=timezone.now() - timedelta(minutes=5), job_id="lost-job"
@@ -81,7 +83,8 @@ def test_after_too_many_attempts_the_submission_is_marked_failed(adder_v1, corre
 
 def test_the_requeue_command_reports_what_it_did(adder_v1, correct_wasm, django_capture_on_commit_callbacks):
     submission = submit(adder_v1, adder_v1.default_variant(), "orphan", wasm_file=correct_wasm)
-    Submission.objects.filter(pk=submission.pk).update(status="running", heartbeat_at=timezone.now() - timedelta(hours=1))
+    Submission.objects.filter(pk=submission.pk).update(status="running",
+                                                       heartbeat_at=timezone.now() - timedelta(hours=1))
     out = io.StringIO()
     with django_capture_on_commit_callbacks(execute=True):
         call_command("requeue_stale_jobs", "--stale-after", "30", stdout=out)

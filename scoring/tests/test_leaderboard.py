@@ -9,13 +9,12 @@ from datetime import datetime, timedelta, timezone
 import pytest
 from django.core.management import call_command
 
-from scoring.boards.rebuilding import rebuild
-from scoring.boards.updates import update_boards
-from scoring.models import Submission
 from scoring.attempts import score
-from scoring.recording import submit
 from scoring.boards.reading import Leaderboard
-from scoring.boards.updates import set_hidden
+from scoring.boards.rebuilding import rebuild
+from scoring.boards.updates import set_hidden, update_boards
+from scoring.models import Submission
+from scoring.recording import submit
 
 START = datetime(2026, 1, 1, tzinfo=timezone.utc)
 RANKED, OVER_LIMIT, UNRANKED = "ranked", "over_limit", "unranked"
@@ -47,7 +46,8 @@ def test_passed_submissions_rank_by_total_fuel_then_by_time(adder_v1):
         row("tie-early", passed=True, total=500, minutes=1),
     ])
     entries = list(Leaderboard(adder_v1))
-    assert [(entry.rank, entry.name) for entry in entries] == [(1, "fast"), (2, "tie-early"), (3, "tie-late"), (4, "slow")]
+    assert [(entry.rank, entry.name) for entry in entries] == [(1, "fast"), (2, "tie-early"), (3, "tie-late"), (4,
+                                                                                                                "slow")]
 
 
 @pytest.mark.django_db
@@ -95,7 +95,8 @@ def test_leaderboard_command_json_has_the_specified_shape(board):
     assert [list(entry) for entry in document["entries"]] == [
         ["rank", "name", "submission", "passed", "total_fuel", "overshoot", "submitted_at"]
     ] * 3
-    assert [(entry["rank"], entry["name"]) for entry in document["entries"]] == [(1, "alice"), (2, "bob"), (None, "carol")]
+    assert [(entry["rank"], entry["name"]) for entry in document["entries"]] == [(1, "alice"), (2, "bob"), (None,
+                                                                                                            "carol")]
     assert document["entries"][0]["submission"] == board["alice-2"].pk
     datetime.fromisoformat(document["entries"][0]["submitted_at"])
 
@@ -179,7 +180,8 @@ def test_the_submission_page_says_its_place_and_a_failure_first(client, board):
     assert "unranked: only an entry that passes every input holds a rank" in carol
     # The reason it failed is the first thing under the title, and there is nothing to compare.
     reason = carol.index("Why it did not pass:")
-    assert carol.index("<h1>") < reason < carol.index('class="facts summary"') and "wrong answer" in carol[reason:reason + 400]
+    assert carol.index("<h1>") < reason < carol.index('class="facts summary"')
+    assert "wrong answer" in carol[reason:reason + 400]
     assert "Compare with the leader" not in carol
     earlier = client.get(f"/submissions/{board['alice-1'].pk}/").content.decode()
     assert "Not on the leaderboard: the board shows each submitter's best entry" in earlier
@@ -224,7 +226,8 @@ def test_the_leaderboard_api_matches_the_page(client, board):
 def test_the_submission_api(client, board):
     document = client.get(f"/api/v1/submissions/{board['alice-2'].pk}/").json()
     assert (document["status"], document["passed"], document["name"]) == ("scored", True, "alice")
-    assert [result["input"] for result in document["results"]] == ["smoke/one.json", "cases/small.json", "cases/large.json"]
+    assert [result["input"] for result in document["results"]] == ["smoke/one.json", "cases/small.json",
+                                                                   "cases/large.json"]
 
 
 def test_staff_can_hide_a_submission_from_leaderboards(admin_client, board):

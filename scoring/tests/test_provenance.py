@@ -152,7 +152,8 @@ def test_what_a_run_cost_is_kept_as_numbers_from_a_record_meta_and_score_many(cl
     document = score("--run-record", str(record), "--wasm", str(correct_wasm), "--name", "x",
                      "--meta", "wall_seconds=532.4", "--meta", "cost_usd=1.25")
     run = Submission.objects.get(pk=document["submission"]).run
-    assert run == {"model": "m", "cost_usd": 1.25, "input_tokens": 12_000, "output_tokens": 3_400, "wall_seconds": 532.4}
+    assert run == {"model": "m", "cost_usd": 1.25, "input_tokens": 12_000, "output_tokens": 3_400,
+                   "wall_seconds": 532.4}
     page = client.get(f"/submissions/{document['submission']}/").content.decode()
     assert "$1.25" in page and "12,000 read · 3,400 written" in page and "8 min 52 s" in page
     assert client.get(f"/api/v1/submissions/{document['submission']}/").json()["run"]["input_tokens"] == 12_000
@@ -232,9 +233,9 @@ def test_provenance_is_shown_escaped_with_a_nofollow_transcript_link(client, imp
 
 
 def test_the_model_column_and_filter_keep_ranks_and_reach_csv_and_api(client, imported, adder_v1, tmp_path):
+    from engine.tests import wat
     from scoring.attempts import score as run_score
     from scoring.recording import submit
-    from engine.tests import wat
     from scoring.tests.helpers import adder_answers
 
     answers = adder_answers(imported)
@@ -295,7 +296,8 @@ def test_a_filtered_board_costs_the_same_queries_however_many_rows_and_its_csv_k
     api = {row["submission"]: row["rank"] for row in client.get("/api/v1/cases/adder/leaderboard/",
                                                                 {**query, "page_size": 200}).json()["results"]}
     whole = {row["submission"]: row["rank"] for row in client.get("/api/v1/cases/adder/leaderboard/",
-                                                                  {"version": "v1", "page_size": 200}).json()["results"]}
+                                                                  {"version": "v1",
+                                                                   "page_size": 200}).json()["results"]}
     assert api and all(whole[pk] == rank for pk, rank in api.items())
     rows = list(csv.DictReader(io.StringIO(b"".join(client.get(
         "/cases/adder/leaderboard/", {**query, "format": "csv"}).streaming_content).decode())))

@@ -49,7 +49,8 @@ def test_equal_fuel_shares_a_place_and_rank_stays_the_position(tied, client):
                       "first)</span></td>") == 2
     assert "<td>1</td>" in page and "share a place (“=1”), listed earlier submission first" in page
     dave = client.get(f"/submissions/{tied['dave'].pk}/").content.decode()
-    assert "<strong>Tied for 2nd</strong> (equal total fuel; listed 3, after the earlier submissions) of 3 ranked" in dave
+    assert ("<strong>Tied for 2nd</strong> (equal total fuel; listed 3, after the earlier submissions) "
+            "of 3 ranked") in dave
     bob = client.get(f"/submissions/{tied['bob'].pk}/").content.decode()
     assert "<strong>Tied for 2nd</strong> (equal total fuel; listed 2) of 3 ranked" in bob
     alice = client.get(f"/submissions/{tied['alice-2'].pk}/").content.decode()
@@ -71,7 +72,7 @@ def test_a_reference_gives_every_correct_entry_a_speedup(tied, client, adder_v1)
     assert [row["speedup"] for row in csv_rows(client)] == [str(round(bob.total_fuel / alice.total_fuel, 6)), "1.0",
                                                             "1.0", ""]
     page = client.get("/cases/adder/leaderboard/", {"version": "v1"}).content.decode()
-    assert f'<th scope="col" class="num">Speedup</th>' in page and '1× <span class="badge">reference</span>' in page
+    assert '<th scope="col" class="num">Speedup</th>' in page and '1× <span class="badge">reference</span>' in page
     assert f"{bob.total_fuel / alice.total_fuel:.3g}×" in page
     # The submission page: in total and input by input (the reference's fuel on each ÷ its own).
     detail = client.get(f"/submissions/{alice.pk}/").content.decode()

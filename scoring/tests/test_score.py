@@ -38,7 +38,8 @@ def test_a_correct_module_is_scored_and_every_result_stored(adder_v1, correct_wa
         ("stress", "cases/small.json", "passed"),
         ("stress", "cases/large.json", "passed"),
     ]
-    assert [(r.fuel_limit, r.ceiling) for r in results] == [(1_000_000, 1_000_000), (1_000_000, 1_150_000), (1_000_000, 1_000_000)]
+    assert [(r.fuel_limit, r.ceiling) for r in results] == [(1_000_000, 1_000_000), (1_000_000, 1_150_000), (1_000_000,
+                                                                                                             1_000_000)]
     assert submission.total_fuel == results[1].fuel + results[2].fuel  # smoke fuel is not scored
     assert submission.passed_count == 3
     assert submission.module_digest and submission.module_size == correct_wasm.stat().st_size
@@ -52,14 +53,17 @@ def test_scoring_reads_the_database_not_the_catalog_folder(imported, adder_v1, c
 
 def test_score_json_has_the_specified_shape(adder_v1, correct_wasm):
     document, _ = score_command("adder", "--version", "v1", "--wasm", str(correct_wasm), "--name", "alice")
-    assert list(document) == ["submission", "case", "version", "variant", "name", "status", "passed", "total_fuel", "wasmtime", "results"]
-    assert (document["case"], document["version"], document["variant"], document["name"]) == ("adder", "v1", "base", "alice")
+    assert list(document) == ["submission", "case", "version", "variant", "name", "status", "passed", "total_fuel",
+                              "wasmtime", "results"]
+    assert (document["case"], document["version"], document["variant"], document["name"]) == ("adder", "v1", "base",
+                                                                                              "alice")
     assert (document["status"], document["passed"], document["wasmtime"]) == ("scored", True, WASMTIME_VERSION)
     assert isinstance(document["total_fuel"], int)
     assert [list(result) for result in document["results"]] == [
         ["kind", "input", "status", "fuel", "fuel_limit", "ceiling", "overshoot", "wall_ms", "message"]
     ] * 3
-    assert [result["input"] for result in document["results"]] == ["smoke/one.json", "cases/small.json", "cases/large.json"]
+    assert [result["input"] for result in document["results"]] == ["smoke/one.json", "cases/small.json",
+                                                                   "cases/large.json"]
     stored = Submission.objects.get(pk=document["submission"])
     assert stored.total_fuel == document["total_fuel"]
 
@@ -70,7 +74,8 @@ def test_score_defaults_to_the_latest_version_and_the_default_variant(imported, 
 
 
 def test_score_records_the_variant_named(adder_v1, correct_wasm):
-    document, _ = score_command("adder", "--version", "v1", "--variant", "long-lists", "--wasm", str(correct_wasm), "--name", "c")
+    document, _ = score_command("adder", "--version", "v1", "--variant", "long-lists", "--wasm", str(correct_wasm),
+                                "--name", "c")
     assert document["variant"] == "long-lists"
     assert Submission.objects.get(pk=document["submission"]).variant.slug == "long-lists"
 
@@ -96,7 +101,8 @@ def test_score_prints_a_summary_table_without_json(adder_v1, correct_wasm):
     [
         (["nope", "--wasm", "x.wasm"], "no case with slug `nope` has been imported"),
         (["adder", "--version", "v9", "--wasm", "x.wasm"], "case `adder` has no version `v9` (it has: v1, v2, v10)"),
-        (["adder", "--variant", "huge", "--wasm", "x.wasm"], "adder v10 has no variant `huge` (it has: base, long-lists)"),
+        (["adder", "--variant", "huge", "--wasm", "x.wasm"],
+         "adder v10 has no variant `huge` (it has: base, long-lists)"),
         (["adder", "--wasm", "/nonexistent.wasm"], "wasm file /nonexistent.wasm does not exist"),
         (["adder", "--submission", "/nonexistent"], "submission folder /nonexistent does not exist"),
     ],
@@ -111,7 +117,8 @@ def test_an_invalid_module_is_recorded_with_no_results_and_the_command_succeeds(
     wasm = tmp_path / "bad.wasm"
     wasm.write_bytes(wat.module(imports='(import "env" "now" (func))'))
     document, _ = score_command("adder", "--version", "v1", "--wasm", str(wasm), "--name", "eve")
-    assert (document["status"], document["passed"], document["total_fuel"], document["results"]) == ("invalid_module", False, None, [])
+    assert (document["status"], document["passed"], document["total_fuel"], document["results"]) == ("invalid_module",
+                                                                                                     False, None, [])
     submission = Submission.objects.get(pk=document["submission"])
     assert "import-free" in submission.message
     assert Result.objects.filter(submission=submission).count() == 0
@@ -189,7 +196,8 @@ def test_a_build_that_produces_no_module_is_build_failed(imported, tmp_path):
     folder = tmp_path / "lazy"
     folder.mkdir()
     submission = score(submit(version, version.default_variant(), "lazy", folder=folder))
-    assert (submission.status, submission.message) == (Submission.State.BUILD_FAILED, "the build did not produce the module out.wasm")
+    assert (submission.status, submission.message) == (Submission.State.BUILD_FAILED,
+                                                       "the build did not produce the module out.wasm")
     assert "nothing to do" in submission.build_log
 
 
@@ -213,7 +221,8 @@ def test_a_real_rust_submission_builds_with_cargo_and_scores(imported):
 
     version = _new_version(imported, "v4", {
         'install = "true"': 'install = "cargo fetch"',
-        'build = "cp solution.wasm out.wasm"': 'build = "cargo build --release --target wasm32-unknown-unknown -p engine"',
+        'build = "cp solution.wasm out.wasm"': 'build = "cargo build --release --target wasm32-unknown-unknown -p '
+                                               'engine"',
         'module = "out.wasm"': 'module = "target/wasm32-unknown-unknown/release/engine.wasm"',
         "max_memory_bytes = 1_048_576": "max_memory_bytes = 16_777_216",  # Rust starts with 17 pages
     })

@@ -11,8 +11,8 @@ import pytest
 from django.core.management import CommandError, call_command
 from django.utils import timezone
 
-from scoring.models import Submission
 from engine.tests import wat
+from scoring.models import Submission
 from scoring.tests.helpers import adder_answers
 
 
@@ -96,7 +96,8 @@ def test_skip_invalid_scores_the_good_lines_and_a_rerun_scores_nothing_twice(swe
     assert "the same entry as line 1" in next(line["reason"] for line in report["lines"] if line["line"] == 7)
     assert "[" in err and "] 5/5" in err  # the progress bar, on stderr
     recorded = Submission.objects.get(name="recorded")
-    assert (recorded.variant.slug, recorded.model, recorded.run["url"]) == ("long-lists", "m-7", "https://example.org/run/7")
+    assert (recorded.variant.slug, recorded.model, recorded.run["url"]) == ("long-lists", "m-7",
+                                                                            "https://example.org/run/7")
     assert Submission.objects.get(name="fast").model == "m-1"
     passed = {line["name"]: line["passed"] for line in report["lines"]}
     assert passed["fast"] and passed["slow"] and not passed["wrong"]
@@ -241,7 +242,8 @@ def test_a_folder_named_on_many_lines_is_packed_once_per_phase(sweep, monkeypatc
 @pytest.mark.django_db
 def test_a_refused_line_keeps_the_code_of_what_refused_it(sweep):
     """The domain error's own code reaches the summary (it was flattened into a bare reason)."""
-    lines = [{"slug": "nope", "name": "x", "wasm": "fast.wasm"}, {"slug": "adder", "name": "x\u202e", "wasm": "fast.wasm"},
+    lines = [{"slug": "nope", "name": "x", "wasm": "fast.wasm"}, {"slug": "adder", "name": "x\u202e",
+                                                                  "wasm": "fast.wasm"},
              {"slug": "adder", "name": "x", "wasm": "fast.wasm", "meta": {"url": "javascript:x"}}]
     report, _ = run(write(sweep, lines), "--skip-invalid")
     assert [(line["line"], line["code"]) for line in report["invalid_lines"]] == [

@@ -10,20 +10,19 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from catalog.models import CaseVersion
-from scoring.boards.reading import Leaderboard, SUBMISSION_FIELDS
-from scoring.boards.rebuilding import rebuild
-from scoring.boards.updates import update_boards
-from scoring.jobs import new_attempt
-from scoring import history
-from scoring.models import BoardSummary, RecordStep, Standing, Submission
-from scoring.attempts import score
-from scoring.recording import submit
 from engine.tests import wat
+from scoring import history
+from scoring.attempts import score
+from scoring.boards.places import RANKED
+from scoring.boards.reading import SUBMISSION_FIELDS, Leaderboard
+from scoring.boards.rebuilding import rebuild
+from scoring.boards.updates import set_hidden, update_boards
+from scoring.jobs import new_attempt
+from scoring.models import BoardSummary, RecordStep, Standing, Submission
+from scoring.recording import submit
+from scoring.references import ReferenceRefused, set_reference
 from scoring.tests.helpers import adder_answers
 from scoring.tests.oracle import rank, record_progression
-from scoring.boards.updates import set_hidden
-from scoring.boards.places import RANKED
-from scoring.references import ReferenceRefused, set_reference
 
 pytestmark = pytest.mark.django_db
 
@@ -69,9 +68,11 @@ OPERATIONS = st.lists(
 )
 
 
-@settings(max_examples=20, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow])
+@settings(max_examples=20, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture,
+                                                                 HealthCheck.too_slow])
 @given(operations=OPERATIONS)
-def test_the_standings_kept_as_scores_land_equal_a_rebuild(adder_v1, modules, django_capture_on_commit_callbacks, operations):
+def test_the_standings_kept_as_scores_land_equal_a_rebuild(adder_v1, modules, django_capture_on_commit_callbacks,
+                                                           operations):
     Submission.objects.all().delete()
     variants = {variant.slug: variant for variant in adder_v1.variants.all()}
     for operation in operations:

@@ -38,7 +38,8 @@ def test_an_entry_measured_again_unchanged_is_marked_reproduced_everywhere(clien
     assert verification.module_identical is None  # a module was sent: there is no build to reproduce
     assert verification.host and verification.wasmtime_version and verification.finished_at
     # Nothing of the entry's results moved; only its mark.
-    assert list(Result.objects.filter(submission=fast).values_list("position", "status", "fuel", "answer_digest")) == before
+    assert list(Result.objects.filter(submission=fast).values_list("position", "status", "fuel",
+                                                                   "answer_digest")) == before
     fast.refresh_from_db()
     assert (fast.verification, fast.verification_message) == ("identical", "re-measured identically")
     assert "re-measured identically" in client.get("/cases/adder/leaderboard/", {"version": "v1"}).content.decode()
@@ -47,7 +48,8 @@ def test_an_entry_measured_again_unchanged_is_marked_reproduced_everywhere(clien
     assert client.get(f"/api/v1/submissions/{fast.pk}/").json()["verification"]["outcome"] == "identical"
     rows = client.get("/api/v1/cases/adder/leaderboard/", {"version": "v1"}).json()["results"]
     assert [row["verification"] for row in rows][:2] == ["identical", None]
-    download = b"".join(client.get("/cases/adder/leaderboard/", {"format": "csv", "version": "v1"}).streaming_content).decode()
+    download = b"".join(client.get("/cases/adder/leaderboard/", {"format": "csv",
+                                                                 "version": "v1"}).streaming_content).decode()
     assert download.splitlines()[0].endswith(',"verification","shared_rank","speedup"')
     assert download.splitlines()[1].endswith(',"identical","1",""')  # first, no reference: no speedup
 

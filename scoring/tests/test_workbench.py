@@ -36,7 +36,8 @@ class Case:
     def answers(self) -> dict[int, bytes]:
         """Input length → its expected answer, as the generator wrote them."""
         return {len((self.folder / stem).with_suffix(".json").read_bytes()):
-                (self.folder / stem).with_suffix(".out").read_bytes().strip() for stem in ("smoke/three", "cases/large")}
+                (self.folder / stem).with_suffix(".out").read_bytes().strip() for stem in ("smoke/three",
+                                                                                           "cases/large")}
 
     def module(self, verdict: str, name: str, answers: dict[int, bytes], iterations: int = 0) -> None:
         """A module answering by input length; `iterations` of a loop on the stress input only."""
@@ -171,7 +172,8 @@ def test_write_expected_fills_a_new_version_and_refuses_an_imported_one(case):
         path.write_text('{"total":0}\n')  # placeholders, valid against the schema
     version, clean = case.check("--write-expected")
     assert clean and version["errors"] == []
-    assert {path: path.read_bytes() for path in answers} == answers  # the reference's answers, as the generator wrote them
+    # The reference's answers, as the generator wrote them.
+    assert {path: path.read_bytes() for path in answers} == answers
     assert import_catalog(case.catalog).ok
     before = {path: path.read_bytes() for path in answers}
     with pytest.raises(CommandError, match="demo v1 is imported: a published version never changes"):

@@ -190,7 +190,8 @@ def _check_limits(found: VersionCheck) -> None:
             found.warnings.append(f"no headroom: the slowest accepted solution, {name}, uses {fuel:,} fuel of the "
                                   f"{limit:,} pass line on {path} (more than half)")
         if limit > LOOSE * max(fuel, 1):
-            found.warnings.append(f"a loose limit: the pass line ({limit:,}) is more than {LOOSE}× the slowest accepted "
+            found.warnings.append(f"a loose limit: the pass line ({limit:,}) is more than {LOOSE}× the slowest "
+                                  f"accepted "
                                   f"solution's fuel on any input ({fuel:,}, {name} on {path}): it decides nothing")
         found.suggested_fuel_limit = round_up(fuel * 2)
     for case in version.source.manifest.stress_cases:

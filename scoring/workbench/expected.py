@@ -58,7 +58,8 @@ def write_expected(version: FolderVersion, solutions: CaseSolutions, builds: Bui
     if measured.evaluation is None:
         raise WriteRefused(f"the reference {reference.name} gives no answer: {measured.state}: {measured.message}")
     wrong = [f"{item.input_path} ({outcome.status}: {outcome.message})" for item, outcome
-             in zip(measured.evaluation.held_out, measured.evaluation.outcomes) if not outcome.status.answered_correctly]
+             in zip(measured.evaluation.held_out,
+                    measured.evaluation.outcomes) if not outcome.status.answered_correctly]
     if wrong:
         raise WriteRefused(f"the reference {reference.name} does not answer every input validly: " + "; ".join(wrong))
     written = []

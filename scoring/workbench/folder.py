@@ -73,7 +73,8 @@ class FolderVersion:
     def output_schema(self) -> bytes:
         return self.file(self.source.manifest.contract.output)
 
-    def held_out(self, fuel_limit: int | None = None, expected: dict[str, bytes] | None = None) -> list[EvaluationInput]:
+    def held_out(self, fuel_limit: int | None = None, expected: dict[str,
+                                                                     bytes] | None = None) -> list[EvaluationInput]:
         """Every held-out input in manifest order, its ceiling from `fuel_limit` (default: the
         manifest's) and its expected answer (from the folder unless given)."""
         limit = self.fuel_limit if fuel_limit is None else fuel_limit
@@ -82,7 +83,8 @@ class FolderVersion:
             answer = (expected or {}).get(case.input, self.file(case.expected))
             found.append(EvaluationInput(Kind(case.kind), case.input, self.file(case.input), answer,
                                          fuel_ceiling(limit, case.fuel_runway),
-                                         answer_limit(len(self.file(case.expected)), minimum=settings.SCORING_ANSWER_MIN_BYTES,
+                                         answer_limit(len(self.file(case.expected)),
+                                                      minimum=settings.SCORING_ANSWER_MIN_BYTES,
                                                       factor=settings.SCORING_ANSWER_SIZE_FACTOR)))
         return found
 

@@ -23,7 +23,8 @@ def as_document(checks: list[VersionCheck], problems: list[dict]) -> dict:
         "case": check.version.slug, "version": check.version.version, "folder": str(check.version.path),
         "solutions": [{"name": run.solution.name, "expected": run.solution.expected, "verdict": run.verdict,
                        "decided_by": run.decided_by,
-                       "results": [{"input": path, "status": status, "fuel": fuel} for path, status, fuel in run.results]}
+                       "results": [{"input": path, "status": status, "fuel": fuel} for path, status,
+                                   fuel in run.results]}
                       for run in check.runs],
         "errors": check.errors, "warnings": check.warnings, "fuel_limit": check.version.fuel_limit,
         "suggested_fuel_limit": check.suggested_fuel_limit, "ceilings": check.ceilings,

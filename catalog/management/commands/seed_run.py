@@ -5,8 +5,8 @@ from pathlib import Path
 from django.core.management.base import CommandError
 
 from catalog.models import UnknownTarget, resolve_target
-from lib.commands import CaseVersionCommand
 from catalog.seeding import SeedError, seed_run
+from lib.commands import CaseVersionCommand
 from lib.templates import TemplateError
 
 

@@ -18,7 +18,8 @@ class Command(BaseCommand):
 
     def add_arguments(self, parser):
         actions = parser.add_subparsers(dest="action", required=True)
-        create = actions.add_parser("create", help="a token for USERNAME (made if missing, never staff); prints it last")
+        create = actions.add_parser("create",
+                                    help="a token for USERNAME (made if missing, never staff); prints it last")
         create.add_argument("username")
         create.add_argument("--label", default="", help="what the token is for (shown in lists)")
         listing = actions.add_parser("list", help="every token (of USERNAME), never the tokens themselves")

@@ -6,8 +6,8 @@ from django.conf import settings
 from django.core.management.base import BaseCommand, CommandError
 
 from catalog.models import UnknownTarget, resolve_target
-from scoring.carry import CarryRefused, carry_forward, describe, previous_version, score_carried
 from engine.progress import StreamProgress
+from scoring.carry import CarryRefused, carry_forward, describe, previous_version, score_carried
 
 
 class Command(BaseCommand):
@@ -31,9 +31,11 @@ class Command(BaseCommand):
             raise CommandError("--top must be 0 or more")
         try:
             target, _ = resolve_target(options["slug"], options["target"])
-            source = resolve_target(options["slug"], options["source"])[0] if options["source"] else previous_version(target)
+            source = resolve_target(options["slug"],
+                                    options["source"])[0] if options["source"] else previous_version(target)
             if source is None:
-                raise CommandError(f"{target.case.slug} {target.version} is the first version: there is nothing to carry "
+                raise CommandError(f"{target.case.slug} {target.version} is the first version: there is nothing to "
+                                   f"carry "
                                    "forward (name another with --from)")
             carried = carry_forward(target, source=source, top=top)
         except (UnknownTarget, CarryRefused) as error:
@@ -42,11 +44,13 @@ class Command(BaseCommand):
         # With --json, stdout carries only the document; progress goes to stderr.
         out = self.stderr if as_document else self.stdout
         fresh = [item for item in carried if not item.skipped]
-        out.write(f"{target.case.slug} {source.version} → {target.version}: {len(carried)} entr{'y' if len(carried) == 1 else 'ies'}, "
+        entries = "entry" if len(carried) == 1 else "entries"
+        out.write(f"{target.case.slug} {source.version} → {target.version}: {len(carried)} {entries}, "
                   f"{len(fresh)} new, {len(carried) - len(fresh)} already carried")
 
         def progress(submission):
-            out.write(f"#{submission.pk} {submission.name} (from #{submission.carried_from_id}, variant {submission.variant.slug})")
+            out.write(f"#{submission.pk} {submission.name} (from #{submission.carried_from_id}, variant "
+                      f"{submission.variant.slug})")
             return StreamProgress(out, submission.input_count)
 
         score_carried(carried, progress=progress, inline=False if options["enqueue"] else None,

@@ -6,9 +6,9 @@ from django.core.management.base import CommandError
 
 from catalog.models import UnknownTarget, resolve_target
 from lib.commands import CaseVersionCommand
+from scoring.boards.reading import Leaderboard
 from scoring.documents import entry_json
 from scoring.models import Submission
-from scoring.boards.reading import Leaderboard
 
 
 class Command(CaseVersionCommand):
@@ -34,7 +34,8 @@ class Command(CaseVersionCommand):
                         "entries": [entry_json(entry) for entry in entries]}
             self.stdout.write(json.dumps(document))
             return
-        self.stdout.write(f"{version.case.slug} {version.version}: {len(entries)} entr{'y' if len(entries) == 1 else 'ies'}")
+        self.stdout.write(f"{version.case.slug} {version.version}: {len(entries)} "
+                          f"{'entry' if len(entries) == 1 else 'entries'}")
         self.stdout.write(f"{'rank':>4}  {'name':<24} {'#':>6}  {'total fuel':>16}  {'overshoot':>14}  result")
         for entry in entries:
             rank = str(entry.rank) if entry.rank else "—"
@@ -45,4 +46,5 @@ class Command(CaseVersionCommand):
                 result = entry.status
             else:
                 result = f"{entry.passed_count}/{entry.input_count} inputs passed"
-            self.stdout.write(f"{rank:>4}  {entry.name:<24} {entry.submission:>6}  {total:>16}  {entry.overshoot:>14,}  {result}")
+            self.stdout.write(f"{rank:>4}  {entry.name:<24} {entry.submission:>6}  {total:>16}  {entry.overshoot:>14,} "
+                              f" {result}")

@@ -5,6 +5,8 @@ from django.core.management.base import CommandError
 from catalog.models import UnknownTarget, resolve_target
 from lib.commands import CaseVersionCommand
 from scoring.boards.rebuilding import rebuild
+
+
 class Command(CaseVersionCommand):
     help = ("Recompute the leaderboards' standings (each submitter's best entry, counts, best fuel) "
             "from the submissions: of every version, or of one case's versions.")

@@ -15,7 +15,8 @@ class Command(BaseCommand):
 
     def add_arguments(self, parser):
         parser.add_argument("--stale-after", type=float, default=None,
-                            help=f"seconds without a heartbeat (default: SCORING_STALE_SECONDS, {settings.SCORING_STALE_SECONDS:g})")
+                            help=f"seconds without a heartbeat (default: SCORING_STALE_SECONDS, "
+                                 f"{settings.SCORING_STALE_SECONDS:g})")
 
     def handle(self, *args, **options):
         handled = requeue_stale(options["stale_after"])

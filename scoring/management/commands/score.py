@@ -8,12 +8,13 @@ from django.db import transaction
 
 from catalog.models import UnknownTarget
 from catalog.runrecords import RunRecordError, parse_meta, target_and_run
-from lib.commands import CaseVersionCommand
 from engine.builds import SandboxUnavailable
-from scoring.jobs import enqueue_scoring
-from engine.progress import StreamProgress, fuel_text as _fuel
-from scoring.documents import submission_json
+from engine.progress import StreamProgress
+from engine.progress import fuel_text as _fuel
+from lib.commands import CaseVersionCommand
 from scoring.attempts import score
+from scoring.documents import submission_json
+from scoring.jobs import enqueue_scoring
 from scoring.recording import ScoringError, submit
 
 
@@ -57,7 +58,8 @@ class Command(CaseVersionCommand):
             if as_document:
                 self.stdout.write(json.dumps(submission_json(submission)))
             else:
-                self.stdout.write(f"submission #{submission.pk}: {submission.job_state} (job {submission.job_id or '—'})")
+                job = submission.job_id or "—"
+                self.stdout.write(f"submission #{submission.pk}: {submission.job_state} (job {job})")
             return
         # With --json, stdout carries only the document; progress goes to stderr.
         progress = StreamProgress(self.stderr if as_document else self.stdout, submission.input_count)
@@ -94,7 +96,8 @@ class Command(CaseVersionCommand):
         results = list(submission.results.order_by("position"))
         width = max([len(result.input_path) for result in results] + [5])
         write("")
-        write(f"{'kind':<6}  {'input':<{width}}  {'status':<15}  {'fuel':>16}  {'fuel limit':>16}  {'overshoot':>14}  {'wall ms':>9}")
+        write(f"{'kind':<6}  {'input':<{width}}  {'status':<15}  {'fuel':>16}  {'fuel limit':>16}  {'overshoot':>14}  "
+              f"{'wall ms':>9}")
         for result in results:
             write(
                 f"{result.kind:<6}  {result.input_path:<{width}}  {result.status:<15}  {_fuel(result.fuel):>16}  "

@@ -25,7 +25,9 @@ class Command(BaseCommand):
                 self.stdout.write(f"already scored  {label}")
                 return
             submission = run.submission
-            figure = f"total fuel {submission.total_fuel:,}" if submission.total_fuel is not None else submission.message
+            figure = submission.message
+            if submission.total_fuel is not None:
+                figure = f"total fuel {submission.total_fuel:,}"
             self.stdout.write(f"scored          {label}: {submission.verdict.text}, {figure} (#{submission.pk})")
 
         try:
