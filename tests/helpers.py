@@ -132,8 +132,8 @@ for version in CaseVersion.objects.annotate(inputs=Count("held_out_inputs", dist
                                             variants_=Count("variants", distinct=True),
                                             files_=Count("files", distinct=True)):
     if version.inputs != version.smoke_count + version.stress_count:
-        problems.append(f"{version} has {version.inputs} held-out inputs, not {version.smoke_count +
-        version.stress_count}")
+        counted = version.smoke_count + version.stress_count
+        problems.append(f"{version} has {version.inputs} held-out inputs, not {counted}")
     if version.variants_ < 1 or version.files_ < 1:
         problems.append(f"{version} has no variants or no files")
 for case in Case.objects.all():

@@ -48,8 +48,8 @@ def test_no_page_is_wider_than_its_screen_nor_a_table_than_its_region(browser, s
             # A table or chart wider than its region hides columns behind a sideways scroll.
             found = phone.evaluate("""(designed) => [...document.querySelectorAll('.table-scroll, .chart-scroll')]
                 .filter(region => !region.matches(designed) && region.scrollWidth > region.clientWidth + 1)
-                .map(region => `${region.getAttribute('aria-label')}: ${region.scrollWidth} px in
-                ${region.clientWidth}`)""",
+                .map(region => `${region.getAttribute('aria-label')}: ` +
+                               `${region.scrollWidth} px in ${region.clientWidth}`)""",
                                    SCROLLING_BY_DESIGN)
             if found:
                 cut[kind] = found

@@ -658,8 +658,8 @@ source = open(sys.argv[2], "rb").read()
 probe = ("import ctypes, os; libc = ctypes.CDLL(None, use_errno=True); "
          f"found = libc.syscall({KEYCTL}, 0, -3, 0); "  # KEYCTL_GET_KEYRING_ID of the session keyring
          "print('keyring:', found if found >= 0 else os.strerror(ctypes.get_errno())); "
-         f"print('add_key:', libc.syscall({ADD_KEY}, b'user', b'left', b'x', 1, -3) >= 0 or
-         os.strerror(ctypes.get_errno()))")
+         f"print('add_key:', libc.syscall({ADD_KEY}, b'user', b'left', b'x', 1, -3) >= 0 "
+         "or os.strerror(ctypes.get_errno()))")
 result = build_submission(source, install="", build=f"python3 -c \\"{probe}\\"; exit 1", module_path="out.wasm",
                           limits=BuildLimits(timeout=20, processes=64, disk_bytes=64 << 20), log_limit=1 << 20,
                           path="/usr/bin:/bin")
