@@ -94,6 +94,13 @@ class Verification(Schema):
     message: str = Field(..., description="what it found, in words (\"not reproduced: fuel differs on 2 inputs\")")
 
 
+class Compiler(Schema):
+    rustc: str = Field(..., description="as `rustc -V` names it: \"rustc 1.96.0 (ac68faa20 2026-05-25)\"")
+    release: str = Field(..., description="the Rust release, \"1.96.0\"")
+    commit: str = Field(..., description="the full commit hash of the compiler's sources (empty if it did not say)")
+    cargo: str = Field(..., description="as `cargo -V` names it")
+
+
 class SubmissionDocument(Schema):
     submission: int
     case: str
@@ -125,6 +132,8 @@ class SubmissionDocument(Schema):
         ..., description="how its build was held: confined (a sandbox, an account and a cgroup of its own), "
                          "unconfined (the sandbox only: a development site), unsandboxed (no sandbox: a development "
                          "site); empty when a module was submitted")
+    compiler: Compiler | None = Field(..., description="the compiler its build ran with, beside the module it gave; "
+                                                       "null when a module was submitted or it was not recorded")
     queue: QueuePlace | None = Field(..., description="where it stands while it is not done; null once it is")
     results: list[Result]
     url: str

@@ -22,6 +22,7 @@ from jsonschema import Draft202012Validator
 
 from catalog.manifest import PROMPT_DEST
 from catalog.models import resolve_target
+from engine.toolchain import RUST_RELEASE
 from lib.errors import DomainError
 from lib.files import read_regular
 from lib.strictjson import DocumentTooLarge, JSONDocumentError, loads_capped
@@ -92,6 +93,9 @@ RUN_RECORD_SCHEMA = {
         "version_digest": {"type": "string", "pattern": _DIGEST, "description": "the version's content digest"},
         "prompt_digest": {"type": "string", "pattern": _DIGEST, "description": "SHA-256 of the rendered PROMPT.md"},
         "seeded_at": {"type": "string", "maxLength": 40, "pattern": _TIME},
+        "compiler": {"type": "string", "maxLength": 100, "pattern": _LINE,
+                     "description": "the compiler the site builds submissions with (\"rustc 1.96.0\"): the one a "
+                                    "solver's own builds should use for fuel measured at home to match"},
         "run": RUN_SCHEMA,
     },
     "additionalProperties": False,
@@ -167,6 +171,7 @@ def new_record(version, variant, files: dict[str, bytes]) -> dict:
         "format": RECORD_FORMAT, "case": version.case.slug, "version": version.version, "variant": variant.slug,
         "version_digest": version.digest, "prompt_digest": hashlib.sha256(files[PROMPT_DEST]).hexdigest(),
         "seeded_at": timezone.now().replace(microsecond=0).isoformat().replace("+00:00", "Z"),
+        "compiler": f"rustc {RUST_RELEASE}",
     }
 
 

@@ -32,7 +32,7 @@ class Superseded(Exception):
 
 
 # The columns a scoring attempt writes besides its outcome's fields.
-SCORING_OWNS = ("build_log", "build_confinement", "module_digest", "module_size", "status", "scored_at")
+SCORING_OWNS = ("build_log", "build_confinement", "toolchain", "module_digest", "module_size", "status", "scored_at")
 
 
 def _finish(submission: Submission, status: str, *, results: list[Result] = (), **fields) -> Submission:
@@ -130,6 +130,7 @@ def _score(submission: Submission, progress: ScoringProgress) -> Submission:
                        wall_seconds=building.build_wall(submission))
     submission.build_log = measured.build_log
     submission.build_confinement = measured.confinement
+    submission.toolchain = measured.toolchain
     if measured.module_digest:
         submission.module_digest, submission.module_size = measured.module_digest, measured.module_size
     if measured.evaluation is None:  # no result of an earlier attempt stands

@@ -25,6 +25,7 @@ from engine.builds import (
     sandbox_problem,
 )
 from engine.builds.remote import build_remotely, launcher_status
+from engine.toolchain import installed
 
 
 def build_limits(version: CaseVersion, *, wall_seconds: float | None = None) -> BuildLimits:
@@ -101,7 +102,8 @@ def build_sandbox() -> tuple[str | None, dict]:
         problem = None if status.get("ready") else f"the build launcher is not ready: {status.get('problem')}"
         return problem, {"launcher": settings.SCORING_BUILD_LAUNCHER, **status}
     problem = sandbox_problem() or confinement_problem()
-    return problem, {"launcher": None, "uid": os.geteuid(), "caps": build_limits_defaults().__dict__}
+    return problem, {"launcher": None, "uid": os.geteuid(), "caps": build_limits_defaults().__dict__,
+                     "toolchain": installed().as_dict()}
 
 
 def build_limits_defaults() -> BuildLimits:

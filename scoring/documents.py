@@ -91,10 +91,19 @@ def submission_document(submission: Submission) -> dict:
         "scored_at": submission.scored_at, "carried_from": submission.carried_from_id,
         "run": submission.run or {}, "annotation": submission.annotation, "excluded": submission.excluded,
         "verification": verification_json(submission), "build": submission.build_confinement,
+        "compiler": compiler_json(submission),
         "queue": queue_place(submission),
         "url": site_url(reverse("submission-detail", args=[submission.pk])),
         "detail_url": site_url(reverse("api-v1:submission-detail", args=[submission.pk])),
     }
+
+
+def compiler_json(submission: Submission) -> dict | None:
+    """The compiler its build ran with, or None (a module was submitted, or it was not recorded)."""
+    found = submission.compiler
+    if found is None:
+        return None
+    return {"rustc": found.rustc, "release": found.release, "commit": found.commit, "cargo": found.cargo}
 
 
 def verification_json(submission: Submission) -> dict | None:

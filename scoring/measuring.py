@@ -5,7 +5,7 @@ ABI, and every held-out input of its version run and judged — the one pipeline
 from __future__ import annotations
 
 import os
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from django.conf import settings
 
@@ -60,6 +60,7 @@ class Measurement:
     module_size: int | None = None
     evaluation: Evaluation | None = None  # when SCORED
     confinement: str = ""  # how its build was held (engine.builds.CONFINED…); "" when nothing was built
+    toolchain: dict = field(default_factory=dict)  # the compiler its build ran with; {} when nothing was built
 
 
 def measure(version: CaseVersion, source_kind: str, source: bytes, progress: ScoringProgress, *,
@@ -79,12 +80,15 @@ def measure(version: CaseVersion, source_kind: str, source: bytes, progress: Sco
         confinement = built.confinement
         if not built.ok:
             return Measurement(Submission.State.BUILD_FAILED, built.log, built.message, built.detail,
-                               confinement=confinement)
+                               confinement=confinement, toolchain=built.toolchain)
         build_log, wasm = built.log, built.module
     else:
         wasm = source
-    return run_module(version, wasm, progress, build_log=build_log, confinement=confinement, held_out=held_out,
-                      output_schema=output_schema, fuel_limit=fuel_limit, threads=threads)
+    measured = run_module(version, wasm, progress, build_log=build_log, confinement=confinement, held_out=held_out,
+                          output_schema=output_schema, fuel_limit=fuel_limit, threads=threads)
+    if source_kind == Submission.SourceKind.SUBMISSION:
+        measured.toolchain = built.toolchain
+    return measured
 
 
 def run_module(version, wasm: bytes, progress: ScoringProgress, *, build_log: str = "", confinement: str = "",

@@ -26,6 +26,7 @@ from django_tasks import task
 
 from engine.progress import ScoringProgress
 from engine.sandbox import ENGINE_DIGEST, WASMTIME_VERSION
+from engine.toolchain import Toolchain
 from lib.text import storable
 from scoring.boards import RANKED
 from scoring.boards.updates import announce_versions
@@ -117,6 +118,12 @@ def compare(submission: Submission, measured: Measurement, verification: Verific
     verification.module_digest = measured.module_digest
     if submission.source_kind == Submission.SourceKind.SUBMISSION and measured.module_digest:
         verification.module_identical = measured.module_digest == submission.module_digest
+        rebuilt_by = Toolchain.from_dict(measured.toolchain)
+        if not verification.module_identical and Toolchain.from_dict(submission.toolchain) != rebuilt_by:
+            # Another compiler gives another module: measuring that one says nothing of the entry.
+            built_by = submission.compiler.rustc if submission.compiler else "a compiler the site did not record"
+            return (Outcome.FAILED, f"not re-measured: it was built by {built_by} and the site now builds with "
+                                    f"{rebuilt_by.rustc or 'no compiler'}, which gives another module", "")
     if measured.state != submission.status:
         if measured.state == Submission.State.BUILD_FAILED:
             # The stored source did not build again: a fact about the entry, shown as any other.

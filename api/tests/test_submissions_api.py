@@ -590,3 +590,29 @@ def test_every_operation_documents_the_fronts_429_and_agents_json_sends_csv_on(c
     assert operations and all("429" in operation["responses"] for operation in operations)
     moved = client.get("/api/v1/agents/", {"format": "csv", "tag": "x"})
     assert moved.status_code == 301 and moved["Location"].endswith("/api/v1/agents.csv?tag=x")
+
+
+@pytest.mark.slow
+@pytest.mark.django_db(transaction=True)  # the immediate backend builds and scores when the request commits
+def test_current_rust_is_built_and_its_compiler_named_in_the_api_and_on_the_page(client, bundled):
+    """A source as any current Rust writes it (edition 2024, `let … else`, a Cargo.lock of
+    version 4) is built and scored; the compiler its build ran with is recorded beside the
+    module and shown."""
+    from pathlib import Path
+
+    from engine.builds import pack_folder
+    from engine.toolchain import RUST_RELEASE
+
+    folder = Path(__file__).resolve().parent / "data" / "edition-2024"
+    assert "version = 4" in (folder / "Cargo.lock").read_text()
+    token = make_token()
+    response = post(client, token, case="range-sums", name="current-rust",
+                    source=pack_folder(folder, max_bytes=10 << 20))
+    assert response.status_code == 202, response.json()
+    document = client.get(f"/api/v1/submissions/{response.json()['submission']}/").json()
+    assert (document["status"], document["passed"]) == ("scored", True), document
+    compiler = document["compiler"]
+    assert compiler["rustc"].startswith(f"rustc {RUST_RELEASE} (") and compiler["release"] == RUST_RELEASE
+    assert len(compiler["commit"]) == 40 and compiler["cargo"].startswith(f"cargo {RUST_RELEASE}")
+    page = client.get(f"/submissions/{document['submission']}/").content.decode()
+    assert f"<dt>Compiler</dt><dd>{compiler['rustc']}" in page

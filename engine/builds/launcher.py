@@ -54,6 +54,7 @@ from engine.builds.caps import Caps, LauncherError, concurrent_builds
 from engine.builds.cgroups import BuildCgroup, Layout, confine_all_builds, remove_orphans, remove_with_children
 from engine.builds.limits import SandboxUnavailable
 from engine.builds.run import DRIVER_MODULES, build_submission, confinement_problem
+from engine.toolchain import installed
 
 logger = logging.getLogger("engine.builds.launcher")
 
@@ -189,6 +190,7 @@ class Launcher:
         return {"ready": problem is None, "problem": problem, "uids": [first, first + self.accounts.slots - 1],
                 "slots": self.accounts.slots, "caps": self.caps.limits.__dict__,
                 "source_bytes": self.caps.source_bytes, "pid": os.getpid(), "cgroup": cgroup,
+                "toolchain": installed().as_dict(),
                 "cgroup_remade": self.over_all.remade if self.over_all else 0}
 
     def _build(self, connection: socket.socket, header: dict, source: bytes) -> tuple[dict, bytes]:
@@ -216,7 +218,8 @@ class Launcher:
         # character a build prints in six, past any cap the asker could set.
         log = result.log.encode("utf-8", "replace")
         return ({"ok": result.ok, "log_bytes": len(log), "message": result.message, "detail": result.detail[:4096],
-                 "seconds": result.seconds, "confinement": result.confinement, "limits": limits.__dict__},
+                 "seconds": result.seconds, "confinement": result.confinement, "limits": limits.__dict__,
+                 "toolchain": result.toolchain},
                 log + (result.module or b""))
 
     def handle(self, connection: socket.socket) -> None:

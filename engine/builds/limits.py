@@ -5,7 +5,7 @@ from __future__ import annotations
 import functools
 import os
 import resource
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 
 class SandboxUnavailable(RuntimeError):
@@ -54,6 +54,7 @@ class BuildResult:
     sandboxed: bool = True
     detail: str = ""  # more about the failure, from the submission's own data: staff only
     confinement: str = CONFINED
+    toolchain: dict = field(default_factory=dict)  # the compiler it ran with (engine.toolchain)
 
 
 def limited(limits: BuildLimits, account: tuple[int, int] | None, cgroup=None):

@@ -7,6 +7,7 @@ import time
 
 from engine.builds import protocol
 from engine.builds.limits import CONFINED, BuildLimits, BuildResult, SandboxUnavailable
+from engine.toolchain import Toolchain
 
 CONNECT_SECONDS = 10
 STATUS_SECONDS = 30
@@ -76,7 +77,8 @@ def build_remotely(socket_path: str, source: bytes, *, install: str, build: str,
         log_bytes = int(answer["log_bytes"])
         return BuildResult(bool(answer["ok"]), payload[log_bytes:] if answer["ok"] else None,
                            payload[:log_bytes].decode("utf-8", "replace"), str(answer["message"]),
-                           time.perf_counter() - started, True, str(answer["detail"]), str(answer["confinement"]))
+                           time.perf_counter() - started, True, str(answer["detail"]), str(answer["confinement"]),
+                           Toolchain.from_dict(answer.get("toolchain")).as_dict())
     except (KeyError, ValueError) as missing:
         raise SandboxUnavailable(f"the build launcher at {socket_path} answered out of protocol ({missing})") from None
 

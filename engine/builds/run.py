@@ -31,6 +31,7 @@ from engine.builds.limits import (
     limited,
 )
 from engine.builds.seccomp import seccomp_filter
+from engine.toolchain import installed, toolchain_reason
 from lib.tail import Tail
 
 logger = logging.getLogger(__name__)
@@ -325,7 +326,7 @@ def build_submission(source: bytes, *, install: str, build: str, module_path: st
     def failed(message: str, detail: str = "") -> BuildResult:
         log.write(f"\n{detail or message}\n".encode())
         return BuildResult(False, None, log.text(), message, time.perf_counter() - started, sandboxed, detail,
-                           confinement)
+                           confinement, installed().as_dict())
 
     wall_seconds = limits.wall
     with tempfile.TemporaryDirectory(prefix="build-") as temp:
@@ -379,7 +380,8 @@ def build_submission(source: bytes, *, install: str, build: str, module_path: st
     if step in ("install", "build"):
         if code in (124, 137):  # timeout(1): timed out / killed after the grace period
             return failed(f"{step} command timed out after {limits.step_seconds} s")
-        return failed(f"{step} command failed with exit status {code}")
+        reason = toolchain_reason(log.text())
+        return failed(f"{step} command failed with exit status {code}" + (f": {reason}" if reason else ""))
     if step in _STEP_MESSAGES:
         return failed(_STEP_MESSAGES[step].format(module=module_path, limit=limits.module_bytes))
     if collected.module_too_large:
@@ -388,4 +390,4 @@ def build_submission(source: bytes, *, install: str, build: str, module_path: st
         return failed("the build ended without reporting (killed by a resource limit?)")
     log.write(f"built {module_path} ({len(collected.module):,} bytes)\n".encode())
     return BuildResult(True, collected.module, log.text(), "", time.perf_counter() - started, sandboxed,
-                       confinement=confinement)
+                       confinement=confinement, toolchain=installed().as_dict())

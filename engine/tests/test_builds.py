@@ -730,3 +730,26 @@ def test_a_scorer_that_is_not_root_refuses_to_build_unless_unconfined_builds_are
     report = json.loads(done.stdout.splitlines()[-1])
     assert "does not run as root" in report["refused"] and "SCORING_ALLOW_UNCONFINED_BUILDS=1" in report["refused"]
     assert (report["ok"], report["confinement"]) == (True, "unconfined")
+
+
+# --- the compiler -------------------------------------------------------------------------------------
+
+
+def test_a_build_names_the_compiler_it_ran_with_and_a_toolchain_failure_says_so(tmp_path):
+    """Every build result carries `rustc -vV`'s release and commit and `cargo -V`; a source whose
+    lock file this cargo cannot read fails with a message that says why, in the site's words."""
+    from engine.toolchain import RUST_RELEASE
+
+    folder = tmp_path / "future"
+    (folder / "src").mkdir(parents=True)
+    (folder / "Cargo.toml").write_text('[package]\nname = "future"\nversion = "0.1.0"\nedition = "2021"\n\n'
+                                       '[lib]\ncrate-type = ["cdylib"]\n')
+    (folder / "src" / "lib.rs").write_text("")
+    (folder / "Cargo.lock").write_text('version = 99\n\n[[package]]\nname = "future"\nversion = "0.1.0"\n')
+    result = build(pack_folder(folder, max_bytes=10**6), "cargo build --release --target wasm32-unknown-unknown "
+                   "--offline", module_path="target/wasm32-unknown-unknown/release/future.wasm")
+    assert not result.ok
+    assert result.message == ("build command failed with exit status 101: its Cargo.lock is of a format this cargo "
+                              f"cannot read (this site builds with rustc {RUST_RELEASE} "
+                              f"({result.toolchain['commit'][:9]} {result.toolchain['date']}))")
+    assert result.toolchain["release"] == RUST_RELEASE and result.toolchain["cargo"].startswith("cargo ")

@@ -11,6 +11,7 @@ from django.utils import timezone
 from catalog.models import CaseVersion, Variant
 from engine.builds import CONFINED
 from engine.sandbox import Status
+from engine.toolchain import Toolchain
 from scoring.boards.places import BOARD_ORDER
 from scoring.verdicts import verdict_of
 
@@ -87,6 +88,9 @@ class Submission(models.Model):
     source_digest = models.CharField(max_length=64, blank=True)  # SHA-256 of `source`
     module_digest = models.CharField(max_length=64, blank=True)
     module_size = models.PositiveBigIntegerField(null=True, blank=True)
+    # The compiler its build ran with (engine.toolchain: release, commit, date, cargo), beside
+    # the module it gave; {} when nothing was built (a module was submitted) or before it was recorded.
+    toolchain = models.JSONField(default=dict, db_default={}, blank=True, editable=False)
     wasmtime_version = models.CharField(max_length=30)
     # The engine configuration it was scored under (engine.sandbox.ENGINE_DIGEST).
     engine_digest = models.CharField(max_length=20, blank=True)
@@ -202,6 +206,12 @@ class Submission(models.Model):
     def confined(self) -> bool:
         """Whether its build (if it had one) was held as production holds every build."""
         return self.build_confinement in ("", CONFINED)
+
+    @property
+    def compiler(self) -> Toolchain | None:
+        """The compiler its build ran with; None when nothing was built here or it was not recorded."""
+        found = Toolchain.from_dict(self.toolchain)
+        return found if found.release else None
 
     @property
     def job_state(self) -> str:

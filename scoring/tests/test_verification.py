@@ -177,6 +177,27 @@ def test_a_rebuild_that_fails_takes_the_entrys_mark_away_in_public(client, adder
     assert client.get(f"/api/v1/submissions/{entry.pk}/").json()["verification"]["outcome"] == "different"
 
 
+@pytest.mark.parametrize("recorded, said", [({"release": "1.63.0"}, "rustc 1.63.0"),
+                                            ({}, "a compiler the site did not record")])
+def test_an_entry_built_by_another_compiler_is_not_called_a_mismatch(adder_v1, correct_wasm, tmp_path, recorded, said):
+    """Another compiler gives another module, whose fuel says nothing of the entry's: the
+    re-measurement says that is why, and leaves no public mark."""
+    from engine.toolchain import installed
+
+    folder = tmp_path / "entry"
+    folder.mkdir()
+    shutil.copy(correct_wasm, folder / "solution.wasm")
+    entry = attempts.score(recording.submit(adder_v1, adder_v1.default_variant(), "older", folder=folder))
+    assert entry.toolchain == installed().as_dict()  # recorded beside its module
+    Submission.objects.filter(pk=entry.pk).update(toolchain=recorded, module_digest="f" * 64)  # built elsewhere, once
+    verification = run_verification(request([entry.pk], enqueue=False)[0].pk)
+    assert verification.outcome == "failed"
+    assert verification.message == (f"not re-measured: it was built by {said} and the site now builds with "
+                                     f"{installed().rustc}, which gives another module")
+    entry.refresh_from_db()
+    assert entry.verification == ""
+
+
 def test_a_re_measurement_that_could_not_be_made_changes_no_public_mark(client, board, monkeypatch):
     """A worker without its sandbox, or any failure of the scorer, is staff's to see: the entry
     keeps its mark (here, none) and no page calls it not reproduced."""

@@ -6,6 +6,7 @@ import json
 
 from django.core.management.base import BaseCommand, CommandError
 
+from engine.toolchain import RUST_RELEASE, Toolchain
 from scoring import building
 
 
@@ -28,6 +29,13 @@ class Command(BaseCommand):
             caps = found.get("caps", {})
             self.stdout.write(f"builds are confined by {where}{uids}: at most {caps.get('total_memory_bytes', 0):,} "
                               f"bytes, {caps.get('processes')} processes and {caps.get('cpus')} processors each")
+        compiler = Toolchain.from_dict(found.get("toolchain"))
+        if not options["json"]:
+            self.stdout.write(f"builds use {compiler.rustc or 'no Rust compiler'}"
+                              + (f", {compiler.cargo}" if compiler.cargo else ""))
+            if compiler.release != RUST_RELEASE:
+                self.stderr.write(f"warning: the site names rustc {RUST_RELEASE} (its starters pin it), but builds "
+                                  f"here use {compiler.rustc or 'none'}: what solvers measure at home may differ")
         if problem is not None and not options["json"]:
             self.stderr.write(f"builds cannot be confined here: {problem}")
             self.stderr.write("a task worker " + ("starts anyway (SCORING_ALLOW_UNCONFINED_BUILDS)" if allowed

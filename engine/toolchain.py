@@ -1,0 +1,106 @@
+"""The compiler that builds submissions: the Rust release the site names (RUST_RELEASE, the one its
+starters pin in their `rust-toolchain.toml`), and the one a build really ran with, as `rustc -vV`
+and `cargo -V` say, recorded with every entry beside its module digest.
+
+Fuel is counted on the module, so it is exact for one module; the same source built by another
+compiler (another release, or the same release with another standard library build) may give
+another module, and so other fuel. Builds run Debian's `rustc-web` with the wasm32 standard
+library built from Debian's own sources (scripts/rust-wasm32-std.sh).
+"""
+
+from __future__ import annotations
+
+import functools
+import re
+import subprocess
+from dataclasses import asdict, dataclass
+
+# The release the site builds with, named on every case page, in every kit and starter.
+RUST_RELEASE = "1.96.0"
+RUSTC = "/usr/bin/rustc"
+CARGO = "/usr/bin/cargo"
+_ENVIRONMENT = {"PATH": "/usr/bin:/bin", "LC_ALL": "C.UTF-8"}  # never a rustup shim, never its overrides
+
+
+@dataclass(frozen=True)
+class Toolchain:
+    """A compiler as `rustc -vV` and `cargo -V` describe it ("" where nothing could be learnt)."""
+
+    release: str = ""  # "1.96.0"
+    commit: str = ""  # the full commit hash of rustc's sources
+    date: str = ""  # the commit's date
+    cargo: str = ""  # "cargo 1.96.0 (30a34c682 2026-05-25)"
+
+    @property
+    def rustc(self) -> str:
+        """As `rustc -V` names it: "rustc 1.96.0 (ac68faa20 2026-05-25)"; "" when unknown."""
+        if not self.release:
+            return ""
+        return f"rustc {self.release} ({self.commit[:9]} {self.date})" if self.commit else f"rustc {self.release}"
+
+    def as_dict(self) -> dict[str, str]:
+        return asdict(self)
+
+    @classmethod
+    def from_dict(cls, value) -> "Toolchain":
+        """From what a launcher sent: strings only, each bounded; anything else is unknown."""
+        if not isinstance(value, dict):
+            return cls()
+        return cls(**{key: value[key][:200] for key in ("release", "commit", "date", "cargo")
+                      if isinstance(value.get(key), str)})
+
+
+def parse(rustc_verbose: str, cargo_version: str) -> Toolchain:
+    """`rustc -vV` and `cargo -V` read."""
+    fields = dict(line.split(": ", 1) for line in rustc_verbose.splitlines() if ": " in line)
+    commit = fields.get("commit-hash", "")
+    date = fields.get("commit-date", "")
+    cargo = cargo_version.strip().split(" (built from", 1)[0]  # Debian's suffix: not part of the name
+    return Toolchain(release=fields.get("release", ""), commit="" if commit == "unknown" else commit,
+                     date="" if date == "unknown" else date, cargo=cargo)
+
+
+@functools.cache
+def installed() -> Toolchain:
+    """The compiler this machine builds with (asked once per process)."""
+    try:
+        rustc = subprocess.run([RUSTC, "-vV"], capture_output=True, text=True, timeout=30, env=_ENVIRONMENT)
+        cargo = subprocess.run([CARGO, "-V"], capture_output=True, text=True, timeout=30, env=_ENVIRONMENT)
+    except (OSError, subprocess.SubprocessError):
+        return Toolchain()
+    return parse(rustc.stdout if rustc.returncode == 0 else "", cargo.stdout if cargo.returncode == 0 else "")
+
+
+# What a build's log says when the source asks for another toolchain than this one, and how the
+# entry's public message says it (in the site's words only: a log quotes the submission).
+_TOOLCHAIN_SIGNS = (
+    (re.compile(r"lock file version `?\d+`? (was found|requires)"),
+     "its Cargo.lock is of a format this cargo cannot read"),
+    (re.compile(r"(edition `?20\d\d`? is unstable|feature `edition20\d\d` is required|"
+                r"is older than the `20\d\d` edition)"), "it asks for a Rust edition this compiler does not have"),
+    (re.compile(r"requires rustc \d+\.\d+(\.\d+)? or newer"), "a crate of it asks for a newer rustc"),
+    (re.compile(r"(can't find crate for `(core|std)`|target may not be installed)"),
+     "the standard library of its target is not here (only wasm32-unknown-unknown is)"),
+    (re.compile(r"(E0554|`#!\[feature\]` may not be used on the stable release channel|-Z flags? (is|are) only "
+                r"accepted on the nightly)"), "it uses unstable features, which only a nightly compiler takes"),
+)
+
+
+def toolchain_reason(log: str) -> str | None:
+    """Why a failed build failed because of the toolchain, in the site's words, or None."""
+    for sign, reason in _TOOLCHAIN_SIGNS:
+        if sign.search(log):
+            found = installed()
+            return f"{reason} (this site builds with {found.rustc or 'rustc ' + RUST_RELEASE})"
+    return None
+
+
+def toolchain_problem() -> str | None:
+    """Why builds here would not be made by the compiler the site names, or None."""
+    found = installed()
+    if not found.release:
+        return f"no Rust compiler at {RUSTC}: run scripts/system-packages.sh toolchain"
+    if found.release != RUST_RELEASE:
+        return (f"builds here use rustc {found.release}, but the site names rustc {RUST_RELEASE} (its starters pin "
+                f"it): fuel may differ from what solvers measure at home; update RUST_RELEASE with the compiler")
+    return None
