@@ -62,6 +62,30 @@ class SubmissionQuerySet(models.QuerySet):
         return self.public().select_related("version__case", "variant").defer("source")
 
 
+# The indexes of a submission's table (Submission.Meta): the boards' orders and the queue's.
+SUBMISSION_INDEXES = [
+    models.Index(fields=["version", "status", "passed"]),
+    # Every entry of a board, in its order (?all=1), for a version and for one variant.
+    models.Index(fields=["version", "board_group", "board_key", "submitted_at", "id"], name="board_all"),
+    models.Index(fields=["version", "variant", "board_group", "board_key", "submitted_at", "id"],
+                 name="board_all_variant"),
+    # A submitter's entries on a version: where the best one is found.
+    models.Index(fields=["version", "name", "board_group", "board_key", "submitted_at", "id"],
+                 name="board_by_name"),
+    # Every entry of one model on a board (?all=1&model=).
+    models.Index(fields=["version", "model", "board_group", "board_key", "submitted_at", "id"],
+                 name="board_all_model"),
+    # An operator's entries in flight, and where a queued one stands (scoring/jobs.py).
+    models.Index(fields=["operator", "status", "queued_at"], name="operator_in_flight"),
+    models.Index(fields=["status", "queued_at"], name="queue_order"),
+]
+SUBMISSION_CONSTRAINTS = [
+    models.UniqueConstraint(fields=["version", "carried_from"], name="carried_once",
+                            condition=models.Q(carried_from__isnull=False)),
+    models.UniqueConstraint(fields=["version"], name="one_reference", condition=models.Q(is_reference=True)),
+]
+
+
 class Submission(models.Model):
     class SourceKind(models.TextChoices):
         SUBMISSION = "submission", "source folder"
@@ -161,27 +185,8 @@ class Submission(models.Model):
     class Meta:
         ordering = ["-submitted_at", "-pk"]
         permissions = [("submit_entry", "Can submit entries over the API (with a token)")]
-        indexes = [
-            models.Index(fields=["version", "status", "passed"]),
-            # Every entry of a board, in its order (?all=1), for a version and for one variant.
-            models.Index(fields=["version", "board_group", "board_key", "submitted_at", "id"], name="board_all"),
-            models.Index(fields=["version", "variant", "board_group", "board_key", "submitted_at", "id"],
-                         name="board_all_variant"),
-            # A submitter's entries on a version: where the best one is found.
-            models.Index(fields=["version", "name", "board_group", "board_key", "submitted_at", "id"],
-                         name="board_by_name"),
-            # Every entry of one model on a board (?all=1&model=).
-            models.Index(fields=["version", "model", "board_group", "board_key", "submitted_at", "id"],
-                         name="board_all_model"),
-            # An operator's entries in flight, and where a queued one stands (scoring/jobs.py).
-            models.Index(fields=["operator", "status", "queued_at"], name="operator_in_flight"),
-            models.Index(fields=["status", "queued_at"], name="queue_order"),
-        ]
-        constraints = [
-            models.UniqueConstraint(fields=["version", "carried_from"], name="carried_once",
-                                    condition=models.Q(carried_from__isnull=False)),
-            models.UniqueConstraint(fields=["version"], name="one_reference", condition=models.Q(is_reference=True)),
-        ]
+        indexes = SUBMISSION_INDEXES
+        constraints = SUBMISSION_CONSTRAINTS
 
     def __str__(self) -> str:
         return f"#{self.pk} {self.name} on {self.version}"
