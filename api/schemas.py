@@ -79,6 +79,15 @@ class Result(Schema):
     message: str
 
 
+class SampleResult(Schema):
+    input: str = Field(..., description="the sample's path in the run root (samples/NAME.json)")
+    status: str
+    fuel: int | None
+    fuel_limit: int
+    ceiling: int
+    message: str
+
+
 class QueuePlace(Schema):
     state: Literal["waiting", "queued", "running"] = Field(
         ..., description="waiting: for its operator's turn (at most SCORING_OPERATOR_JOBS of one operator's entries "
@@ -134,6 +143,8 @@ class SubmissionDocument(Schema):
                          "site); empty when a module was submitted")
     compiler: Compiler | None = Field(..., description="the compiler its build ran with, beside the module it gave; "
                                                        "null when a module was submitted or it was not recorded")
+    samples: list[SampleResult] = Field(..., description="its results on the version's public samples (unscored), "
+                                                          "as a kit's `python3 meter check` gives them at home")
     queue: QueuePlace | None = Field(..., description="where it stands while it is not done; null once it is")
     results: list[Result]
     url: str

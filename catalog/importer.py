@@ -36,6 +36,7 @@ from catalog.models import (
     Variant,
     VersionFile,
 )
+from catalog.samples import workspace_samples
 from catalog.signals import versions_published
 from lib.errors import DomainError
 from lib.locking import lock_rows
@@ -273,6 +274,7 @@ def _write_version(source: VersionSource) -> CaseVersion:
         template_warnings=[str(warning) for warning in source.warnings],
         smoke_count=len(manifest.smoke_cases),
         stress_count=len(manifest.stress_cases),
+        sample_count=len(workspace_samples(manifest.workspace, files)),
     )
     tags = []
     for tag_name in manifest.tags:

@@ -26,10 +26,10 @@ from django.template.loader import render_to_string
 
 from catalog.metering import METER_FOLDER, contract_of, meter_files
 from catalog.models import CaseVersion, Kit, Variant
-from catalog.seeding import run_root_files, spec_files_at
+from catalog.samples import GENERATOR, publishes_generator, version_samples
+from catalog.seeding import run_root_files
 from engine.meter.contract import Contract
-from lib.schemas import SchemaError, first_violation, load_validator
-from lib.strictjson import JSONDocumentError, loads_strict
+from engine.toolchain import RUST_RELEASE
 
 RUN_FOLDER = "run"
 README = "README.md"
@@ -57,30 +57,6 @@ def limits_of(version: CaseVersion) -> Limits:
     )
 
 
-def samples(version: CaseVersion, variant: Variant) -> list[dict]:
-    """The run root's sample inputs: spec files named `*.json` that are inputs of the contract
-    (strict JSON within the input schema), each with its answer when a `*.out` beside it holds one."""
-    specs = {spec.dest for spec in (*version.spec_files(), *variant.spec_files())}
-    candidates = {dest for dest in specs if dest.endswith(".json")}
-    if not candidates:
-        return []
-    files = spec_files_at(version, variant, candidates)
-    try:
-        validator = load_validator(version.file_bytes(version.contract_input))
-    except SchemaError:
-        return []
-    found = []
-    for dest in sorted(candidates):
-        try:
-            valid = first_violation(validator, loads_strict(files[dest])) is None
-        except JSONDocumentError:
-            valid = False
-        if valid:
-            answer = dest[:-len(".json")] + ".out"
-            found.append({"input": dest, "expected": answer if answer in specs else ""})
-    return found
-
-
 def readme(version: CaseVersion, variant: Variant, contract: Contract) -> str:
     return render_to_string("catalog/kit_readme.md", {
         "version": version, "case": version.case, "variant": variant, "limits": limits_of(version),
@@ -90,7 +66,10 @@ def readme(version: CaseVersion, variant: Variant, contract: Contract) -> str:
         "contract": {"wasmtime": contract.wasmtime, "config_digest": contract.config_digest,
                      "runways": [{"name": PurePosixPath(runway.input).stem, "runway": runway.runway}
                                  for runway in contract.runways if runway.kind == "stress"]},
-        "samples": samples(version, variant),
+        "samples": [{"input": sample.name, "expected": sample.name[:-len(".json")] + ".out" if sample.expected else ""}
+                    for sample in version_samples(version)],
+        "compiler": f"rustc {RUST_RELEASE}", "rust_release": RUST_RELEASE,
+        "generator": GENERATOR if publishes_generator(version) else "",
     })
 
 

@@ -14,20 +14,23 @@ from pathlib import Path
 from django.conf import settings
 
 from catalog.models import CaseVersion, Variant
+from engine.measure import SiteLimits
 from engine.meter.contract import Contract, Runway
 from engine.sandbox import ENGINE_DIGEST, WASMTIME_VERSION
+from engine.toolchain import RUST_RELEASE
 
 ROOT = Path(__file__).resolve().parent.parent
 METER_FOLDER = "meter"
 # Everything `python3 meter` imports, with the judge and compile workers it starts (a test runs
 # the meter from a kit with nothing else on the path).
 ENGINE_FILES = (
-    "engine/__init__.py", "engine/kinds.py", "engine/evaluate.py", "engine/judging.py",
+    "engine/__init__.py", "engine/kinds.py", "engine/evaluate.py", "engine/judging.py", "engine/measure.py",
+    "engine/producers.py", "engine/toolchain.py",
     "engine/sandbox/__init__.py", "engine/sandbox/cache.py", "engine/sandbox/checks.py",
     "engine/sandbox/engine.py", "engine/sandbox/run.py",
     "engine/workers/__init__.py", "engine/workers/compile.py", "engine/workers/judge.py",
-    "engine/meter/__init__.py", "engine/meter/__main__.py", "engine/meter/cli.py", "engine/meter/contract.py",
-    "engine/meter/metering.py",
+    "engine/meter/__init__.py", "engine/meter/__main__.py", "engine/meter/check.py", "engine/meter/cli.py",
+    "engine/meter/contract.py", "engine/meter/metering.py", "engine/meter/report.py", "engine/meter/running.py",
     "lib/__init__.py", "lib/errors.py", "lib/schemas.py", "lib/strictjson.py",
 )
 # The meter's packages, pinned as the site pins them (requirements.txt): wasmtime counts the
@@ -56,21 +59,35 @@ def requirements() -> str:
             + "".join(pins[_normal(name)] + "\n" for name in METER_PACKAGES))
 
 
+def site_limits() -> SiteLimits:
+    """What the site's settings set around every version's own limits (and a kit's contract says)."""
+    return SiteLimits(wall_seconds=settings.SCORING_WALL_SECONDS, answer_min_bytes=settings.SCORING_ANSWER_MIN_BYTES,
+                      answer_size_factor=settings.SCORING_ANSWER_SIZE_FACTOR,
+                      module_bytes=settings.SCORING_MAX_MODULE_BYTES, compile_seconds=settings.SCORING_COMPILE_SECONDS,
+                      compile_memory_bytes=settings.SCORING_COMPILE_MEMORY_BYTES,
+                      judge_memory_bytes=settings.SCORING_JUDGE_MEMORY_BYTES)
+
+
 def contract_of(version: CaseVersion, variant: Variant) -> Contract:
     """The version's contract as the site measures it now (its settings included)."""
+    limits = site_limits()
+    rows = list(version.held_out_inputs.order_by("position").values_list("input_path", "kind", "fuel_runway",
+                                                                         "ceiling", "expected_size"))
     return Contract(
         case=version.case.slug, version=version.version, variant=variant.slug, entry=version.contract_entry,
         input_schema=version.file_bytes(version.contract_input).decode("utf-8"),
         output_schema=version.file_bytes(version.contract_output).decode("utf-8"),
         fuel_limit=version.fuel_limit, max_memory_bytes=version.max_memory_bytes,
-        wall_seconds=settings.SCORING_WALL_SECONDS, answer_min_bytes=settings.SCORING_ANSWER_MIN_BYTES,
-        answer_size_factor=settings.SCORING_ANSWER_SIZE_FACTOR, module_bytes=settings.SCORING_MAX_MODULE_BYTES,
-        compile_seconds=settings.SCORING_COMPILE_SECONDS,
-        compile_memory_bytes=settings.SCORING_COMPILE_MEMORY_BYTES,
-        judge_memory_bytes=settings.SCORING_JUDGE_MEMORY_BYTES,
-        runways=tuple(Runway(row.input_path, row.kind, row.fuel_runway, row.ceiling)
-                      for row in version.held_out_inputs.order_by("position")),
+        wall_seconds=limits.wall_seconds, answer_min_bytes=limits.answer_min_bytes,
+        answer_size_factor=limits.answer_size_factor, module_bytes=limits.module_bytes,
+        compile_seconds=limits.compile_seconds, compile_memory_bytes=limits.compile_memory_bytes,
+        judge_memory_bytes=limits.judge_memory_bytes,
+        runways=tuple(Runway(path, kind, runway, ceiling) for path, kind, runway, ceiling, _ in rows),
         wasmtime=WASMTIME_VERSION, config_digest=ENGINE_DIGEST,
+        answer_bytes=max((limits.answer_cap(size) for *_, size in rows), default=limits.answer_cap(0)),
+        build_install=version.build_install, build_command=version.build_command, build_module=version.build_module,
+        build_seconds=min(settings.SCORING_BUILD_TIMEOUT, version.max_runtime_seconds),
+        compiler=f"rustc {RUST_RELEASE}",
     )
 
 

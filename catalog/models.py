@@ -147,6 +147,8 @@ class CaseVersion(models.Model):
     review_items = models.JSONField(default=list)
     smoke_count = models.PositiveIntegerField(default=0)
     stress_count = models.PositiveIntegerField(default=0)
+    # Its public samples (catalog.samples: the workspace's samples/NAME.json), counted at import.
+    sample_count = models.PositiveIntegerField(default=0, db_default=0)
 
     objects = CaseVersionQuerySet.as_manager()
 

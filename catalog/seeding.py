@@ -65,16 +65,6 @@ def _spec_bytes(source_path: str, content: bytes, context: dict) -> bytes:
     return render_template(content, context).encode("utf-8") if source_path.endswith(".hbs") else content
 
 
-def spec_files_at(version: CaseVersion, variant: Variant, dests: set[str]) -> dict[str, bytes]:
-    """The spec files `run_root_files()` lays out at `dests`, reading only their sources (a kit's
-    README names the sample inputs among them on every download: no workspace, no prompt)."""
-    specs = [spec for spec in (*version.spec_files(), *variant.spec_files()) if spec.dest in dests]
-    stored = {row.path: bytes(row.content)
-              for row in version.files.filter(path__in={spec.source for spec in specs})}
-    context = variant.template_context if any(spec.source.endswith(".hbs") for spec in specs) else {}
-    return {spec.dest: _spec_bytes(spec.source, stored[spec.source], context) for spec in specs}
-
-
 def seed_run(version: CaseVersion, variant: Variant, dest: Path, *, record: Path | None = None) -> SeededRun:
     """Write the run root to `dest` (which must not exist, or be empty), all or nothing; with
     `record`, also its run record (catalog.runrecords) there, written last."""

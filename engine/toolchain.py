@@ -60,15 +60,23 @@ def parse(rustc_verbose: str, cargo_version: str) -> Toolchain:
                      date="" if date == "unknown" else date, cargo=cargo)
 
 
-@functools.cache
-def installed() -> Toolchain:
-    """The compiler this machine builds with (asked once per process)."""
+def ask(rustc: str = RUSTC, cargo: str = CARGO, *, cwd: str | None = None, env: dict | None = None) -> Toolchain:
+    """What `rustc -vV` and `cargo -V` say (run in `cwd`: rustup picks a folder's pinned toolchain)."""
     try:
-        rustc = subprocess.run([RUSTC, "-vV"], capture_output=True, text=True, timeout=30, env=_ENVIRONMENT)
-        cargo = subprocess.run([CARGO, "-V"], capture_output=True, text=True, timeout=30, env=_ENVIRONMENT)
+        said_rustc = subprocess.run([rustc, "-vV"], capture_output=True, text=True, timeout=60, cwd=cwd,
+                                    env=_ENVIRONMENT if env is None else env)
+        said_cargo = subprocess.run([cargo, "-V"], capture_output=True, text=True, timeout=60, cwd=cwd,
+                                    env=_ENVIRONMENT if env is None else env)
     except (OSError, subprocess.SubprocessError):
         return Toolchain()
-    return parse(rustc.stdout if rustc.returncode == 0 else "", cargo.stdout if cargo.returncode == 0 else "")
+    return parse(said_rustc.stdout if said_rustc.returncode == 0 else "",
+                 said_cargo.stdout if said_cargo.returncode == 0 else "")
+
+
+@functools.cache
+def installed() -> Toolchain:
+    """The compiler this machine builds submissions with (asked once per process)."""
+    return ask()
 
 
 # What a build's log says when the source asks for another toolchain than this one, and how the

@@ -21,7 +21,7 @@ from lib.text import storable
 from scoring import building
 from scoring.boards.updates import update_boards
 from scoring.locking import lock_entries
-from scoring.measuring import measure
+from scoring.measuring import measure, sample_inputs
 from scoring.models import Result, Submission
 
 logger = logging.getLogger(__name__)
@@ -32,7 +32,8 @@ class Superseded(Exception):
 
 
 # The columns a scoring attempt writes besides its outcome's fields.
-SCORING_OWNS = ("build_log", "build_confinement", "toolchain", "module_digest", "module_size", "status", "scored_at")
+SCORING_OWNS = ("build_log", "build_confinement", "toolchain", "module_digest", "module_size", "sample_results",
+                "status", "scored_at")
 
 
 def _finish(submission: Submission, status: str, *, results: list[Result] = (), **fields) -> Submission:
@@ -127,10 +128,12 @@ def score(submission: Submission, *, progress: ScoringProgress | None = None) ->
 
 def _score(submission: Submission, progress: ScoringProgress) -> Submission:
     measured = measure(submission.version, submission.source_kind, bytes(submission.source), progress,
-                       wall_seconds=building.build_wall(submission))
+                       wall_seconds=building.build_wall(submission),
+                       samples=sample_inputs(submission.version))
     submission.build_log = measured.build_log
     submission.build_confinement = measured.confinement
     submission.toolchain = measured.toolchain
+    submission.sample_results = measured.samples
     if measured.module_digest:
         submission.module_digest, submission.module_size = measured.module_digest, measured.module_size
     if measured.evaluation is None:  # no result of an earlier attempt stands

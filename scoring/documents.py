@@ -91,7 +91,7 @@ def submission_document(submission: Submission) -> dict:
         "scored_at": submission.scored_at, "carried_from": submission.carried_from_id,
         "run": submission.run or {}, "annotation": submission.annotation, "excluded": submission.excluded,
         "verification": verification_json(submission), "build": submission.build_confinement,
-        "compiler": compiler_json(submission),
+        "compiler": compiler_json(submission), "samples": submission.sample_results or [],
         "queue": queue_place(submission),
         "url": site_url(reverse("submission-detail", args=[submission.pk])),
         "detail_url": site_url(reverse("api-v1:submission-detail", args=[submission.pk])),

@@ -10,11 +10,14 @@ from dataclasses import dataclass, field
 from django.conf import settings
 
 from catalog.manifest import Kind
+from catalog.metering import site_limits
 from catalog.models import CaseVersion
-from engine.evaluate import Evaluation, EvaluationInput, evaluate
-from engine.judging import Judge, answer_limit
+from catalog.samples import version_samples
+from engine.evaluate import Evaluation, EvaluationInput
+from engine.judging import Judge
+from engine.measure import Item, Task, inputs, measure_module
 from engine.progress import ScoringProgress
-from engine.sandbox import InvalidModule, ModuleCache, load_solution, module_digest
+from engine.sandbox import InvalidModule, ModuleCache, module_digest
 from scoring import building
 from scoring.models import Submission
 
@@ -34,13 +37,16 @@ def module_cache() -> ModuleCache:
     return _module_cache
 
 
-def _held_out(version: CaseVersion) -> list[EvaluationInput]:
-    return [
-        EvaluationInput(Kind(row.kind), row.input_path, bytes(row.input_bytes), bytes(row.expected_bytes), row.ceiling,
-                answer_limit(row.expected_size, minimum=settings.SCORING_ANSWER_MIN_BYTES,
-                             factor=settings.SCORING_ANSWER_SIZE_FACTOR))
-        for row in version.held_out_inputs.order_by("position")
-    ]
+def sample_inputs(version: CaseVersion) -> list[EvaluationInput]:
+    """The version's public samples (catalog.samples), each run as a stress input is, under the pass line."""
+    return inputs((Item(Kind.STRESS, sample.name, sample.input_bytes, sample.expected, version.fuel_limit)
+                   for sample in version_samples(version)), site_limits())
+
+
+def held_out_inputs(version: CaseVersion) -> list[EvaluationInput]:
+    """The version's held-out inputs, assembled as every measurement assembles its inputs."""
+    return inputs((Item(Kind(row.kind), row.input_path, bytes(row.input_bytes), bytes(row.expected_bytes), row.ceiling)
+                   for row in version.held_out_inputs.order_by("position")), site_limits())
 
 
 def _threads() -> int:
@@ -61,12 +67,13 @@ class Measurement:
     evaluation: Evaluation | None = None  # when SCORED
     confinement: str = ""  # how its build was held (engine.builds.CONFINED…); "" when nothing was built
     toolchain: dict = field(default_factory=dict)  # the compiler its build ran with; {} when nothing was built
+    samples: list[dict] = field(default_factory=list)  # each public sample's result (unscored), when SCORED
 
 
 def measure(version: CaseVersion, source_kind: str, source: bytes, progress: ScoringProgress, *,
             wall_seconds: float | None = None, held_out: list[EvaluationInput] | None = None,
             output_schema: bytes | None = None, fuel_limit: int | None = None,
-            threads: int | None = None) -> Measurement:
+            threads: int | None = None, samples: list[EvaluationInput] = ()) -> Measurement:
     """Build `source` (a packed folder) or take it as the module, check the module against the
     ABI, and run every held-out input of `version`. Raises SandboxUnavailable (from the build).
 
@@ -85,7 +92,7 @@ def measure(version: CaseVersion, source_kind: str, source: bytes, progress: Sco
     else:
         wasm = source
     measured = run_module(version, wasm, progress, build_log=build_log, confinement=confinement, held_out=held_out,
-                          output_schema=output_schema, fuel_limit=fuel_limit, threads=threads)
+                          output_schema=output_schema, fuel_limit=fuel_limit, threads=threads, samples=samples)
     if source_kind == Submission.SourceKind.SUBMISSION:
         measured.toolchain = built.toolchain
     return measured
@@ -93,25 +100,32 @@ def measure(version: CaseVersion, source_kind: str, source: bytes, progress: Sco
 
 def run_module(version, wasm: bytes, progress: ScoringProgress, *, build_log: str = "", confinement: str = "",
                held_out: list[EvaluationInput] | None = None, output_schema: bytes | None = None,
-               fuel_limit: int | None = None, threads: int | None = None, judge: Judge | None = None) -> Measurement:
-    """`measure()` of a module already at hand: checked against the ABI, run on every input."""
-    digest = module_digest(wasm)
+               fuel_limit: int | None = None, threads: int | None = None, judge: Judge | None = None,
+               samples: list[EvaluationInput] = ()) -> Measurement:
+    """`measure()` of a module already at hand: checked against the ABI, run on every input, then
+    on every public sample (engine.measure: the one recipe the fuel meter and the workbench follow)."""
+    task = Task(version.contract_entry,
+                version.file_bytes(version.contract_output) if output_schema is None else output_schema,
+                version.fuel_limit if fuel_limit is None else fuel_limit, version.max_memory_bytes)
+    limits, threads = site_limits(), _threads() if threads is None else threads
+    judge = judge or Judge(task.output_schema, memory_bytes=limits.judge_memory_bytes)
     try:
-        solution = load_solution(
-            wasm, entry=version.contract_entry, max_memory_bytes=version.max_memory_bytes,
-            cache=module_cache(), max_module_bytes=settings.SCORING_MAX_MODULE_BYTES, digest=digest,
-        )
+        reading = measure_module(wasm, held_out_inputs(version) if held_out is None else held_out, task, limits,
+                                 cache=module_cache(), threads=threads, judge=judge, progress=progress.scored,
+                                 started=progress.running)
     except InvalidModule as invalid:
-        return Measurement(Submission.State.INVALID_MODULE, build_log, invalid.message, invalid.detail, digest,
-                           len(wasm), confinement=confinement)
-    held_out = _held_out(version) if held_out is None else held_out
-    judge = judge or Judge(version.file_bytes(version.contract_output) if output_schema is None else output_schema,
-                           memory_bytes=settings.SCORING_JUDGE_MEMORY_BYTES)
-    progress.running(len(held_out))
-    evaluation = evaluate(
-        solution, held_out, fuel_limit=version.fuel_limit if fuel_limit is None else fuel_limit, judge=judge,
-        wall_seconds=settings.SCORING_WALL_SECONDS, threads=_threads() if threads is None else threads,
-        progress=progress.scored,
-    )
-    return Measurement(Submission.State.SCORED, build_log, module_digest=digest, module_size=len(wasm),
-                       evaluation=evaluation, confinement=confinement)
+        return Measurement(Submission.State.INVALID_MODULE, build_log, invalid.message, invalid.detail,
+                           module_digest(wasm), len(wasm), confinement=confinement)
+    measured = Measurement(Submission.State.SCORED, build_log, module_digest=reading.module,
+                           module_size=reading.module_size, evaluation=reading.evaluation, confinement=confinement)
+    if samples:
+        on_samples = measure_module(wasm, list(samples), task, limits, cache=module_cache(), threads=threads,
+                                    judge=judge, digest=reading.module)
+        measured.samples = [sample_json(item, outcome) for item, outcome in zip(samples, on_samples.outcomes)]
+    return measured
+
+
+def sample_json(item: EvaluationInput, outcome) -> dict:
+    """A sample's result as an entry keeps it (the keys of a result in `score --json`)."""
+    return {"input": item.input_path, "status": outcome.status.value, "fuel": outcome.fuel,
+            "fuel_limit": outcome.fuel_limit, "ceiling": outcome.ceiling, "message": outcome.message}

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import shutil
 import socket
 import subprocess
@@ -27,7 +28,10 @@ from urllib.parse import urlsplit, urlunsplit
 
 ROOT = Path(__file__).resolve().parent.parent
 STAFF = ("staff", "correct horse battery")
-STARTER = "test-cases/performance/hard/lattice/v1/workspaces/base"
+# The starter of lattice's latest version (the folder last in natural order).
+STARTER = max((path for path in (ROOT / "test-cases/performance/hard/lattice").iterdir() if path.is_dir()),
+              key=lambda path: [int(part) if part.isdigit() else part for part in re.split(r"(\d+)", path.name)]
+              ) / "workspaces/base"
 AGENT_RUNS = (
     ("run-17", "fast", {"model": "openai/gpt-5.1", "harness": "mini-swe", "cost_usd": "0.42", "input_tokens": "51234",
                         "output_tokens": "4021"}),
@@ -122,8 +126,8 @@ def prepare(folder: Path) -> Database:
     manage(database, folder, "migrate", "--noinput", "-v0")
     manage(database, folder, "import_catalog", str(ROOT / "test-cases"))
     manage(database, folder, "score_examples", str(ROOT / "solutions"))
-    manage(database, folder, "score", "lattice", "--version", "v1", "--variant", "long-belts",
-           "--submission", str(ROOT / STARTER), "--name", "starter")
+    manage(database, folder, "score", "lattice", "--version", STARTER.parent.parent.name, "--variant", "long-belts",
+           "--submission", str(STARTER), "--name", "starter")
     # Two runs of a harness on rising, each naming its model (agents on /agents/); the first is
     # measured again from its source (its mark on the pages that show it).
     made = []

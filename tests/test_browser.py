@@ -44,7 +44,7 @@ def test_browse_filter_open_switch_versions_leaderboard_and_submission(page, sit
 
     page.click("text=Range Sums")
     assert page.url.endswith("/cases/range-sums/")
-    assert page.locator("[aria-current=page]").inner_text() == "v3"
+    assert page.locator("[aria-current=page]").inner_text() == "v4"
     shot(page, "case-page")
 
     page.click(".versions >> text=v1")
@@ -55,9 +55,9 @@ def test_browse_filter_open_switch_versions_leaderboard_and_submission(page, sit
     page.click("text=Full leaderboard for v1")
     assert "/cases/range-sums/leaderboard/" in page.url
     assert page.locator("details.filters-box").get_attribute("open") is not None  # v1 is a choice: shown
-    page.select_option("#id_version", "v3")
+    page.select_option("#id_version", "v4")
     page.click("button:has-text('Show')")
-    assert "version=v3" in page.url
+    assert "version=v4" in page.url
     rows = page.locator("table.board tbody tr")
     assert rows.count() == 2
     assert rows.nth(0).locator("td").nth(0).inner_text() == "1"
@@ -74,7 +74,8 @@ def test_browse_filter_open_switch_versions_leaderboard_and_submission(page, sit
     page.click("table.board >> text=example-naive")
     assert "/submissions/" in page.url
     assert page.locator("h1").inner_text().startswith("Submission #")
-    assert page.locator(".results .status-passed:visible").count() == 8
+    assert page.locator("table.results:not(.samples) .status-passed:visible").count() == 8
+    assert page.locator("table.samples .status-passed:visible").count() == 2  # the public samples, unscored
     shot(page, "submission")
 
     page.goto(site + "/cases/lattice/leaderboard/")
@@ -165,7 +166,7 @@ def test_standings_compare_and_carried_entries(page, own_site):
     assert page.locator("table.compare tbody tr").count() == 8
     shot(page, "compare")
 
-    own_site.manage("carry_forward", "range-sums", "--to", "v3", "--from", "v1")
+    own_site.manage("carry_forward", "range-sums", "--to", "v4", "--from", "v1")
     page.goto(site + "/cases/range-sums/leaderboard/?all=1")
     assert page.locator("table.board .badge.carried").count() == 2
     page.click("table.board tr:has(.badge.carried) >> a >> nth=0")
@@ -219,7 +220,7 @@ def test_take_part_kit_and_the_method(page, site):
     assert page.locator("#take-part-heading").is_visible()
     with page.expect_download() as download:
         page.click("text=Long belts kit")
-    assert download.value.suggested_filename == "lattice-v1-long-belts.zip"
+    assert download.value.suggested_filename == "lattice-v2-long-belts.zip"
     with zipfile.ZipFile(download.value.path()) as archive:
         names = archive.namelist()
     assert "README.md" in names and "run/PROMPT.md" in names
@@ -243,14 +244,14 @@ def test_take_part_kit_and_the_method(page, site):
 
 
 def _archive_of_new_version(tmp_path: Path) -> bytes:
-    folder = tmp_path / "v4"
-    shutil.copytree(ROOT / "test-cases/performance/easy/range-sums/v3", folder)
-    (folder / "changelog.md").write_text("# Changelog\n\n## v4\n\nUploaded through the admin.\n")
+    folder = tmp_path / "v5"
+    shutil.copytree(ROOT / "test-cases/performance/easy/range-sums/v4", folder)
+    (folder / "changelog.md").write_text("# Changelog\n\n## v5\n\nUploaded through the admin.\n")
     buffer = io.BytesIO()
     with zipfile.ZipFile(buffer, "w", zipfile.ZIP_DEFLATED) as archive:
         for path in sorted(folder.rglob("*")):
             if path.is_file():
-                archive.write(path, f"v4/{path.relative_to(folder).as_posix()}")
+                archive.write(path, f"v5/{path.relative_to(folder).as_posix()}")
     return buffer.getvalue()
 
 
@@ -269,28 +270,28 @@ def test_staff_import_an_archive_through_the_admin(page, own_site, tmp_path):
 
     broken = tmp_path / "broken.zip"
     with zipfile.ZipFile(broken, "w") as archive:
-        archive.writestr("v4/test-case.toml", 'slug = "range-sums"\ntype = "performance"\n')
+        archive.writestr("v5/test-case.toml", 'slug = "range-sums"\ntype = "performance"\n')
     page.set_input_files("#id_archive", str(broken))
     page.click("input[type=submit]")
     errors = page.locator(".import-errors li")
     assert errors.count() > 3
     assert "changelog: required key is missing" in page.locator(".import-errors").inner_text()
     shot(page, "admin-import-errors")
-    assert "v4" not in versions_of(own_site, "range-sums")
+    assert "v5" not in versions_of(own_site, "range-sums")
 
-    archive = tmp_path / "v4.zip"
+    archive = tmp_path / "v5.zip"
     archive.write_bytes(_archive_of_new_version(tmp_path))
     page.set_input_files("#id_archive", str(archive))
     page.click("input[type=submit]")
     assert page.url.endswith("/admin/catalog/caseversion/")
     messages = page.locator(".messagelist").inner_text()
-    assert "Imported performance/easy/range-sums/v4" in messages
-    # The new latest version started with v3's best entries, carried forward and scored again.
-    assert "carry-forward range-sums v3 → v4: 2 entries to score" in messages.lower()
+    assert "Imported performance/easy/range-sums/v5" in messages
+    # The new latest version started with v4's best entries, carried forward and scored again.
+    assert "carry-forward range-sums v4 → v5: 2 entries to score" in messages.lower()
     shot(page, "admin-import")
-    assert "v4" in versions_of(own_site, "range-sums")
+    assert "v5" in versions_of(own_site, "range-sums")
 
     page.goto(site + "/cases/range-sums/")
-    assert page.locator(".versions [aria-current=page]").inner_text() == "v4"
+    assert page.locator(".versions [aria-current=page]").inner_text() == "v5"
     page.goto(site + "/cases/range-sums/leaderboard/")
     assert page.locator("table.board .badge.carried").count() == 2

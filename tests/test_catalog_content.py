@@ -42,7 +42,7 @@ def test_one_case_per_difficulty_an_experimental_one_and_a_case_with_two_version
     versions = {}
     for source in SCAN.versions:
         versions.setdefault(source.manifest.slug, []).append(source.version)
-    assert sorted(versions["range-sums"]) == ["v1", "v2", "v3"]
+    assert sorted(versions["range-sums"]) == ["v1", "v2", "v3", "v4"]
     lattice = next(source for source in SCAN.versions if source.manifest.slug == "lattice")
     assert len(lattice.manifest.variants) >= 2
     assert "smoke/belt-transport.json" in [case.input for case in lattice.manifest.smoke_cases]

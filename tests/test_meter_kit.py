@@ -263,3 +263,85 @@ def test_a_module_built_from_the_kits_starter_with_its_build_command_is_metered_
     site, _ = scored(version, module, "starter")
     code, metered, _ = run_meter(meter_env, kit, module, inputs, expected, runways, site)
     assert assert_same(site, metered, code, "the starter") >= 3
+
+
+@pytest.mark.long
+def test_one_command_checks_a_workspace_on_every_sample_as_the_site_measured_it(client, bundled, site_template,
+                                                                                 meter_env, tmp_path):
+    """Each bundled case's latest kit, downloaded from the site: `python3 meter check` builds the
+    kit's starter (it runs, passing or not) and the case's accepted solution with the kit's build
+    command, and meters the solution on every public sample: it passes each, with the fuel the
+    site stored for the same example on that sample."""
+    from tests import served
+
+    served_site = served.serve(site_template, CATALOG_SHOW_EXPERIMENTAL="1")
+    try:
+        checked = 0
+        for version in latest_versions():
+            kit = unpack_kit(client, version, tmp_path / version.case.slug)
+            (kit / ".meter").symlink_to(meter_env)
+            samples = sorted(path.name for path in (kit / "run/samples").glob("*.json"))
+            assert samples, f"{version}: no samples in its kit"
+            assert ".meter/bin/python meter check" in (kit / "README.md").read_text()
+            starter = _check(kit, [])
+            assert starter.returncode in (0, 1) and "Traceback" not in starter.stderr, starter.stderr[-2000:]
+            board = served_site.json(f"/api/v1/cases/{version.case.slug}/leaderboard/"
+                                     f"?version={version.version}&all=1&page_size=200")
+            entries = {row["name"]: row["submission"] for row in board["results"]}
+            for solution in case_solutions(ROOT / "solutions", version.case.slug).for_version(version.version):
+                if solution.expected != "accepted" or not solution.is_source:
+                    continue
+                workspace = kit / f"solution-{solution.stem}"
+                subprocess.run(["cp", "-r", str(solution.path), str(workspace)], check=True)
+                done = _check(kit, [str(workspace.relative_to(kit)), "--json"])
+                assert done.returncode == 0, (version, solution.stem, done.stdout[-2000:], done.stderr[-2000:])
+                metered = {row["input"]: row for row in json.loads(done.stdout)["results"]}
+                site = served_site.json(f"/api/v1/submissions/{entries[EXAMPLE_PREFIX + solution.stem]}/")
+                stored = {row["input"]: row for row in site["samples"]}
+                assert sorted(stored) == sorted(metered) == [f"samples/{name}" for name in samples]
+                for name, row in stored.items():
+                    assert (metered[name]["status"], metered[name]["fuel"]) == (row["status"], row["fuel"]), name
+                    assert row["status"] == "passed"
+                    checked += 1
+        assert checked >= 10
+    finally:
+        served_site.stop()
+
+
+def _check(kit: Path, arguments: list[str]) -> subprocess.CompletedProcess:
+    """The README's one command, from the unpacked kit, in a solver's shell (Debian's cargo on PATH)."""
+    return subprocess.run([".meter/bin/python", "meter", "check", *arguments], cwd=kit, env=clean_env(kit),
+                          capture_output=True, text=True, timeout=900)
+
+
+def producers_section(rustc: str) -> bytes:
+    """A `producers` custom section naming `rustc` as what processed the module."""
+    def name(text: str) -> bytes:
+        data = text.encode()
+        return bytes([len(data)]) + data
+
+    body = name("producers") + b"\x01" + name("processed-by") + b"\x01" + name("rustc") + name(rustc)
+    return b"\x00" + bytes([len(body)]) + body
+
+
+def test_the_meter_names_the_compiler_a_module_says_built_it_and_warns_when_it_is_not_the_sites(
+        client, imported, meter_env, tmp_path):
+    """A module whose producers section names another rustc than the site's: the meter measures it
+    and warns that fuel can differ; one naming the site's release is said to match."""
+    from engine.toolchain import RUST_RELEASE
+    from scoring.tests.helpers import adder_answers
+
+    version = CaseVersion.objects.get(case__slug="adder", version="v1")
+    kit = unpack_kit(client, version, tmp_path / "kit")
+    inputs, expected, runways = held_out_files(version, kit)
+    right = wat.lookup(adder_answers(imported))
+    for rustc, said in (("1.50.0 (cb75ad5db 2021-02-10)",
+                         f"warning: fuel can differ: the site builds with rustc {RUST_RELEASE}; this module was "
+                         "built by rustc 1.50.0 (cb75ad5db 2021-02-10)"),
+                        (f"{RUST_RELEASE} (ac68faa20 2026-05-25)",
+                         f"built by rustc {RUST_RELEASE} (ac68faa20 2026-05-25), as the site builds")):
+        module = kit / "forged.wasm"
+        module.write_bytes(bytes(right) + producers_section(rustc))
+        done = subprocess.run([str(meter_env / "bin/python"), "meter", str(module), inputs[-1], "--expected",
+                               expected[-1]], cwd=kit, env=clean_env(kit), capture_output=True, text=True, timeout=600)
+        assert done.returncode == 0 and said in done.stderr, done.stderr

@@ -287,7 +287,7 @@ def _uploads_one_after_another_are_never_held_back(port: int, token: str) -> Non
         refused = _refused_at_its_headers(port)  # and a refused one's connection still being drained
         answer = httpx.post(url, headers=auth, data={"case": "range-sums", "name": "seq"},
                             files={"wasm": ("m.wasm", b"not a module")}, timeout=30)
-        refused.close()
+        _hang_up(refused)
         assert (answer.status_code, answer.json()["code"]) == (422, "bad_module"), answer.text
     for headers, status in (({**auth, "Idempotency-Key": "a\x01b"}, 400),  # a control character
                             ({**auth, **{f"X-Field-{index}": "v" for index in range(200)}}, 431)):  # too many

@@ -228,9 +228,9 @@ def _look_alike_names_are_refused(site: Site) -> None:
         assert code is None or response.json()["code"] == code
 
 
-def _a_killed_task_worker_and_launcher_are_started_again(site: Site, var: Path, log: Path) -> None:
+def _a_killed_task_worker_and_launcher_are_started_again(site: Site, var: Path, log: Path) -> range:
     """The machine kills a task worker and the build launcher (out of memory, say): make serve
-    starts each again, says so, and the site goes on scoring."""
+    starts each again, says so, and the site goes on scoring. Returns the new launcher's build uids."""
     workers = pids_of("db_worker", var)
     assert len(workers) == 2, workers
     os.kill(workers[0], signal.SIGKILL)
@@ -244,6 +244,10 @@ def _a_killed_task_worker_and_launcher_are_started_again(site: Site, var: Path, 
     assert "(exit status 137)" in said  # the line names how it stopped
     entry = site.entry("op-a", "after-the-restarts", script="id -u")
     assert site.finished(entry)["status"] == "scored"
+    status = json.loads(manage_as_site({**site.env, "SCORING_BUILD_LAUNCHER": launcher_socket(var)}, "sandbox_status",
+                                       "--json").stdout)
+    assert build_uid(site.log("op-a", entry)) in range(status["uids"][0], status["uids"][1] + 1)
+    return range(status["uids"][0], status["uids"][1] + 1)
 
 
 def _worker_host(env: dict, hide: Path, var: Path, output: Path) -> subprocess.Popen:
@@ -347,7 +351,8 @@ def test_the_production_path_caps_every_build_and_keeps_the_queue_fair(tmp_path)
             _a_build_without_a_sandbox_waits_and_is_built_when_it_is_back(site, state / "var")
             _one_operators_slow_entries_wait_while_anothers_quick_one_goes_first(site)
             _look_alike_names_are_refused(site)
-            _a_killed_task_worker_and_launcher_are_started_again(site, state / "var", state / "serve.log")
+            # The launcher started again claims a block of build accounts afresh.
+            uids = _a_killed_task_worker_and_launcher_are_started_again(site, state / "var", state / "serve.log")
             _a_second_host_takes_jobs_and_killing_it_loses_nothing(site, env, state, uids)
         finally:
             stop(server)

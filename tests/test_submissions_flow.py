@@ -70,7 +70,7 @@ def test_a_harness_uploads_a_source_with_its_record_and_a_worker_scores_it(queue
     assert answer.json()["status"] == "pending"  # queued: no worker has it yet
     site.start_worker()
     scored = poll(site, answer.headers["Location"])
-    assert (scored["status"], scored["passed"], scored["version"]) == ("scored", True, "v3")
+    assert (scored["status"], scored["passed"], scored["version"]) == ("scored", True, "v4")
     assert scored["run"]["model"] == "openai/gpt-5.1"
     board = site.json("/api/v1/cases/range-sums/leaderboard/")["results"]
     assert {"name": "harness-fast", "model": "openai/gpt-5.1"}.items() <= next(

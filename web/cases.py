@@ -14,6 +14,7 @@ from catalog.forms import CaseFilterForm
 from catalog.kits import UnsafeKitMember, kit_for, limits_of
 from catalog.models import CaseVersion, Tag, UnknownTarget
 from catalog.reading import counted_cases, shown_version, varied_at_will, version_generations
+from engine.toolchain import RUST_RELEASE
 from lib.paging import BadPage, page_of
 from lib.siteurl import site_url
 from sitecache.models import BEST_FUEL, CATALOG
@@ -122,6 +123,7 @@ def case_detail(request: HttpRequest, slug: str, version: str | None = None) -> 
                                                                                 "ceiling")),
         "schemas": contract_schemas(case_version),
         "limits": limits_of(case_version),
+        "compiler": f"rustc {RUST_RELEASE}",
         # The latest version shows at /cases/<slug>/ and at its own URL; the versioned one is permanent.
         "canonical": site_url(reverse("case-version", args=[slug, case_version.version])),
         # Staff see what validation warned of (staff pages are never cached).

@@ -9,6 +9,7 @@ from catalog.manifest.crosschecks import check_dest_clashes, check_held_out_stay
 from catalog.manifest.fields import Folder, Table, json_safe, suggest, type_name
 from catalog.manifest.files import digest_files
 from catalog.manifest.sections import (
+    check_samples,
     read_build,
     read_cases,
     read_contract,
@@ -89,6 +90,7 @@ def read_manifest(folder: Folder, root: Table, type_folder: str, difficulty_fold
     contract, input_validator, output_validator = read_contract(root)
     sandbox = read_sandbox(root)
     cases = read_cases(root, sandbox, input_validator, output_validator)
+    check_samples(root, workspace, input_validator, output_validator)
     specs = read_specs(root, [table.data for table in root.tables("spec", required=False) or []])
     reserved_dests = {contract.input: "contract.input", contract.output: "contract.output"} if contract else {}
     check_dest_clashes(root, specs, {}, reserved_dests)

@@ -199,6 +199,29 @@ def read_cases(root: Table, sandbox: Sandbox | None, input_validator, output_val
     return cases if ok else None
 
 
+def check_samples(root: Table, workspace: str | None, input_validator, output_validator) -> None:
+    """The workspace's public samples (`samples/NAME.json`, each with `NAME.out` beside it): an input
+    of the contract and its answer, checked as held-out ones are (they are seeded: the privacy
+    checks keep them from being or holding a held-out file)."""
+    if not workspace or input_validator is None or output_validator is None:
+        return
+    prefix = ("" if workspace in (".", "") else workspace.rstrip("/") + "/") + "samples/"
+    names = sorted(rel for rel in root.folder.files if rel.startswith(prefix) and "/" not in rel[len(prefix):])
+    for rel in names:
+        if rel.endswith(".json"):
+            _check_document(root, "workspace", rel, input_validator, "input")
+            answer = rel[:-len(".json")] + ".out"
+            if answer in root.folder.files:
+                _check_document(root, "workspace", answer, output_validator, "output")
+            else:
+                root.error("workspace", f"`{rel}` is a sample without its answer: put it in `{answer}`")
+        elif not rel.endswith(".out") and rel != prefix + "generate.py":
+            root.error("workspace", f"`{rel}`: the samples folder holds NAME.json inputs, NAME.out answers and "
+                                    "generate.py, nothing else")
+        elif rel.endswith(".out") and rel[:-len(".out")] + ".json" not in root.folder.files:
+            root.error("workspace", f"`{rel}` answers no sample: put its input in `{rel[:-len('.out')]}.json`")
+
+
 def _check_document(table: Table, key: str, rel: str, validator, which: str) -> None:
     """An input or expected answer must be strict JSON valid against its contract schema.
 

@@ -8,6 +8,8 @@ from decimal import Decimal
 from pathlib import Path
 from typing import Any
 
+from engine.kinds import INT64_MAX as INT64_MAX  # re-exported: the manifest names them
+from engine.kinds import MAX_DECIMAL_LENGTH as MAX_DECIMAL_LENGTH
 from engine.kinds import Kind  # the evaluation's vocabulary; the manifest names it
 
 MANIFEST_NAME = "test-case.toml"
@@ -24,8 +26,8 @@ RESERVED_VERSIONS = ("leaderboard",)
 WASM_PAGE = 65_536
 # A wasm32 memory addresses at most 4 GiB.
 WASM32_MAX_MEMORY = 65_536 * WASM_PAGE
-# Fuel and byte counts are stored as signed 64-bit integers (the TOML integer range).
-INT64_MAX = 2**63 - 1
+# Fuel and byte counts are stored as signed 64-bit integers (the TOML integer range); decimals
+# are written in at most MAX_DECIMAL_LENGTH characters (engine.kinds, which the fuel meter shares).
 # The rendered prompt is written here in a seeded run root, so no spec may claim the name.
 PROMPT_DEST = "PROMPT.md"
 # The longest values the database stores (its column sizes): longer ones are errors here, never
@@ -38,7 +40,6 @@ MAX_ENTRY_LENGTH = 200
 MAX_PATH_LENGTH = 300  # a path a manifest or variant file names
 MAX_FILE_PATH_LENGTH = 500  # any file's path inside a version folder
 MAX_FOLDER_LENGTH = 300  # "<type>/<difficulty>/<folder>"
-MAX_DECIMAL_LENGTH = 50  # the text of a decimal literal (max_runtime_hours, fuel_runway)
 
 ROOT_KEYS = (
     "slug", "name", "type", "difficulty", "experimental", "tags", "summary", "description",

@@ -1,6 +1,8 @@
 """What the meter needs to know of a case version to run a module as the site runs it: the
 contract (entry, schemas), the sandbox (fuel limit, memory cap), the site's own limits (wall-clock
-guard, answer sizes, module size, compiling and judging) and each held-out input's runway.
+guard, answer sizes, module size, compiling and judging), each held-out input's runway, the
+largest answer the site reads for any of them, how the site builds a submission and with which
+compiler.
 
 The site writes it (`catalog/metering.py`) into every kit as `meter/contract.json`; the meter
 reads it back. The engine it was written for is named in it too: a meter on another wasmtime
@@ -14,10 +16,10 @@ from dataclasses import asdict, dataclass
 from decimal import Decimal, InvalidOperation
 from pathlib import Path
 
-from engine.judging import answer_limit
-from engine.kinds import fuel_ceiling
+from engine.kinds import fuel_ceiling, runway_problem
+from engine.measure import SiteLimits, Task
 
-FORMAT = 1
+FORMAT = 2
 
 
 class ContractError(Exception):
@@ -54,14 +56,26 @@ class Contract:
     runways: tuple[Runway, ...]
     wasmtime: str
     config_digest: str
+    answer_bytes: int  # the largest answer the site reads for any held-out input (the cap without --expected)
+    build_install: str  # how the site builds a submission: the commands, run in its folder, and the module
+    build_command: str
+    build_module: str
+    build_seconds: float
+    compiler: str  # "rustc 1.96.0": what the site builds with
 
     def ceiling(self, runway: Decimal) -> int:
         return fuel_ceiling(self.fuel_limit, runway)
 
-    def answer_limit(self, expected_size: int | None) -> int:
-        """The largest answer the site reads for an input whose expected answer has this size
-        (with none given, the smallest limit the site gives any input)."""
-        return answer_limit(expected_size or 0, minimum=self.answer_min_bytes, factor=self.answer_size_factor)
+    @property
+    def limits(self) -> SiteLimits:
+        return SiteLimits(wall_seconds=self.wall_seconds, answer_min_bytes=self.answer_min_bytes,
+                          answer_size_factor=self.answer_size_factor, module_bytes=self.module_bytes,
+                          compile_seconds=self.compile_seconds, compile_memory_bytes=self.compile_memory_bytes,
+                          judge_memory_bytes=self.judge_memory_bytes)
+
+    @property
+    def task(self) -> Task:
+        return Task(self.entry, self.output_schema.encode("utf-8"), self.fuel_limit, self.max_memory_bytes)
 
     def runway(self, choice: str) -> Decimal:
         """A runway given as a number (`1.5`) or by a held-out input's name (`cases/large.json`
@@ -75,8 +89,11 @@ class Contract:
             value = None
         if value is None or not value.is_finite() or value < 1:
             names = ", ".join(f"{Path(runway.input).stem} ({runway.runway})" for runway in self.runways)
-            raise ValueError(f"--runway {choice!r} is neither a number of at least 1 nor an input's name"
+            raise ValueError(f"--runway {choice[:60]!r} is neither a number of at least 1 nor an input's name"
                              + (f"; the inputs: {names}" if names else ""))
+        problem = runway_problem(self.fuel_limit, value)  # bounded as the manifest bounds a runway
+        if problem is not None:
+            raise ValueError(f"--runway {choice[:60]}: a runway {problem}")
         return value
 
     def as_json(self) -> dict:

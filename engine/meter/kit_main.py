@@ -13,4 +13,4 @@ if str(HERE) not in sys.path:
 
 from engine.meter.cli import main  # noqa: E402  (after the path above)
 
-sys.exit(main(contract=HERE / "contract.json", prog="python3 meter"))
+sys.exit(main(contract=HERE / "contract.json", prog="python3 meter", kit=HERE.parent))

@@ -29,7 +29,9 @@ def contract(**changes) -> Contract:
         answer_min_bytes=1024, answer_size_factor=4, module_bytes=1 << 20, compile_seconds=30.0,
         compile_memory_bytes=1 << 30, judge_memory_bytes=1 << 30,
         runways=(Runway("smoke/one.json", "smoke", "1", LIMIT), Runway("cases/large.json", "stress", "2.5", 250_000)),
-        wasmtime=WASMTIME_VERSION, config_digest=ENGINE_DIGEST,
+        wasmtime=WASMTIME_VERSION, config_digest=ENGINE_DIGEST, answer_bytes=4096, build_install="",
+        build_command="cp solution.wasm out.wasm", build_module="out.wasm", build_seconds=60.0,
+        compiler="rustc 1.96.0",
     )
     return Contract(**{**fields, **changes})
 

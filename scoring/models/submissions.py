@@ -115,6 +115,9 @@ class Submission(models.Model):
     # The compiler its build ran with (engine.toolchain: release, commit, date, cargo), beside
     # the module it gave; {} when nothing was built (a module was submitted) or before it was recorded.
     toolchain = models.JSONField(default=dict, db_default={}, blank=True, editable=False)
+    # Its result on each public sample of its variant (catalog.samples): unscored, for a solver
+    # to set beside what the kit's meter gives at home ([] when there are none or it was refused).
+    sample_results = models.JSONField(default=list, db_default=[], blank=True, editable=False)
     wasmtime_version = models.CharField(max_length=30)
     # The engine configuration it was scored under (engine.sandbox.ENGINE_DIGEST).
     engine_digest = models.CharField(max_length=20, blank=True)

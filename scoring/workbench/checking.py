@@ -107,11 +107,16 @@ def check_version(version: FolderVersion, solutions: CaseSolutions, builds: Buil
     applicable = solutions.for_version(version.version)
     if not applicable:
         found.errors.append(f"{version.label}: no solution applies (put them under {solutions.folder}/<verdict>/)")
+    samples = version.sample_inputs()
     for solution in applicable:
-        parallel = measure_solution(solution, version, builds, progress(solution))
+        parallel = measure_solution(solution, version, builds, progress(solution), samples=samples)
         verdict, decided_by = verdict_of(parallel.state, parallel.evaluation)
         run = Run(solution, parallel, verdict, decided_by)
         found.runs.append(run)
+        if verdict == "accepted":  # a solution the version accepts passes what its kit shows solvers
+            found.errors.extend(f"{solution.name} does not pass the public sample {sample['input']}: it is "
+                                f"{sample['status']} there"
+                                for sample in parallel.samples if sample["status"] != "passed")
         if parallel.evaluation is not None:
             serial = measure_solution(solution, version, builds, progress(solution), threads=1)
             found.errors.extend(_repeats(solution, parallel, serial))

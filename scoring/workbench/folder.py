@@ -7,13 +7,13 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
-from django.conf import settings
-
 from catalog.manifest import VersionSource, fuel_ceiling
+from catalog.metering import site_limits
 from catalog.models import CaseVersion
+from catalog.samples import workspace_samples
 from engine.evaluate import EvaluationInput
-from engine.judging import answer_limit
 from engine.kinds import Kind
+from engine.measure import Item, inputs
 
 
 @dataclass(frozen=True)
@@ -73,20 +73,22 @@ class FolderVersion:
     def output_schema(self) -> bytes:
         return self.file(self.source.manifest.contract.output)
 
-    def held_out(self, fuel_limit: int | None = None, expected: dict[str,
-                                                                     bytes] | None = None) -> list[EvaluationInput]:
+    def held_out(self, fuel_limit: int | None = None,
+                 expected: dict[str, bytes] | None = None) -> list[EvaluationInput]:
         """Every held-out input in manifest order, its ceiling from `fuel_limit` (default: the
-        manifest's) and its expected answer (from the folder unless given)."""
-        limit = self.fuel_limit if fuel_limit is None else fuel_limit
-        found = []
-        for case in self.source.manifest.cases:
-            answer = (expected or {}).get(case.input, self.file(case.expected))
-            found.append(EvaluationInput(Kind(case.kind), case.input, self.file(case.input), answer,
-                                         fuel_ceiling(limit, case.fuel_runway),
-                                         answer_limit(len(self.file(case.expected)),
-                                                      minimum=settings.SCORING_ANSWER_MIN_BYTES,
-                                                      factor=settings.SCORING_ANSWER_SIZE_FACTOR)))
-        return found
+        manifest's) and its expected answer (from the folder unless given), assembled as every
+        measurement assembles its inputs (engine.measure)."""
+        limit, limits = self.fuel_limit if fuel_limit is None else fuel_limit, site_limits()
+        return inputs((Item(Kind(case.kind), case.input, self.file(case.input),
+                            (expected or {}).get(case.input, self.file(case.expected)),
+                            fuel_ceiling(limit, case.fuel_runway), limits.answer_cap(len(self.file(case.expected))))
+                       for case in self.source.manifest.cases), limits)
+
+    def sample_inputs(self) -> list[EvaluationInput]:
+        """The public samples of the workspace (catalog.samples), run as the site runs an entry's."""
+        return inputs((Item(Kind.STRESS, sample.name, sample.input_bytes, sample.expected, self.fuel_limit)
+                       for sample in workspace_samples(self.source.manifest.workspace, dict(self.source.files))),
+                      site_limits())
 
     def imported(self) -> bool:
         """Whether the site holds this version (then it never changes)."""

@@ -15,4 +15,9 @@ class Migration(migrations.Migration):
             name='toolchain',
             field=models.JSONField(blank=True, db_default={}, default=dict, editable=False),
         ),
+        migrations.AddField(
+            model_name='submission',
+            name='sample_results',
+            field=models.JSONField(blank=True, db_default=[], default=list, editable=False),
+        ),
     ]
