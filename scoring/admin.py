@@ -139,12 +139,16 @@ class SubmissionAdmin(admin.ModelAdmin):
 
     def save_model(self, request, obj, form, change):
         """Hidden, annotation and excluded apply to the entry's carried copies too (each real
-        change kept in the copy's own audit trail); every board showing one of them follows."""
+        change kept in the copy's own audit trail); every board showing one of them follows.
+
+        Only those three columns are written: the form read the rest (status, attempt, job…) before
+        the entry's lock was taken, and a worker may have moved it on since; writing back what it
+        read would undo that (an entry left pending with a finished job, say)."""
         decided = {"hidden": obj.hidden, "annotation": obj.annotation, "excluded": obj.excluded}
         with transaction.atomic():
             # Every board the entry and its copies are on, then the entries (lib/locking.py).
             lock_entries(Submission.objects.filter(pk=obj.pk).with_carried_copies().values_list("pk", flat=True))
-            super().save_model(request, obj, form, change)
+            obj.save(update_fields=list(decided))
             if {"annotation", "excluded"} & set(form.changed_data):  # a real change only
                 record_annotation(obj, request.user)
             copies = Submission.objects.filter(pk=obj.pk).with_carried_copies().exclude(pk=obj.pk)

@@ -177,3 +177,22 @@ def test_jobs_queued_before_their_tasks_moved_beside_their_work_still_run():
 
     for task in (refresh_standings_job, refresh_agents_job, verify_submission_job):
         assert import_string(f"scoring.jobs.{task.name}") is task
+
+
+def test_an_admin_save_writes_only_what_staff_decide(admin_client, adder_v1, correct_wasm, monkeypatch):
+    """The change form reads the entry before its lock is taken; a worker that moves it on in
+    between (a new attempt, scored) keeps what it wrote when staff hide the entry."""
+    from scoring import admin as scoring_admin
+    from scoring.tests.helpers import admin_change
+
+    submission = submit(adder_v1, adder_v1.default_variant(), "moving", wasm_file=correct_wasm)
+    locking = scoring_admin.lock_entries
+
+    def worker_finishes_first(pks):
+        Submission.objects.filter(pk=submission.pk).update(status="scored", attempt=3, message="done")
+        return locking(pks)
+
+    monkeypatch.setattr(scoring_admin, "lock_entries", worker_finishes_first)
+    admin_change(admin_client, f"/admin/scoring/submission/{submission.pk}/change/", hidden="on")
+    submission.refresh_from_db()
+    assert (submission.hidden, submission.status, submission.attempt, submission.message) == (True, "scored", 3, "done")
