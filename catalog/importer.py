@@ -149,11 +149,16 @@ def import_scan(scan: CatalogScan, *, dry_run: bool = False, all_or_nothing: boo
     outcome = CatalogImport(other_errors=scan.tree_errors)
     valid = {source.label: source for source in scan.versions}
     with transaction.atomic() if all_or_nothing else nullcontext():
+        if all_or_nothing:
+            # One transaction writes versions of several cases: every case it may write to is
+            # locked here, in the house's order, and the page generation is bumped once at the end
+            # (lib/locking.py), so an importer of one of these cases waits rather than deadlocks.
+            lock_rows(Case.objects.filter(slug__in={source.manifest.slug for source in scan.versions}))
         for label in scan.labels:
             if label in scan.unchanged:
                 result = ImportResult(label, UNCHANGED)
             elif label in valid:
-                result = import_version(valid[label], dry_run=dry_run)
+                result = import_version(valid[label], dry_run=dry_run, bump=not all_or_nothing)
             else:
                 result = ImportResult(label, REFUSED, tuple(str(error) for error in scan.errors_for(label)), "invalid",
                                       tuple(str(warning) for warning in scan.warnings_for(label)))
@@ -163,7 +168,9 @@ def import_scan(scan: CatalogScan, *, dry_run: bool = False, all_or_nothing: boo
         if all_or_nothing and not outcome.ok:
             transaction.set_rollback(True)
             return outcome
-    written = [result.version_id for result in outcome.results if result.version_id is not None]
+        written = [result.version_id for result in outcome.results if result.version_id is not None]
+        if all_or_nothing and written:
+            Generation.bump(CATALOG)
     if written:
         transaction.on_commit(lambda: _publish(written, report))
     return outcome
@@ -205,11 +212,13 @@ def _check_published(source: VersionSource) -> None:
         )
 
 
-def import_version(source: VersionSource, *, dry_run: bool = False) -> ImportResult:
+def import_version(source: VersionSource, *, dry_run: bool = False, bump: bool = True) -> ImportResult:
     """Import one validated version folder in its own transaction (a savepoint inside another).
 
     What is published is checked inside the transaction that writes, so a concurrent importer
-    that won the race is seen; with `dry_run` the same checks run and nothing is written.
+    that won the race is seen; with `dry_run` the same checks run and nothing is written. With
+    `bump`, the catalog's page generation moves on once the version is written; a caller that
+    imports several versions in one transaction bumps it once, after them all.
     """
     imported = ImportResult(source.label, IMPORTED, warnings=tuple(str(warning) for warning in source.warnings))
     for attempt in range(3):
@@ -220,6 +229,8 @@ def import_version(source: VersionSource, *, dry_run: bool = False) -> ImportRes
                     return ImportResult(source.label, UNCHANGED)  # the same digest: checked just above
                 if not dry_run:
                     imported = replace(imported, version_id=_write_version(source).pk)
+                    if bump:
+                        Generation.bump(CATALOG)
             return imported
         except ImportRefused as refused:
             return ImportResult(source.label, REFUSED, (refused.message,), refused.code)
@@ -307,7 +318,6 @@ def _write_version(source: VersionSource) -> CaseVersion:
         if path not in held_out_paths and hashlib.sha256(content).hexdigest() not in held_out_bytes
     )
     renumber_versions(case)
-    Generation.bump(CATALOG)
     return version
 
 

@@ -156,6 +156,28 @@ def test_an_archive_validates_each_version_once(published, tmp_path, monkeypatch
     assert CaseVersion.objects.filter(version__in=["v20", "v21"]).count() == (0 if dry_run else 2)
 
 
+def test_an_archive_locks_its_cases_first_and_bumps_the_pages_last(published, tmp_path):
+    """One transaction writes every version of an archive: its cases are locked before anything is
+    written and the page generation moves once, after every version (the house's lock order), so a
+    command-line import of one of those cases waits for it rather than deadlocking with it."""
+    from django.db import connection
+    from django.test.utils import CaptureQueriesContext
+
+    tree = _tree_of(tmp_path, new_version_folder(published, tmp_path, "v20"), new_version_folder(published, tmp_path,
+                                                                                                 "v21"))
+    archive = tmp_path / "two.zip"
+    archive.write_bytes(zip_folder(tree, ""))
+    with CaptureQueriesContext(connection) as queries:
+        assert import_archive(archive).ok
+    statements = [query["sql"] for query in queries.captured_queries]
+    written = [n for n, sql in enumerate(statements) if sql.startswith('INSERT INTO "catalog_caseversion"')]
+    bumps = [n for n, sql in enumerate(statements) if sql.startswith('UPDATE "sitecache_generation"')]
+    assert len(written) == 2 and len(bumps) == 1 and bumps[0] > written[-1]
+    if connection.vendor == "postgresql":
+        locks = [n for n, sql in enumerate(statements) if 'FROM "catalog_case"' in sql and "FOR NO KEY UPDATE" in sql]
+        assert locks and locks[0] < written[0]
+
+
 def test_a_refusal_by_what_is_published_undoes_the_whole_archive(published, tmp_path):
     changed = new_version_folder(published, tmp_path, "v1")  # v1 is published with other bytes
     tree = _tree_of(tmp_path, new_version_folder(published, tmp_path, "v0"), changed)
