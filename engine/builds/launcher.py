@@ -295,7 +295,9 @@ class Launcher:
             logger.warning("refused a connection from uid %s", uid)
             return None
         with self.askers_guard:
-            if self.askers.get(pid, 0) >= PER_ASKER or not self.handlers.acquire(blocking=False):
+            # pid 0: a process outside this launcher's PID namespace, which the kernel cannot name
+            # here; such askers are told apart by nothing, so only the cap on all connections holds.
+            if (pid and self.askers.get(pid, 0) >= PER_ASKER) or not self.handlers.acquire(blocking=False):
                 return None
             self.askers[pid] = self.askers.get(pid, 0) + 1
         return pid

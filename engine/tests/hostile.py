@@ -124,7 +124,8 @@ LAUNCHER_REQUESTS = [
 # …and what else the launcher meets, each a test of its own (engine/tests/test_launcher.py).
 LAUNCHER_ASKERS = [
     "another account, where the socket is open to it", "a refused asker that trickles its bytes",
-    "fourteen connections that send a byte each", 
+    "fourteen connections that send a byte each",
+    "two silent connections from outside a launcher's PID namespace, then a worker's",
     "a build flooding megabytes of control characters", "an asker that goes away mid-build",
     "a block of build uids some process already runs as", "a request past the launcher's caps, from the site's client",
 ]

@@ -247,6 +247,24 @@ def test_connections_that_send_a_byte_each_hold_no_slot_a_worker_needs(launcher)
             connection.close()
 
 
+def test_askers_outside_a_launchers_pid_namespace_are_not_one_asker():
+    """A launcher in a PID namespace of its own is told pid 0 for every process outside it: those
+    are not one asker whose two connections shut out the rest (only the cap on all connections holds)."""
+    started = Launcher(namespace=True)
+    silent = []
+    try:
+        for _ in range(2):
+            connection = socket.socket(socket.AF_UNIX)
+            connection.connect(str(started.socket))
+            connection.sendall(b"F")
+            silent.append(connection)
+        assert ask(started, "status")["ready"]  # another process, within the others' header time
+    finally:
+        for connection in silent:
+            connection.close()
+        started.stop()
+
+
 def test_a_launcher_passes_over_a_block_of_uids_in_use():
     """Blocks are numbered absolutely: a launcher with another uid base still never shares one, and
     a block where a process already runs is passed over."""
