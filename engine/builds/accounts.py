@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import Iterator
 
 from engine.builds.limits import SandboxUnavailable
+from engine.builds.owners import root_only_problem
 
 
 @dataclass(frozen=True)
@@ -99,7 +100,7 @@ BLOCKS = 64
 
 
 class NoFreeBlock(Exception):
-    """Every block of build uids a launcher may claim is taken."""
+    """Every block of build uids a launcher may claim is taken (or their folder cannot be trusted)."""
 
 
 def _uids_in_use(first: int, last: int) -> str | None:
@@ -122,6 +123,9 @@ def claim_block(range_dir: Path, slots: int, uid_base: int) -> tuple[int, BuildA
     root scorer builds as (`uid_base` onwards, `slots` of them). A block some account or process
     already uses is passed over."""
     range_dir.mkdir(mode=0o700, parents=True, exist_ok=True)
+    problem = root_only_problem(range_dir)
+    if problem:
+        raise NoFreeBlock(problem)
     first_block = (uid_base + slots + BLOCK - 1) // BLOCK
     passed_over = []
     for block in range(first_block, first_block + BLOCKS):

@@ -36,7 +36,15 @@ from pathlib import Path
 from typing import Iterator
 
 from engine.builds.limits import remembered_when_fine
-from engine.builds.owners import TOKEN_CHARACTERS, current_token, dead_owners_lock, forget, owner_token
+from engine.builds.owners import (
+    current_token,
+    dead_owners_lock,
+    forget,
+    known_tokens,
+    owner_token,
+    record_folders,
+    recorded_folders,
+)
 
 PREFIX = "fuelboard-build-"
 CONTROLLERS = ("memory", "pids", "cpu")
@@ -252,24 +260,29 @@ class BuildCgroup:
 
 def remove_orphans() -> list[str]:
     """Remove the cgroups of owners that are gone (killed before they could remove them), in any
-    PID namespace: those whose owner's lock can be taken. Their processes are killed first. The
-    cgroups of live owners, and of owners this machine's OWNERS folder does not know, are left
-    alone. Returns the names removed."""
+    PID namespace and any cgroup: those whose owner's lock can be taken, looked for in every folder
+    its file names as well as in this process's own. Their processes are killed first. An owner is
+    forgotten (its file removed) only once all its cgroups are gone; the cgroups of live owners,
+    and of owners this machine's OWNERS folder does not know, are left alone. Returns the names
+    removed."""
     found = layout()
     if not isinstance(found, Layout):
         return []
-    owned: dict[str, dict[str, list[Path]]] = {}
-    for parent in found.parents.values():
-        for folder in parent.glob(f"{PREFIX}*"):
-            token = folder.name.removeprefix(PREFIX).split("-", 1)[0]
-            if len(token) == TOKEN_CHARACTERS and token != current_token():
-                owned.setdefault(token, {}).setdefault(folder.name, []).append(folder)
+    mounts = [Path(point) for point, _, _ in _mounts()]
     removed = []
-    for token, groups in sorted(owned.items()):
+    for token in known_tokens():
+        if token == current_token():
+            continue
         lock = dead_owners_lock(token)
         if lock is None:
             continue
         try:
+            parents = set(found.parents.values()) | {folder for folder in recorded_folders(lock)
+                                                     if _a_cgroup_folder(folder, mounts)}
+            groups: dict[str, list[Path]] = {}
+            for parent in sorted(parents):
+                for folder in parent.glob(f"{PREFIX}{token}-*"):
+                    groups.setdefault(folder.name, []).append(folder)
             for name, folders in sorted(groups.items()):
                 _remove_tree(folders, found.version)
                 removed.append(name)
@@ -279,6 +292,17 @@ def remove_orphans() -> list[str]:
             continue
         forget(token, lock)
     return removed
+
+
+def _a_cgroup_folder(folder: Path, mounts: list[Path]) -> bool:
+    """Whether `folder` (read from an owner's file) is a real folder inside one of this process's
+    cgroup mounts, named without `..` or links: only there are cgroups looked for."""
+    if not folder.is_absolute() or ".." in folder.parts or not any(folder.is_relative_to(mount) for mount in mounts):
+        return False
+    try:
+        return folder.resolve(strict=True) == folder and folder.is_dir()
+    except OSError:
+        return False
 
 
 def remove_with_children(group: BuildCgroup) -> None:
@@ -303,6 +327,7 @@ def _make(where: Layout, name: str, memory_bytes: int, processes: int, cpus: flo
     second). Raises OSError, leaving nothing behind, when one cannot be made."""
     # Each controller's folder once (v1 may mount two controllers as one hierarchy).
     folders = list(dict.fromkeys(parent / name for parent in where.parents.values()))
+    record_folders(dict.fromkeys(where.parents.values()))  # where a sweeper looks, if this process dies
     quota = max(1000, round(cpus * CPU_PERIOD_MICROSECONDS))
     group = BuildCgroup(folders, where.version)
     try:

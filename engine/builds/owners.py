@@ -5,6 +5,11 @@ Every cgroup a scorer or a build launcher makes carries its owner's token in its
 name of the process. The owner holds a lock on a file of that name in OWNERS for its whole life,
 and the kernel lets go of it when the process ends, however it ends (SIGKILL included). A process
 id would not do: it means nothing in another PID namespace, and it is reused.
+
+The file lists the folders the owner makes its cgroups in, one a line, written before the first
+cgroup there: a sweeper in another cgroup (under cgroup v1, one per controller, each maybe
+another) finds a dead owner's cgroups wherever they are, and forgets the owner only once they
+are all gone.
 """
 
 from __future__ import annotations
@@ -12,12 +17,15 @@ from __future__ import annotations
 import fcntl
 import os
 import secrets
+import stat
+import threading
 from pathlib import Path
 
 # Where owners hold their locks: one folder for the machine, root's (every process that makes
 # cgroups runs as root), shared by every PID namespace that shares this file system.
 OWNERS = Path("/run/fuelboard-cgroup-owners")
 TOKEN_CHARACTERS = 16
+MAX_RECORD_BYTES = 1 << 16  # what a sweeper reads of an owner's list of folders
 
 
 class _Owner:
@@ -25,12 +33,22 @@ class _Owner:
 
     token: str | None = None
     handle: int | None = None
+    recorded: set[str] = set()
+    guard = threading.RLock()  # a launcher's handler threads make cgroups at once
 
     @classmethod
     def current(cls) -> str:
         """This process's token, its lock taken the first time (raises OSError if it cannot be)."""
+        with cls.guard:
+            return cls._current()
+
+    @classmethod
+    def _current(cls) -> str:
         if cls.token is None:
             OWNERS.mkdir(mode=0o700, parents=True, exist_ok=True)
+            problem = root_only_problem(OWNERS)
+            if problem:
+                raise OSError(problem)
             token = secrets.token_hex(TOKEN_CHARACTERS // 2)
             # Locked under a name no sweeper looks at, then given its own: a sweeper never sees the
             # file of a live owner unlocked.
@@ -43,8 +61,22 @@ class _Owner:
                 os.close(handle)
                 making.unlink(missing_ok=True)
                 raise
-            cls.token, cls.handle = token, handle
+            cls.token, cls.handle, cls.recorded = token, handle, set()
         return cls.token
+
+    @classmethod
+    def record(cls, folders) -> None:
+        """Add `folders` (where this owner is about to make cgroups) to its file, each once."""
+        with cls.guard:
+            cls._current()
+            new = [str(folder) for folder in folders if str(folder) not in cls.recorded]
+            if not new:
+                return
+            if any("\n" in folder or not folder.startswith("/") for folder in new):
+                raise OSError(f"a cgroup folder that cannot be recorded: {new!r}")
+            os.lseek(cls.handle, 0, os.SEEK_END)
+            os.write(cls.handle, "".join(folder + "\n" for folder in new).encode())
+            cls.recorded.update(new)
 
     @classmethod
     def forget_in_child(cls) -> None:
@@ -56,6 +88,8 @@ class _Owner:
             except OSError:
                 pass
         cls.token = cls.handle = None
+        cls.recorded = set()
+        cls.guard = threading.RLock()  # another thread may have held the parent's at the fork
 
 
 os.register_at_fork(after_in_child=_Owner.forget_in_child)
@@ -64,6 +98,40 @@ os.register_at_fork(after_in_child=_Owner.forget_in_child)
 def owner_token() -> str:
     """The token in the names of this process's cgroups. Raises OSError where its lock cannot be made."""
     return _Owner.current()
+
+
+def root_only_problem(folder: Path) -> str | None:
+    """Why a folder of the machine's locks cannot be trusted (anyone but root may change what is in
+    it: forge an owner's list of folders, remove a live owner's lock), or None."""
+    found = os.lstat(folder)
+    if not stat.S_ISDIR(found.st_mode):
+        return f"{folder} is not a folder"
+    if found.st_uid != 0 or found.st_mode & 0o022:
+        return f"{folder} must be root's and writable by root alone (it is uid {found.st_uid}, mode " \
+               f"{stat.S_IMODE(found.st_mode):o})"
+    return None
+
+
+def record_folders(folders) -> None:
+    """Note in this process's owner file that it makes cgroups in `folders` (before it does)."""
+    _Owner.record(folders)
+
+
+def recorded_folders(handle: int) -> list[Path]:
+    """The folders a (dead) owner's file names, as written: the caller checks each is a cgroup's."""
+    os.lseek(handle, 0, os.SEEK_SET)
+    text = os.read(handle, MAX_RECORD_BYTES).decode("utf-8", errors="replace")
+    return [Path(line) for line in text.splitlines() if line.startswith("/")]
+
+
+def known_tokens() -> list[str]:
+    """Every owner OWNERS has a file for, alive or not."""
+    try:
+        names = [entry.name for entry in os.scandir(OWNERS) if entry.name.endswith(".lock")]
+    except OSError:
+        return []
+    tokens = [name.removesuffix(".lock") for name in names]
+    return sorted(token for token in tokens if len(token) == TOKEN_CHARACTERS and token.isalnum())
 
 
 def dead_owners_lock(token: str) -> int | None:

@@ -37,12 +37,14 @@ class Launcher:
     """A launcher for `nobody`, with its socket in a folder of root's that `nobody`'s group may pass;
     with `namespace`, in a PID namespace of its own (as in a container: `/proc` shows only its own)."""
 
-    def __init__(self, namespace: bool = False, **environment: str):
+    def __init__(self, namespace: bool = False, memory_cgroup: Path | None = None, **environment: str):
         self.folder = Path(tempfile.mkdtemp(prefix="fuelboard-launcher-"))
         self.folder.chmod(0o750)
         os.chown(self.folder, 0, grp.getgrnam("nogroup").gr_gid)
         self.socket = self.folder / "launcher.sock"
         inside = ["unshare", "--pid", "--fork", "--mount-proc", "--kill-child", "--"] if namespace else []
+        if memory_cgroup is not None:  # started in another memory cgroup than this process's
+            inside = ["/bin/sh", "-c", f'echo $$ > {memory_cgroup}/cgroup.procs && exec "$@"', "launcher"]
         self.process = subprocess.Popen(
             [*inside, str(ROOT / "scripts" / "build-launcher"), "--socket", str(self.socket), "--client-user",
              "nobody"],
@@ -381,6 +383,31 @@ def test_a_launcher_killed_in_a_pid_namespace_is_swept_by_the_next_one_there(tmp
     assert f"removed the cgroup {status['cgroup']}" in log
 
 
+@pytest.mark.skipif(layout().version != 1, reason="one cgroup holds every controller under cgroup v2")
+def test_a_launcher_killed_in_another_memory_cgroup_is_swept_whole_by_one_that_is_not(tmp_path):
+    """Under cgroup v1 each controller has a hierarchy of its own, and a launcher's memory cgroup
+    may lie elsewhere than the next one's: the next finds the dead one's cgroups in every
+    hierarchy (its owner's file names where) and forgets the owner only once they are all gone."""
+    elsewhere = layout().parents["memory"] / f"fuelboard-test-elsewhere-{uuid.uuid4().hex[:6]}"
+    elsewhere.mkdir()
+    try:
+        dead = Launcher(memory_cgroup=elsewhere)
+        status = ask(dead, "status")
+        token = status["cgroup"].removeprefix("fuelboard-build-").split("-")[0]
+        assert (elsewhere / status["cgroup"]).is_dir()
+        dead.kill()
+        following = Launcher()
+        try:
+            assert ask(following, "status")["ready"]
+        finally:
+            log = following.kill()
+        assert not (elsewhere / status["cgroup"]).exists() and cgroup_folders(status["cgroup"]) == []
+        assert f"removed the cgroup {status['cgroup']}" in log
+        assert not Path(f"/run/fuelboard-cgroup-owners/{token}.lock").exists()
+    finally:
+        elsewhere.rmdir()
+
+
 def test_a_cgroup_over_all_builds_removed_from_outside_is_made_again_before_the_next_build(launcher, tmp_path):
     """Removed by hand, or by a launcher of an older release: the status, or the next build, makes
     it again, and the builds are confined in it."""
@@ -517,3 +544,22 @@ def test_a_stop_signal_handed_to_a_handlers_thread_still_stops_the_launcher():
         if started.process.poll() is None:
             started.stop()
         shutil.rmtree(started.folder, ignore_errors=True)
+
+
+def test_a_folder_of_the_machines_locks_others_may_write_is_not_trusted(tmp_path):
+    """Whoever can write where owners keep their files could forge one (naming folders to sweep)
+    or remove a live owner's: such a folder is refused, saying why."""
+    from engine.builds import owners
+    from engine.builds.accounts import NoFreeBlock
+
+    folder = tmp_path / "owners"
+    folder.mkdir(mode=0o700)
+    assert owners.root_only_problem(folder) is None
+    folder.chmod(0o777)
+    refused = f"{folder} must be root's and writable by root alone (it is uid 0, mode 777)"
+    assert owners.root_only_problem(folder) == refused
+    with pytest.raises(NoFreeBlock, match="writable by root alone"):
+        claim_block(folder, 4, 200_000)
+    os.chown(folder, NOBODY, -1)
+    folder.chmod(0o700)
+    assert "it is uid 65534, mode 700" in owners.root_only_problem(folder)
