@@ -253,7 +253,7 @@ def carry_forward_to(modeladmin, request, queryset):
         fresh = [item for item in carried if not item.skipped]
         score_carried(fresh, inline=False)
         summary = (f"{version}: {len(fresh)} entr{'y' if len(fresh) == 1 else 'ies'} carried forward and queued, "
-                   f"{len(carried) - len(fresh)} carried before")
+                   f"{len(carried) - len(fresh)} already there")
         if not carried:
             summary = f"{version}: nothing to carry forward (no earlier version, or no correct entry on it)"
         modeladmin.message_user(request, summary, messages.SUCCESS)

@@ -9,9 +9,10 @@ target version's own inputs and limits.
 
 Carrying is idempotent: a source already carried to a version (whatever became of that
 submission) is never carried there again, which a unique constraint also guarantees under
-concurrency. Importing a new latest version carries from the version before it
-(`CARRY_FORWARD_TOP` entries; 0 turns it off); `manage.py carry_forward` and the admin's action
-on a case version do the same by hand.
+concurrency; nor is an entry whose operator already sent the same source under the same name
+and variant to that version (the entry is there: checked under the board's lock). Importing a
+new latest version carries from the version before it (`CARRY_FORWARD_TOP` entries; 0 turns it
+off); `manage.py carry_forward` and the admin's action on a case version do the same by hand.
 """
 
 from __future__ import annotations
@@ -28,7 +29,9 @@ from engine.progress import ScoringProgress
 from lib.errors import DomainError
 from scoring.attempts import score
 from scoring.boards import OVER_LIMIT, RANKED
+from scoring.entries import earlier
 from scoring.jobs import enqueue_scoring
+from scoring.locking import lock_board
 from scoring.models import Standing, Submission
 from scoring.recording import record_submission
 
@@ -45,20 +48,23 @@ class CarryRefused(DomainError):
 @dataclass(frozen=True)
 class Carried:
     source: Submission  # the entry on the source version (without its source bytes)
-    submission: Submission | None  # the new submission on the target, None if carried before
+    submission: Submission | None  # the new submission on the target, None if skipped
+    there: Submission | None = None  # skipped: the same entry its operator sent to the target
 
     @property
     def skipped(self) -> bool:
         return self.submission is None
 
     def as_json(self) -> dict:
+        shown = self.submission or self.there
         return {
             "from": self.source.pk,
             "name": self.source.name,
-            "submission": self.submission.pk if self.submission else None,
-            "status": self.submission.status if self.submission else "already_carried",
-            "passed": self.submission.passed if self.submission else None,
-            "total_fuel": self.submission.total_fuel if self.submission else None,
+            "submission": shown.pk if shown else None,
+            "status": (self.submission.status if self.submission else
+                       "already_submitted" if self.there else "already_carried"),
+            "passed": shown.passed if shown else None,
+            "total_fuel": shown.total_fuel if shown else None,
         }
 
 
@@ -112,18 +118,23 @@ def carry_forward(target: CaseVersion, *, source: CaseVersion | None = None, top
     default = min(variants.values(), key=lambda variant: variant.position)
     carried = []
     for entry in entries:
-        new = None
-        if entry.pk not in done:
-            new = _resubmit(entry, target, variants.get(entry.variant.slug, default))
-        carried.append(Carried(entry, new))
+        if entry.pk in done:
+            carried.append(Carried(entry, None))
+        else:
+            carried.append(_resubmit(entry, target, variants.get(entry.variant.slug, default)))
     return carried
 
 
-def _resubmit(entry: Submission, target: CaseVersion, variant) -> Submission | None:
-    """The entry's source as a new pending submission on `target`; None if another carrier won."""
+def _resubmit(entry: Submission, target: CaseVersion, variant) -> Carried:
+    """The entry's source as a new pending submission on `target`; none if another carrier won,
+    or if the entry is there already (its operator sent the same source, name and variant)."""
     stored = Submission.objects.only("source").get(pk=entry.pk)
     try:
         with transaction.atomic():
+            lock_board(target.pk)
+            standing, left = earlier(target, variant, entry.name, entry.source_digest)
+            if standing or left:
+                return Carried(entry, None, there=standing or left)
             # The same source from the same run: its provenance and staff's word go with it.
             new = record_submission(target, variant, entry.name, entry.source_kind, entry.source_label,
                                     bytes(stored.source), run=entry.run, carried_from=entry,
@@ -132,9 +143,9 @@ def _resubmit(entry: Submission, target: CaseVersion, variant) -> Submission | N
             # already); it counts once it passes there.
             if entry.is_reference and not Submission.objects.filter(version=target, is_reference=True).exists():
                 Submission.objects.filter(pk=new.pk).update(is_reference=True)
-            return new
+            return Carried(entry, new)
     except IntegrityError:
-        return None  # a concurrent carry-forward created it first (the `carried_once` constraint)
+        return Carried(entry, None)  # a concurrent carry-forward created it first (the `carried_once` constraint)
 
 
 def score_carried(carried: list[Carried], *, progress: Callable[[Submission], ScoringProgress] | None = None,
@@ -183,10 +194,10 @@ def carry_after_import(versions: list[CaseVersion], report: Callable[[str], None
     return everything
 
 
-def describe(submission: Submission | None) -> str:
+def describe(submission: Submission | None, there: Submission | None = None) -> str:
     """One line for an operator: how a carried submission fared."""
     if submission is None:
-        return "already carried"
+        return f"already submitted as #{there.pk}" if there else "already carried"
     if submission.status in (Submission.State.PENDING, Submission.State.RUNNING):
         return f"#{submission.pk} {submission.job_state}"
     if submission.status != Submission.State.SCORED:

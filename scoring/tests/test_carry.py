@@ -94,6 +94,17 @@ def test_carrying_again_scores_nothing_again(versions, v1_board):
     assert Submission.objects.count() == count
 
 
+def test_an_entry_its_operator_already_sent_to_the_new_version_is_not_carried_twice(versions, v1_board, modules):
+    """bob sent the same source under the same name to v2 before anyone carried: his entry is there."""
+    v2 = versions["v2"]
+    own = score(submit(v2, v2.variants.get(slug="base"), "bob", wasm_file=modules["slow"]))
+    carried = {item.source.name: item for item in carry_forward(v2, source=versions["v1"])}
+    assert carried["bob"].skipped and carried["bob"].there == own
+    assert (carried["bob"].as_json()["status"], carried["bob"].as_json()["submission"]) == ("already_submitted", own.pk)
+    assert not carried["ada"].skipped and not carried["cy"].skipped
+    assert Submission.objects.filter(version=v2, name="bob").count() == 1
+
+
 def test_top_takes_the_first_entries_of_the_board(versions, v1_board):
     carried = carry_forward(versions["v2"], source=versions["v1"], top=2)
     assert [item.source.name for item in carried] == ["ada", "bob"]
@@ -129,13 +140,13 @@ def test_the_command_carries_idempotently_and_reports_json(versions, v1_board):
     assert [(row["name"], row["from"], row["status"], row["passed"]) for row in document["carried"]] == [
         ("ada", v1_board["ada-fast"].pk, "scored", True), ("bob", v1_board["bob"].pk, "scored", True),
         ("cy", v1_board["cy"].pk, "scored", True)]
-    assert "adder v1 → v2: 3 entries, 3 new, 0 already carried" in err.getvalue()
+    assert "adder v1 → v2: 3 entries, 3 new, 0 already there" in err.getvalue()
     assert "[8/8]" not in err.getvalue() and "[3/3]" in err.getvalue()  # per-input progress of each
 
     out = io.StringIO()
     call_command("carry_forward", "adder", "--to", "v2", "--top", "1", stdout=out)
-    assert "1 entry, 0 new, 1 already carried" in out.getvalue()
-    assert "already carried" in out.getvalue().splitlines()[-1]
+    assert "1 entry, 0 new, 1 already there" in out.getvalue()
+    assert "already there" in out.getvalue().splitlines()[-1]
 
 
 def test_the_command_takes_an_explicit_source(versions, v1_board):
@@ -227,7 +238,7 @@ def test_the_admin_action_carries_to_the_selected_version(admin_client, versions
         response = admin_client.post("/admin/catalog/caseversion/", {
             "action": "carry_forward_to", "_selected_action": [versions["v2"].pk]}, follow=True)
     assert response.status_code == 200
-    assert "3 entries carried forward and queued, 0 carried before" in response.content.decode()
+    assert "3 entries carried forward and queued, 0 already there" in response.content.decode()
     assert set(Submission.objects.filter(version=versions["v2"]).values_list("name", "status")) == {
         ("ada", "scored"), ("bob", "scored"), ("cy", "scored")}
 

@@ -12,7 +12,7 @@ from scoring.carry import CarryRefused, carry_forward, describe, previous_versio
 
 class Command(BaseCommand):
     help = ("Score the best entries of a case's earlier version against a newer one, as carried entries. "
-            "Entries already carried to that version are left as they are.")
+            "Entries already there (carried before, or sent by their operator) are left as they are.")
 
     def add_arguments(self, parser):
         parser.add_argument("slug")
@@ -46,7 +46,7 @@ class Command(BaseCommand):
         fresh = [item for item in carried if not item.skipped]
         entries = "entry" if len(carried) == 1 else "entries"
         out.write(f"{target.case.slug} {source.version} → {target.version}: {len(carried)} {entries}, "
-                  f"{len(fresh)} new, {len(carried) - len(fresh)} already carried")
+                  f"{len(fresh)} new, {len(carried) - len(fresh)} already there")
 
         def progress(submission):
             out.write(f"#{submission.pk} {submission.name} (from #{submission.carried_from_id}, variant "
