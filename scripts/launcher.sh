@@ -13,7 +13,8 @@ LAUNCHER_DIR="/run/fuelboard-launcher/$(printf '%s' "$VAR_DIR" | sha1sum | cut -
 LAUNCHER_SOCKET="$LAUNCHER_DIR/launcher.sock"
 launcher=""
 
-start_launcher() {
+# Starts the launcher and waits for its socket; returns 1 (its message above) if it does not start.
+launch() {
     mkdir -p -m 0755 /run/fuelboard-launcher
     rm -rf "$LAUNCHER_DIR"
     mkdir -m 0750 "$LAUNCHER_DIR"
@@ -23,8 +24,8 @@ start_launcher() {
     waited=0
     while [ ! -S "$LAUNCHER_SOCKET" ]; do
         if ! kill -0 "$launcher" 2>/dev/null || [ "$waited" -ge 300 ]; then
-            echo "the build launcher did not start (its message is above)" >&2
-            exit 1
+            kill "$launcher" 2>/dev/null || true
+            return 1
         fi
         sleep 0.1
         waited=$((waited + 1))
@@ -33,10 +34,33 @@ start_launcher() {
     export SCORING_BUILD_LAUNCHER
 }
 
+start_launcher() {
+    if ! launch; then
+        echo "the build launcher did not start (its message is above)" >&2
+        exit 1
+    fi
+    launcher_wait=1
+    launcher_next=0
+}
+
+# A launcher that stopped is started again; one that will not start is tried again later (after
+# 1, 2, 4 … up to 60 seconds) while the site goes on: builds meanwhile fail saying the sandbox
+# cannot be had, and everything else is served.
 keep_launcher() {
-    if [ -n "$launcher" ] && ! kill -0 "$launcher" 2>/dev/null; then
-        echo "the build launcher stopped: starting it again" >&2
-        start_launcher
+    if [ -z "$launcher" ] || kill -0 "$launcher" 2>/dev/null; then
+        return 0
+    fi
+    now=$(date +%s)
+    if [ "$now" -lt "${launcher_next:-0}" ]; then
+        return 0
+    fi
+    echo "the build launcher stopped: starting it again" >&2
+    if launch; then
+        launcher_wait=1
+    else
+        echo "the build launcher did not start again (its message is above): trying again in ${launcher_wait}s" >&2
+        launcher_next=$((now + launcher_wait))
+        launcher_wait=$((launcher_wait * 2 > 60 ? 60 : launcher_wait * 2))
     fi
 }
 

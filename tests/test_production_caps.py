@@ -230,11 +230,25 @@ def _look_alike_names_are_refused(site: Site) -> None:
 
 def _a_killed_task_worker_and_launcher_are_started_again(site: Site, var: Path, log: Path) -> range:
     """The machine kills a task worker and the build launcher (out of memory, say): make serve
-    starts each again, says so, and the site goes on scoring. Returns the new launcher's build uids."""
+    starts each again, says so, and the site goes on scoring. A launcher that will not start again
+    at first (here: the machine's folder of build-account blocks made writable by all) is tried
+    again later while the site is served. Returns the new launcher's build uids."""
     workers = pids_of("db_worker", var)
     assert len(workers) == 2, workers
-    os.kill(workers[0], signal.SIGKILL)
-    os.kill(pids_of("build-launcher", var)[0], signal.SIGKILL)
+    ranges = Path("/run/fuelboard-build-ranges")
+    ranges.chmod(0o777)
+    try:
+        os.kill(workers[0], signal.SIGKILL)
+        os.kill(pids_of("build-launcher", var)[0], signal.SIGKILL)
+        deadline = time.monotonic() + 60
+        while "the build launcher did not start again (its message is above): trying again in 2s" not in (
+                said := log.read_text()):
+            assert time.monotonic() < deadline, said[-3000:]
+            time.sleep(0.2)
+        assert "writable by root alone" in said
+        assert httpx.get(f"{site.base}/health/", timeout=10).status_code == 200  # served all along
+    finally:
+        ranges.chmod(0o700)
     deadline = time.monotonic() + 60
     while not ("starting 1 task worker(s) again" in (said := log.read_text())
                and "the build launcher stopped: starting it again" in said and len(pids_of("db_worker", var)) == 2
