@@ -13,7 +13,7 @@ from django.contrib.auth import get_user_model
 
 from lib.locking import lock_rows
 from scoring.boards.places import ALL_VARIANTS
-from scoring.models import BoardSummary, Submission
+from scoring.models import ApiToken, BoardSummary, Submission
 
 
 def board_summary(version_id: int, key: int) -> BoardSummary:
@@ -29,15 +29,17 @@ def lock_board(version_id: int) -> None:
 
 
 def lock_entries(submission_ids: Iterable[int], *, operators: Iterable[int] = (),
-                 versions: Iterable[int] = ()) -> None:
-    """Lock the boards of these entries' versions (and of `versions`), then `operators`, then the
-    entries. A version is an entry's for its whole life, so reading it first, unlocked, is safe."""
+                 versions: Iterable[int] = (), tokens: Iterable[int] = ()) -> None:
+    """Lock the boards of these entries' versions (and of `versions`), then `operators`, their
+    `tokens`, then the entries. A version is an entry's for its whole life, so reading it first,
+    unlocked, is safe."""
     ids = sorted(set(submission_ids))
     boards = set(versions) | set(Submission.objects.filter(pk__in=ids).values_list("version_id", flat=True))
     for version_id in sorted(boards):
         BoardSummary.objects.get_or_create(version_id=version_id, variant_key=ALL_VARIANTS)
     lock_rows(BoardSummary.objects.filter(version_id__in=boards, variant_key=ALL_VARIANTS).only("pk"),
               get_user_model().objects.filter(pk__in=set(operators)).only("pk"),
+              ApiToken.objects.filter(pk__in=set(tokens)).only("pk"),
               Submission.objects.filter(pk__in=ids).only("pk"))
 
 

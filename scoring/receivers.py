@@ -5,6 +5,7 @@ scoring/verification.py). Imported once the app registry is ready (scoring/apps.
 
 from __future__ import annotations
 
+from django.conf import settings
 from django.db.models.signals import post_delete, pre_delete
 from django.dispatch import receiver
 
@@ -13,7 +14,7 @@ from scoring import verification  # noqa: F401  (connects its receiver of new re
 from scoring.boards.updates import forget_submission
 from scoring.carry import carry_after_import
 from scoring.locking import lock_entries
-from scoring.models import RecordStep, Submission
+from scoring.models import ApiToken, RecordStep, Submission
 
 
 @receiver(pre_delete, sender=Submission, dispatch_uid="submission-deleting")
@@ -23,6 +24,16 @@ def _submission_deleting(instance, **kwargs) -> None:
     lock_entries([instance.pk])
     # Whether it was a record: its steps are gone (cascaded) by the time post_delete runs.
     instance._was_record = RecordStep.objects.filter(submission_id=instance.pk).exists()
+
+
+@receiver(pre_delete, sender=settings.AUTH_USER_MODEL, dispatch_uid="operator-deleting")
+def _operator_deleting(instance, **kwargs) -> None:
+    # Deleting an operator deletes their tokens and leaves their entries without one (SET_NULL):
+    # their entries' boards, then the operator, tokens and entries, in the house's order, before
+    # the delete changes any of them (lib/locking.py).
+    entries = Submission.objects.filter(operator_id=instance.pk).values_list("pk", flat=True)
+    tokens = ApiToken.objects.filter(user_id=instance.pk).values_list("pk", flat=True)
+    lock_entries(entries, operators=[instance.pk], tokens=tokens)
 
 
 @receiver(post_delete, sender=Submission, dispatch_uid="submission-deleted")

@@ -87,7 +87,10 @@ class ApiToken(models.Model):
         refused for another reason: a refused request costs the server too)."""
         now = timezone.now()
         with transaction.atomic():
-            row = lock_rows(ApiToken.objects.filter(pk=self.pk).only("window_started_at", "window_requests"))[0][0]
+            found = lock_rows(ApiToken.objects.filter(pk=self.pk).only("window_started_at", "window_requests"))[0]
+            if not found:  # revoked since it was checked: this request was let in before that
+                return None
+            row = found[0]
             if row.window_started_at is None or now - row.window_started_at >= timedelta(hours=1):
                 row.window_started_at, row.window_requests = now, 0
             if row.window_requests >= per_hour:

@@ -123,3 +123,42 @@ def _raced(start: threading.Barrier, action, failures: list[str], round_number: 
         failures.append(f"round {round_number}: {action.__name__}: {type(error).__name__}: {error}")
     finally:
         connection.close()  # this thread's own connection
+
+
+@pytest.mark.django_db
+def test_deleting_an_operator_locks_their_boards_tokens_and_entries_in_order_first(imported):
+    """Their tokens go and their entries stay, with no operator: on PostgreSQL the boards, the
+    operator, the tokens and the entries are locked in the house's order before any is changed."""
+    from django.contrib.auth import get_user_model
+    from django.test.utils import CaptureQueriesContext
+
+    from catalog.models import CaseVersion
+    from scoring.models import ApiToken
+    from scoring.recording import record_submission
+
+    make_token("leaving")
+    operator = get_user_model().objects.get(username="leaving")
+    version = CaseVersion.objects.get(case__slug="adder", version="v1")
+    entry = record_submission(version, version.default_variant(), "leaver", "wasm", "out.wasm", b"\0asm\1\0\0\0",
+                              operator=operator)
+    token = ApiToken.objects.get(user=operator)
+    with CaptureQueriesContext(connection) as queries:
+        operator.delete()
+    entry.refresh_from_db()
+    assert entry.operator_id is None and not ApiToken.objects.filter(pk=token.pk).exists()
+    if connection.vendor == "postgresql":
+        statements = [query["sql"] for query in queries.captured_queries]
+        locked = [next(n for n, sql in enumerate(statements) if f'FROM "{table}"' in sql and "FOR NO KEY UPDATE" in sql)
+                  for table in ("scoring_boardsummary", "auth_user", "scoring_apitoken", "scoring_submission")]
+        changed = min(n for n, sql in enumerate(statements) if sql.startswith(("UPDATE", "DELETE")))
+        assert locked == sorted(locked) and locked[-1] < changed, statements
+
+
+@pytest.mark.django_db
+def test_a_token_revoked_while_its_request_is_counted_lets_that_request_in(imported):
+    from scoring.models import ApiToken
+
+    make_token("revoking")
+    token = ApiToken.objects.get(user__username="revoking")
+    ApiToken.objects.filter(pk=token.pk).delete()
+    assert token.spend_request(10) is None
