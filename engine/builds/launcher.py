@@ -100,6 +100,10 @@ def _peer(connection: socket.socket) -> tuple[int, int, int]:
     return struct.unpack("3i", credentials)
 
 
+class Busy(Exception):
+    """The launcher cannot take this request's source now (another asker may, later)."""
+
+
 def _drain(connection: socket.socket, limit: int = 1 << 20, seconds: float = 1.0) -> None:
     """After the answer: read (and drop) a little of what a refused asker still sends, so the close
     does not reset the connection before the asker has read why it was refused; at most `limit`
@@ -179,6 +183,11 @@ class Launcher:
         self.handlers = threading.BoundedSemaphore(accounts.slots * 2 + 4)
         self.askers: dict[int, int] = {}  # peer pid -> connections being handled
         self.askers_guard = threading.Lock()
+        # Sources held in memory at once (received, waiting for a slot, being built): a slot's
+        # worth and one more at their cap. A request that would pass it is answered "try again"
+        # before its source is read, so connections at the cap cannot fill the machine's memory.
+        self.payload_budget = (accounts.slots + 1) * caps.source_bytes
+        self.payload_held = 0
 
     def status(self) -> dict:
         problem = sandbox_problem() or confinement_problem()
@@ -222,11 +231,21 @@ class Launcher:
                  "toolchain": result.toolchain},
                 log + (result.module or b""))
 
+    def _hold_payload(self, size: int, held: list[int]) -> None:
+        """Count `size` bytes against the payload budget (into `held`), or raise Busy."""
+        with self.askers_guard:
+            if self.payload_held + size > self.payload_budget:
+                raise Busy(f"it holds as many sources as it may ({self.payload_held:,} bytes); try again")
+            self.payload_held += size
+            held.append(size)
+
     def handle(self, connection: socket.socket) -> None:
+        held: list[int] = []
         with connection:
             try:
                 header, source = protocol.receive(connection, payload_limit=self.caps.source_bytes,
-                                                  seconds=REQUEST_SECONDS, header_seconds=HEADER_SECONDS)
+                                                  seconds=REQUEST_SECONDS, header_seconds=HEADER_SECONDS,
+                                                  admit=lambda size: self._hold_payload(size, held))
                 if header.get("op") == "status":
                     answer, module = self.status(), b""
                 elif header.get("op") == "build":
@@ -235,9 +254,15 @@ class Launcher:
                     raise protocol.ProtocolError("op must be status or build")
             except protocol.ProtocolError as refused:
                 answer, module = {"refused": str(refused)}, b""
+            except Busy as busy:
+                answer, module = {"unavailable": str(busy)}, b""
             except Exception:  # one request's failure must not take the launcher down
                 logger.exception("a build request failed")
                 answer, module = {"unavailable": "the build launcher failed on this request (see its log)"}, b""
+            finally:
+                source = None  # noqa: F841  (its memory is given back before the budget is)
+                with self.askers_guard:
+                    self.payload_held -= sum(held)
             try:
                 connection.settimeout(ANSWER_SECONDS)
                 protocol.send(connection, answer, module)

@@ -21,6 +21,7 @@ import math
 import socket
 import struct
 import time
+from typing import Callable
 
 MAGIC = b"FBL1"
 HEAD = struct.Struct(">4sII")
@@ -74,9 +75,11 @@ def _one_each(pairs: list[tuple[str, object]]) -> dict:
 
 
 def receive(connection: socket.socket, *, payload_limit: int, seconds: float,
-            header_limit: int = HEADER_LIMIT, header_seconds: float | None = None) -> tuple[dict, bytes]:
+            header_limit: int = HEADER_LIMIT, header_seconds: float | None = None,
+            admit: Callable[[int], None] | None = None) -> tuple[dict, bytes]:
     """One message: (header, payload), within the limits and `seconds` (the head and the header
-    within `header_seconds`, when given). Raises ProtocolError."""
+    within `header_seconds`, when given). `admit(payload_size)`, if given, runs before the payload
+    is read, and may raise to leave it unread. Raises ProtocolError."""
     started = time.monotonic()
     deadline = started + seconds
     header_deadline = min(deadline, started + header_seconds) if header_seconds is not None else deadline
@@ -94,6 +97,8 @@ def receive(connection: socket.socket, *, payload_limit: int, seconds: float,
         raise ProtocolError(f"the header is not JSON: {error}") from None
     if not isinstance(header, dict):
         raise ProtocolError("the header is not a JSON object")
+    if admit is not None:
+        admit(payload_size)
     return header, _exactly(connection, payload_size, deadline)
 
 

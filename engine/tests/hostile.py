@@ -126,6 +126,7 @@ LAUNCHER_ASKERS = [
     "another account, where the socket is open to it", "a refused asker that trickles its bytes",
     "fourteen connections that send a byte each",
     "two silent connections from outside a launcher's PID namespace, then a worker's",
+    "requests that claim the whole source budget and send slowly, then a worker's",
     "a build flooding megabytes of control characters", "an asker that goes away mid-build",
     "a block of build uids some process already runs as", "a request past the launcher's caps, from the site's client",
 ]

@@ -267,6 +267,32 @@ def test_askers_outside_a_launchers_pid_namespace_are_not_one_asker():
         started.stop()
 
 
+def test_sources_held_at_once_are_bounded_before_they_are_read(tmp_path):
+    """Each connection may send a source at its cap: past a slot's worth and one more held at
+    once, a request is answered "try again" before its source is read (a worker then waits and
+    asks again), and the budget comes back when those requests end."""
+    started = Launcher(SCORING_MAX_SOURCE_BYTES=str(1 << 20), SCORING_BUILD_SLOTS="1")
+    holding = []
+    try:
+        for _ in range(2):  # the whole budget, claimed by two requests that send their source slowly
+            connection = socket.socket(socket.AF_UNIX)
+            connection.connect(str(started.socket))
+            body = json.dumps(BUILD).encode()
+            connection.sendall(HEAD.pack(b"FBL1", len(body), 1 << 20) + body + b"x")
+            holding.append(connection)
+        time.sleep(0.5)  # both headers read
+        busy = ask(started, "build", source_file(tmp_path), "printf '\\0asm' > out.wasm")
+        assert "holds as many sources as it may (2,097,152 bytes); try again" in busy["unavailable"]
+        assert ask(started, "status")["ready"]  # no source: answered
+    finally:
+        for connection in holding:
+            connection.close()
+    try:
+        assert ask(started, "build", source_file(tmp_path), "printf '\\0asm' > out.wasm")["ok"]
+    finally:
+        started.stop()
+
+
 def test_a_launcher_passes_over_a_block_of_uids_in_use():
     """Blocks are numbered absolutely: a launcher with another uid base still never shares one, and
     a block where a process already runs is passed over."""
