@@ -195,3 +195,39 @@ def test_only_no_expected_answer_skips_the_comparison_an_empty_one_is_not_a_pass
     assert judge.check(b'{"sum": 6}', None, deadline=deadline).status == CORRECT
     assert judge.check(b'{"sum": 6}', b'{"sum": 7}', deadline=deadline).status == "wrong_answer"
     assert judge.check(b'{"sum": 6}', b"", deadline=deadline).status != CORRECT
+
+
+def test_an_answer_that_cannot_be_written_is_one_line_and_exit_2(folder, tmp_path):
+    (tmp_path / "a-file").write_text("")
+    code, _, err = meter(folder, constant(b'{"sum": 6}'), "input.json", "--answer", str(tmp_path / "a-file" / "x"))
+    assert code == 2 and err.splitlines()[-1].startswith(f"meter: the answer cannot be written to {tmp_path}")
+    assert "Traceback" not in err
+
+
+def test_a_runway_is_bounded_as_the_manifest_bounds_one(folder):
+    code, out, err = meter(folder, constant(b'{"sum": 6}'), "input.json", "--runway", "1e30")
+    assert code == 2 and out == "" and "--runway 1e30: a runway fuel_limit × fuel_runway exceeds" in err
+
+
+def test_without_an_expected_answer_the_cap_is_the_cases_own_not_a_fixed_one(folder):
+    """The contract carries the largest answer the site reads for any of the version's inputs: a
+    correct answer that size passes the schema check, one byte over is invalid_output."""
+    answer = b'{"sum": 6' + b" " * (8000 - 10) + b"}"
+    (folder / "contract.json").write_text(contract(answer_bytes=8000).dumps())
+    code, out, _ = meter(folder, constant(answer, address=20_000), "input.json", "--json")
+    assert code == 0 and json.loads(out)["results"][0]["status"] == "passed"
+    (folder / "contract.json").write_text(contract(answer_bytes=7999).dumps())
+    code, out, _ = meter(folder, constant(answer, address=20_000), "input.json", "--json")
+    assert code == 1 and json.loads(out)["results"][0]["status"] == "invalid_output"
+
+
+def test_inputs_and_their_expected_answers_may_be_interleaved(folder, capsys):
+    from engine.meter.cli import main
+
+    (folder / "module.wasm").write_bytes(constant(b'{"sum": 6}'))
+    code = main([str(folder / "module.wasm"), str(folder / "input.json"), "--expected", str(folder / "right.json"),
+                 "--json", str(folder / "input.json"), "--expected", str(folder / "wrong.json")],
+                contract=folder / "contract.json")
+    assert code == 1
+    assert [result["status"] for result in json.loads(capsys.readouterr().out)["results"]] == ["passed",
+                                                                                                 "wrong_answer"]
