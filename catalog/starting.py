@@ -1,7 +1,8 @@
 """`manage.py startcase`: a new case whose v1 validates and passes `check_case` as it is — the
 manifest with every required key, its description, changelog, prompt, rules, schemas, a seeded
-generator (run once: it writes the inputs and, from its plain reference, their answers), a
-starter workspace with the ABI — and its reference solution, under the solutions folder beside
+generator (run once: it writes the inputs, the workspace's public samples and, from its plain
+reference, their answers), a starter workspace with the ABI, the site's compiler pinned and a
+generator of larger inputs — and its reference solution, under the solutions folder beside
 the catalog. The files are templates in `catalog/startcase/`; a failure leaves nothing behind."""
 
 from __future__ import annotations
@@ -13,6 +14,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from catalog.manifest import DIFFICULTIES, MANIFEST_NAME, SLUG_PATTERN, humanize_slug
+from engine.toolchain import RUST_RELEASE
 from lib.errors import DomainError
 
 TEMPLATES = Path(__file__).resolve().parent / "startcase"
@@ -75,7 +77,8 @@ def start_case(slug: str, difficulty: str, catalog: Path, solutions: Path, name:
     for existing in (case_folder, solutions / slug):
         if existing.exists() or existing.is_symlink():
             raise StartRefused("exists", f"{existing} exists already: nothing was written")
-    values = {"SLUG": slug, "NAME": name or humanize_slug(slug), "DIFFICULTY": difficulty, "FUEL_LIMIT": FUEL_LIMIT}
+    values = {"SLUG": slug, "NAME": name or humanize_slug(slug), "DIFFICULTY": difficulty, "FUEL_LIMIT": FUEL_LIMIT,
+              "RUST_RELEASE": RUST_RELEASE}
     version_folder = case_folder / "v1"
     try:
         _render(TEMPLATES / "case", version_folder, values)

@@ -34,10 +34,10 @@ class Case:
         self.folder = self.catalog / "performance" / "easy" / "demo" / "v1"
 
     def answers(self) -> dict[int, bytes]:
-        """Input length → its expected answer, as the generator wrote them."""
+        """Input length → its expected answer, as the generator wrote them (the public samples too)."""
+        stems = ("smoke/three", "cases/large", "workspaces/base/samples/tiny", "workspaces/base/samples/medium")
         return {len((self.folder / stem).with_suffix(".json").read_bytes()):
-                (self.folder / stem).with_suffix(".out").read_bytes().strip() for stem in ("smoke/three",
-                                                                                           "cases/large")}
+                (self.folder / stem).with_suffix(".out").read_bytes().strip() for stem in stems}
 
     def module(self, verdict: str, name: str, answers: dict[int, bytes], iterations: int = 0) -> None:
         """A module answering by input length; `iterations` of a loop on the stress input only."""
