@@ -40,7 +40,6 @@ import pwd
 import signal
 import socket
 import stat
-import struct
 import sys
 import threading
 import time
@@ -49,6 +48,7 @@ from pathlib import Path
 
 from engine.builds import protocol
 from engine.builds.accounts import BuildAccounts, NoFreeBlock, claim_block
+from engine.builds.admission import Admission, Busy
 from engine.builds.bwrap import sandbox_problem
 from engine.builds.caps import Caps, LauncherError, concurrent_builds
 from engine.builds.cgroups import BuildCgroup, Layout, confine_all_builds, remove_orphans, remove_with_children
@@ -61,7 +61,6 @@ logger = logging.getLogger("engine.builds.launcher")
 ROOT = Path(__file__).resolve().parents[2]
 REQUEST_SECONDS = 60  # to send a whole request (a source of tens of MiB over a local socket)
 HEADER_SECONDS = 5  # to send its head and header (a few hundred bytes): a silent asker goes soon
-PER_ASKER = 2  # connections one process may have handled at once (a worker needs one)
 ANSWER_SECONDS = 60
 ACCEPT_WAKE_SECONDS = 1.0  # how soon a stop asked by a signal is acted on
 COMMAND_LIMIT = 8192
@@ -92,16 +91,6 @@ def code_problem() -> str | None:
         if problem is not None:
             return problem
     return None
-
-
-def _peer(connection: socket.socket) -> tuple[int, int, int]:
-    """(pid, uid, gid) of the process at the other end, as the kernel knows it."""
-    credentials = connection.getsockopt(socket.SOL_SOCKET, socket.SO_PEERCRED, struct.calcsize("3i"))
-    return struct.unpack("3i", credentials)
-
-
-class Busy(Exception):
-    """The launcher cannot take this request's source now (another asker may, later)."""
 
 
 def _drain(connection: socket.socket, limit: int = 1 << 20, seconds: float = 1.0) -> None:
@@ -176,18 +165,7 @@ class Launcher:
         self.caps = caps
         self.accounts = accounts
         self.free = threading.BoundedSemaphore(accounts.slots)
-        # Connections handled at once: a slot's worth of builds, and as many more waiting or asking
-        # for the status; past that a connection is closed at once (no thread, no memory). One
-        # process may hold PER_ASKER of them, and each must send its header within HEADER_SECONDS:
-        # an asker that opens many connections and trickles bytes cannot hold them all.
-        self.handlers = threading.BoundedSemaphore(accounts.slots * 2 + 4)
-        self.askers: dict[int, int] = {}  # peer pid -> connections being handled
-        self.askers_guard = threading.Lock()
-        # Sources held in memory at once (received, waiting for a slot, being built): a slot's
-        # worth and one more at their cap. A request that would pass it is answered "try again"
-        # before its source is read, so connections at the cap cannot fill the machine's memory.
-        self.payload_budget = (accounts.slots + 1) * caps.source_bytes
-        self.payload_held = 0
+        self.admission = Admission(client_uid, accounts.slots, caps.source_bytes)  # admission.py
 
     def status(self) -> dict:
         problem = sandbox_problem() or confinement_problem()
@@ -231,21 +209,13 @@ class Launcher:
                  "toolchain": result.toolchain},
                 log + (result.module or b""))
 
-    def _hold_payload(self, size: int, held: list[int]) -> None:
-        """Count `size` bytes against the payload budget (into `held`), or raise Busy."""
-        with self.askers_guard:
-            if self.payload_held + size > self.payload_budget:
-                raise Busy(f"it holds as many sources as it may ({self.payload_held:,} bytes); try again")
-            self.payload_held += size
-            held.append(size)
-
     def handle(self, connection: socket.socket) -> None:
         held: list[int] = []
         with connection:
             try:
                 header, source = protocol.receive(connection, payload_limit=self.caps.source_bytes,
                                                   seconds=REQUEST_SECONDS, header_seconds=HEADER_SECONDS,
-                                                  admit=lambda size: self._hold_payload(size, held))
+                                                  admit=lambda size: self.admission.hold_payload(size, held))
                 if header.get("op") == "status":
                     answer, module = self.status(), b""
                 elif header.get("op") == "build":
@@ -261,8 +231,7 @@ class Launcher:
                 answer, module = {"unavailable": "the build launcher failed on this request (see its log)"}, b""
             finally:
                 source = None  # noqa: F841  (its memory is given back before the budget is)
-                with self.askers_guard:
-                    self.payload_held -= sum(held)
+                self.admission.release_payload(held)
             try:
                 connection.settimeout(ANSWER_SECONDS)
                 protocol.send(connection, answer, module)
@@ -299,7 +268,7 @@ class Launcher:
                 logger.warning("could not accept a connection: %s", error)
                 time.sleep(0.5)
                 continue
-            pid = self._admitted(connection)
+            pid = self.admission.admitted(connection)
             if pid is None:
                 connection.close()
                 continue
@@ -308,37 +277,13 @@ class Launcher:
             except RuntimeError as error:  # no thread can be had now: this asker tries again later
                 logger.warning("could not start a handler: %s", error)
                 connection.close()
-                self._done(pid)
-
-    def _admitted(self, connection: socket.socket) -> int | None:
-        """The asker's pid, its connection counted, if it may be handled now; else None (closed at once)."""
-        try:
-            pid, uid, _ = _peer(connection)
-        except OSError:
-            return None
-        if uid not in (0, self.client_uid):
-            logger.warning("refused a connection from uid %s", uid)
-            return None
-        with self.askers_guard:
-            # pid 0: a process outside this launcher's PID namespace, which the kernel cannot name
-            # here; such askers are told apart by nothing, so only the cap on all connections holds.
-            if (pid and self.askers.get(pid, 0) >= PER_ASKER) or not self.handlers.acquire(blocking=False):
-                return None
-            self.askers[pid] = self.askers.get(pid, 0) + 1
-        return pid
-
-    def _done(self, pid: int) -> None:
-        with self.askers_guard:
-            self.askers[pid] -= 1
-            if not self.askers[pid]:
-                del self.askers[pid]
-            self.handlers.release()
+                self.admission.done(pid)
 
     def _handled(self, connection: socket.socket, pid: int) -> None:
         try:
             self.handle(connection)
         finally:
-            self._done(pid)
+            self.admission.done(pid)
 
 
 def _account(name: str) -> tuple[int, int]:
