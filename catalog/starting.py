@@ -1,12 +1,14 @@
 """`manage.py startcase`: a new case whose v1 validates and passes `check_case` as it is — the
 manifest with every required key, its description, changelog, prompt, rules, schemas, a seeded
 generator (run once: it writes the inputs, the workspace's public samples and, from its plain
-reference, their answers), a starter workspace with the ABI, the site's compiler pinned and a
-generator of larger inputs — and its reference solution, under the solutions folder beside
+reference, their answers) with the checksum list of what it wrote, an input validator, a starter
+workspace with the ABI, the site's compiler pinned and a generator of larger inputs — and its
+reference solution (`accepted/reference`), under the solutions folder beside
 the catalog. The files are templates in `catalog/startcase/`; a failure leaves nothing behind."""
 
 from __future__ import annotations
 
+import hashlib
 import shutil
 import subprocess
 import sys
@@ -48,6 +50,15 @@ def _render(source: Path, target: Path, values: dict[str, str]) -> None:
         destination.write_text(text, "utf-8")
 
 
+def write_checksums(version_folder: Path, before: set[Path]) -> None:
+    """generator/checksums.sha256: the digest of every file the generator wrote (`sha256sum`'s
+    lines, by path), which check_case holds it to."""
+    written = sorted(path.relative_to(version_folder).as_posix() for path in version_folder.rglob("*")
+                     if path.is_file() and path not in before)
+    lines = [f"{hashlib.sha256((version_folder / rel).read_bytes()).hexdigest()}  {rel}\n" for rel in written]
+    (version_folder / "generator" / "checksums.sha256").write_text("".join(lines))
+
+
 def slug_taken(catalog: Path, slug: str) -> str | None:
     """Where `slug` is used in the catalog already (a case folder, or a manifest's slug), or None."""
     for manifest in catalog.glob(f"*/*/*/*/{MANIFEST_NAME}"):
@@ -82,10 +93,12 @@ def start_case(slug: str, difficulty: str, catalog: Path, solutions: Path, name:
     version_folder = case_folder / "v1"
     try:
         _render(TEMPLATES / "case", version_folder, values)
+        before = {path for path in version_folder.rglob("*") if path.is_file()}
         done = subprocess.run([sys.executable, "generator/generate.py"], cwd=version_folder, capture_output=True,
                               text=True, timeout=300)
         if done.returncode != 0:
             raise StartRefused("generator_failed", f"the generator failed: {done.stderr.strip()[-2000:]}")
+        write_checksums(version_folder, before)
         _render(TEMPLATES / "reference", reference, values)
     except BaseException:
         shutil.rmtree(case_folder, ignore_errors=True)

@@ -103,10 +103,12 @@ class _Keeping:
 def measure_module(wasm: bytes, held_out: list[EvaluationInput], task: Task, limits: SiteLimits, *,
                    cache: ModuleCache, threads: int, judge: Judge | None = None, keep_answers: bool = False,
                    progress: Callable[[int, EvaluationInput, Outcome], None] | None = None,
-                   started: Callable[[int], None] | None = None, digest: str | None = None) -> Reading:
-    """Check `wasm` against the ABI and run it on every input (smoke first). Raises InvalidModule
-    (nothing ran). `judge`: one to reuse (a judge is a process pool's client); `started(count)` is
-    told once the module is accepted, `progress` after each input."""
+                   started: Callable[[int], None] | None = None, digest: str | None = None,
+                   gate: bool = True) -> Reading:
+    """Check `wasm` against the ABI and run it on every input (smoke first; with `gate`, stress
+    inputs are skipped once a smoke input fails). Raises InvalidModule (nothing ran). `judge`: one
+    to reuse (a judge is a process pool's client); `started(count)` is told once the module is
+    accepted, `progress` after each input."""
     digest = digest or module_digest(wasm)
     solution = load_solution(wasm, entry=task.entry, max_memory_bytes=task.max_memory_bytes, cache=cache,
                              max_module_bytes=limits.module_bytes, digest=digest)
@@ -115,5 +117,5 @@ def measure_module(wasm: bytes, held_out: list[EvaluationInput], task: Task, lim
     judge = judge or Judge(task.output_schema, memory_bytes=limits.judge_memory_bytes)
     keeping = _Keeping(judge) if keep_answers else None
     evaluation = evaluate(solution, held_out, fuel_limit=task.fuel_limit, judge=keeping or judge,
-                          wall_seconds=limits.wall_seconds, threads=threads, progress=progress)
+                          wall_seconds=limits.wall_seconds, threads=threads, progress=progress, gate=gate)
     return Reading(digest, len(wasm), evaluation, keeping.answers if keeping else {})

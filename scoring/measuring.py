@@ -101,9 +101,10 @@ def measure(version: CaseVersion, source_kind: str, source: bytes, progress: Sco
 def run_module(version, wasm: bytes, progress: ScoringProgress, *, build_log: str = "", confinement: str = "",
                held_out: list[EvaluationInput] | None = None, output_schema: bytes | None = None,
                fuel_limit: int | None = None, threads: int | None = None, judge: Judge | None = None,
-               samples: list[EvaluationInput] = ()) -> Measurement:
+               samples: list[EvaluationInput] = (), gate: bool = True) -> Measurement:
     """`measure()` of a module already at hand: checked against the ABI, run on every input, then
-    on every public sample (engine.measure: the one recipe the fuel meter and the workbench follow)."""
+    on every public sample (engine.measure: the one recipe the fuel meter and the workbench follow).
+    Not `gate`: stress inputs run even after a smoke input failed (an author's check)."""
     task = Task(version.contract_entry,
                 version.file_bytes(version.contract_output) if output_schema is None else output_schema,
                 version.fuel_limit if fuel_limit is None else fuel_limit, version.max_memory_bytes)
@@ -112,7 +113,7 @@ def run_module(version, wasm: bytes, progress: ScoringProgress, *, build_log: st
     try:
         reading = measure_module(wasm, held_out_inputs(version) if held_out is None else held_out, task, limits,
                                  cache=module_cache(), threads=threads, judge=judge, progress=progress.scored,
-                                 started=progress.running)
+                                 started=progress.running, gate=gate)
     except InvalidModule as invalid:
         return Measurement(Submission.State.INVALID_MODULE, build_log, invalid.message, invalid.detail,
                            module_digest(wasm), len(wasm), confinement=confinement)

@@ -18,7 +18,7 @@ records an error for every unusable value), `sections` (one reader per manifest 
 from catalog.manifest.check import check_version_folder
 from catalog.manifest.context import context_names, manifest_template_context, template_context
 from catalog.manifest.files import content_digests, digest_files, name_problem, read_version_files, shown_path
-from catalog.manifest.scan import scan_catalog
+from catalog.manifest.scan import catalog_root, scan_catalog
 from catalog.manifest.types import (
     ABI_EXPORTS,
     CASE_KINDS,
@@ -65,6 +65,6 @@ __all__ = [
     "WASM32_MAX_MEMORY", "WASM_PAGE", "Build", "CatalogScan", "Contract", "FileLimits", "HeldOutCase", "Kind",
     "Manifest", "ManifestError", "Sandbox", "SpecFile", "Variant", "VersionSource", "check_version_folder",
     "content_digests", "context_names", "default_dest", "digest_files", "fuel_ceiling", "humanize_slug",
-    "manifest_template_context", "name_problem", "read_version_files", "scan_catalog", "shown_path",
+    "catalog_root", "manifest_template_context", "name_problem", "read_version_files", "scan_catalog", "shown_path",
     "template_context", "version_sort_key",
 ]

@@ -146,3 +146,13 @@ def scan_catalog(root: Path, *, is_unchanged: Callable[[str, str], bool] | None 
     return CatalogScan([source for source in versions if source.label not in refused], errors, labels, unchanged,
                        warnings)
 
+
+
+def catalog_root(path: Path) -> Path:
+    """The catalog a path is in: a version folder (<root>/<type>/<difficulty>/<folder>/<version>),
+    a case folder, or the catalog itself."""
+    if (path / MANIFEST_NAME).is_file():
+        return path.parents[3]
+    if path.is_dir() and any(child.is_dir() and (child / MANIFEST_NAME).is_file() for child in path.iterdir()):
+        return path.parents[2]
+    return path

@@ -3,8 +3,11 @@ the errors recorded."""
 
 from __future__ import annotations
 
+import hashlib
+from dataclasses import dataclass
 from decimal import Decimal
 
+from catalog.manifest import remembered
 from catalog.manifest.crosschecks import check_dest_clashes
 from catalog.manifest.fields import Table, normalize, type_name
 from catalog.manifest.types import (
@@ -28,6 +31,7 @@ from catalog.manifest.types import (
     Contract,
     HeldOutCase,
     Kind,
+    ManifestError,
     Sandbox,
     SpecFile,
     Variant,
@@ -139,12 +143,52 @@ def read_contract(root: Table):
     return Contract(entry=entry, input=table.get("input"), output=table.get("output")), *validators
 
 
-def _load_schema(table: Table, key: str, rel: str):
+@dataclass(frozen=True)
+class Schema:
+    """A contract schema, ready to validate documents, and the digest of its bytes."""
+
+    validator: object
+    digest: str
+
+
+# Keywords that bound a value: in the answer schema, a wrong answer outside the bound is
+# `invalid_output` (the schema refused it) rather than `wrong_answer` (the comparison did).
+ANSWER_BOUNDS = ("minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum", "multipleOf", "minItems", "maxItems",
+                 "minLength", "maxLength", "pattern", "minProperties", "maxProperties")
+
+
+def _load_schema(table: Table, key: str, rel: str) -> Schema | None:
     try:
-        return load_validator(table.folder.read(rel))
+        source = table.folder.read(rel)
+        validator = load_validator(source)
     except SchemaError as exc:
         table.error(key, f"`{rel}` {exc}")
         return None
+    if key == "output":
+        bounds = sorted(_bounds(loads_strict(source), ""))
+        if bounds:
+            where = ", ".join(f"`{word}` at {pointer or '/'}" for pointer, word in bounds[:3])
+            more = f" and {len(bounds) - 3} more" if len(bounds) > 3 else ""
+            table.folder.warnings.append(ManifestError(
+                table.file, table.key(key),
+                f"`{rel}` bounds values ({where}{more}): a wrong answer outside a bound is invalid_output, not "
+                "wrong_answer; say what is right in the expected answers, and keep the answer schema to shapes",
+                table.folder.label))
+    return Schema(validator, hashlib.sha256(source).hexdigest())
+
+
+def _bounds(node, pointer: str) -> list[tuple[str, str]]:
+    """(JSON pointer, keyword) of every value bound in a schema document."""
+    found = []
+    if isinstance(node, dict):
+        found.extend((pointer, word) for word in ANSWER_BOUNDS if word in node
+                     and not isinstance(node[word], (dict, list)))
+        for word, child in node.items():
+            found.extend(_bounds(child, f"{pointer}/{word}"))
+    elif isinstance(node, list):
+        for index, child in enumerate(node):
+            found.extend(_bounds(child, f"{pointer}/{index}"))
+    return found
 
 
 def read_sandbox(root: Table) -> Sandbox | None:
@@ -222,14 +266,21 @@ def check_samples(root: Table, workspace: str | None, input_validator, output_va
             root.error("workspace", f"`{rel}` answers no sample: put its input in `{rel[:-len('.out')]}.json`")
 
 
-def _check_document(table: Table, key: str, rel: str, validator, which: str) -> None:
+def _check_document(table: Table, key: str, rel: str, schema: Schema, which: str) -> None:
     """An input or expected answer must be strict JSON valid against its contract schema.
 
     Messages name where the document fails and which schema keyword, never the values:
-    held-out data stays out of every message.
+    held-out data stays out of every message. A document found valid before, byte for byte
+    against the same schema, is not checked again (catalog.manifest.remembered).
     """
+    checked, known = remembered.current(), None
     try:
-        document = loads_strict(table.folder.read(rel))
+        data = table.folder.read(rel)
+        if checked is not None:
+            known = checked.key(schema.digest, data)
+            if known in checked:
+                return
+        document = loads_strict(data)
     except JSONDocumentError as exc:
         table.error(key, f"`{rel}` is {exc}" if str(exc).startswith("not") else f"`{rel}` {exc}")
         return
@@ -239,9 +290,11 @@ def _check_document(table: Table, key: str, rel: str, validator, which: str) -> 
     except MemoryError:  # within the caps, but more than this process may hold
         table.error(key, f"`{rel}` is too large to check within this process's memory")
         return
-    violation = first_schema_violation(validator, document)
+    violation = first_schema_violation(schema.validator, document)
     if violation:
         table.error(key, f"`{rel}` does not validate against the contract's {which} schema: {violation}")
+    elif known is not None:
+        checked.add(known)
 
 
 def read_specs(owner: Table, items: list, *, allow_strings: bool = False) -> list[SpecFile]:

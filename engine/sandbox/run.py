@@ -47,6 +47,9 @@ class Outcome:
     # SHA-256 of the answer the module returned, when it returned one that was read: a
     # re-measurement shows the same answer without the answer being kept.
     answer_digest: str = ""
+    # The module's linear memory when the run ended, in bytes: its peak (a wasm memory never
+    # shrinks). None where no instance was made.
+    memory_bytes: int | None = None
 
     @classmethod
     def skipped(cls, fuel_limit: int, ceiling: int) -> "Outcome":
@@ -92,6 +95,17 @@ class Solution:
         guard_ticks = max(1, round(wall_seconds / EPOCH_TICK_SECONDS))
         store.set_epoch_deadline(guard_ticks)
         started = time.perf_counter()
+        memory_seen: list = []  # [the instance's memory, its size when the store closed]
+
+        def memory_bytes() -> int | None:
+            if not memory_seen:
+                return None
+            if len(memory_seen) == 1:  # the store is open
+                try:
+                    return memory_seen[0].data_len(store)
+                except wasmtime.WasmtimeError:
+                    return None
+            return memory_seen[1]
 
         def finish(status: Status, *, fuel: int | None, message: str = "", output_size: int | None = None,
                    detail: str = "", answer: bytes | None = None) -> Outcome:
@@ -99,7 +113,7 @@ class Solution:
             wall_ms = round((time.perf_counter() - started) * 1000, 3)
             return Outcome(status, fuel, fuel_limit, ceiling, overshoot, message, wall_ms, output_size,
                            detail if detail != message else "",
-                           hashlib.sha256(answer).hexdigest() if answer is not None else "")
+                           hashlib.sha256(answer).hexdigest() if answer is not None else "", memory_bytes())
 
         def used() -> int:
             return ceiling - store.get_fuel()
@@ -137,6 +151,7 @@ class Solution:
             store.set_epoch_deadline(guard_ticks)
             exports = instance.exports(store)
             memory = exports["memory"]
+            memory_seen.append(memory)
 
             address = call(exports["alloc"], len(input_bytes)) & U32
             if address + len(input_bytes) > memory.data_len(store):
@@ -163,6 +178,8 @@ class Solution:
         except _Stop as stop:
             return stop.outcome
         finally:
+            if len(memory_seen) == 1:
+                memory_seen.append(memory_bytes())
             store.close()
 
         verdict = judge(output, deadline)

@@ -105,8 +105,9 @@ def test_each_error_names_the_solution_and_the_input_that_decided_it(case):
     case.module("trapped", "hopeful", right)  # filed as trapped, but it passes
     version, clean = case.check()
     assert not clean
-    assert ("accepted/sloppy is not correct within the pass line on every input: its verdict is wrong_answer "
-            "(decided by smoke/three.json)") in version["errors"]
+    assert any(error.startswith("accepted/sloppy is not correct within the pass line on every input: its verdict is "
+                                "wrong_answer (decided by smoke/three.json: answer differs from the expected answer")
+               for error in version["errors"]), version["errors"]
     assert "trapped/hopeful is not trapped: its verdict is accepted" in version["errors"]
     assert len(version["errors"]) == 2  # the reference (the first accepted by name) agrees with the answers
     (case.folder / "cases" / "large.out").write_text('{"total":12345}\n')  # an answer the reference does not give
@@ -208,3 +209,126 @@ def test_the_manual_s_walk_through_prints_what_check_case_prints(tmp_path, monke
     call_command("check_case", "test-cases/performance/easy/word-count/v1", stdout=out, stderr=io.StringIO())
     printed = out.getvalue().replace(str(tmp_path / "test-cases"), "test-cases")
     assert printed == shown
+
+
+# --- the version's own programs, the reference, and what one run shows ----------------------------
+
+
+def test_an_input_the_validator_refuses_is_an_error_naming_it(case):
+    validator = case.folder / "validator" / "validate.py"
+    validator.write_text(validator.read_text().replace("if len(values) > LIMIT:", "if len(values) == 3:"))
+    version, clean = case.check()
+    assert not clean
+    assert "smoke/three.json: the input validator refuses it: 3 values: at most 100000" in version["errors"]
+    assert [error for error in version["errors"] if "validator" in error] == [
+        "smoke/three.json: the input validator refuses it: 3 values: at most 100000"]
+    out = io.StringIO()
+    with pytest.raises(SystemExit):
+        call_command("validate_catalog", str(case.folder), stdout=out, stderr=io.StringIO())
+    assert "performance/easy/demo/v1: smoke/three.json: the input validator refuses it" in out.getvalue()
+
+
+def test_a_generator_that_no_longer_reproduces_its_checksum_list_is_an_error(case):
+    generator = case.folder / "generator" / "generate.py"
+    generator.write_text(generator.read_text().replace("SEED = 20261205", "SEED = 20261206"))
+    version, clean = case.check()
+    assert not clean
+    assert ("re-running generator/generate.py gives other bytes for cases/large.json than "
+            "generator/checksums.sha256 lists") in version["errors"]
+    (case.folder / "generator" / "checksums.sha256").unlink()
+    version, clean = case.check("--strict")
+    assert not clean and ("re-running generator/generate.py gives other bytes for cases/large.json than the version "
+                          "folder holds") in version["errors"]
+    assert any(warning.startswith("no checksum list") for warning in version["warnings"])
+
+
+def test_the_reference_is_named_never_chosen_by_its_name_s_order(case):
+    right = case.answers()
+    case.module("accepted", "naive", right)  # sorts before reference: never the reference for that
+    (case.folder / "cases" / "large.out").write_text('{"total":12345}\n')
+    version, _ = case.check()
+    assert any("is not what the reference accepted/reference gives" in error for error in version["errors"])
+    reference = case.solutions / "demo" / "accepted" / "reference"
+    reference.rename(case.solutions / "demo" / "accepted" / "plain")
+    version, clean = case.check()
+    assert not clean and any(error.startswith("demo v1: no reference solution to check the expected answers "
+                                              "against: put it in") for error in version["errors"])
+    (case.solutions / "demo" / "solutions.toml").write_text('reference = "accepted/plain"\n')
+    version, _ = case.check()
+    assert any("is not what the reference accepted/plain gives" in error for error in version["errors"])
+
+
+def test_a_smoke_failure_still_shows_what_the_stress_inputs_show(case):
+    """A wrong smoke answer gates the site's stress inputs, not an author's check: one run shows a
+    second defect too (here: a wrong expected answer of a stress input)."""
+    (case.folder / "smoke" / "three.out").write_text('{"total":40}\n')
+    (case.folder / "cases" / "large.out").write_text('{"total":12345}\n')
+    version, clean = case.check()
+    assert not clean
+    wrong = [error for error in version["errors"] if "is not what the reference" in error]
+    assert [error.split(" is not")[0] for error in wrong] == ["the expected answer of smoke/three.json",
+                                                              "the expected answer of cases/large.json"]
+    (run,) = version["solutions"]
+    assert [result["status"] for result in run["results"]] == ["wrong_answer", "wrong_answer"]
+
+
+def test_strict_makes_warnings_fail(case):
+    measured, _ = case.check()
+    case.set_limit(reference_fuel(measured) * 3 // 2)  # no headroom: a warning
+    version, clean = case.check()
+    assert clean and version["warnings"]
+    version, clean = case.check("--strict")
+    assert not clean and version["errors"] == []
+
+
+def test_a_trap_says_why_and_peak_memory_and_a_memory_cap_are_reported(case, tmp_path):
+    (case.solutions / "demo" / "trapped").mkdir()
+    (case.solutions / "demo" / "trapped" / "divides.wat").write_text(
+        '(module (memory (export "memory") 1) (func (export "alloc") (param i32) (result i32) (i32.const 1024))'
+        ' (func (export "solve") (param i32 i32) (result i64) (i64.div_s (i64.const 1) (i64.const 0))))')
+    version, clean = case.check()
+    assert clean, version["errors"]
+    trapped = next(run for run in version["solutions"] if run["name"] == "trapped/divides")
+    assert (trapped["verdict"], trapped["decided_by"]) == ("trapped", "smoke/three.json")
+    assert "divide by zero" in trapped["reason"]
+    reference = next(run for run in version["solutions"] if run["name"] == "accepted/reference")
+    assert all(result["memory"] >= 65536 and result["memory"] % 65536 == 0 for result in reference["results"])
+    assert version["peak_memory"] == max(result["memory"] for result in reference["results"])
+    assert version["suggested_max_memory_bytes"] >= 2 * version["peak_memory"]
+    assert version["suggested_max_memory_bytes"] % (1 << 20) == 0
+    out = io.StringIO()
+    call_command("check_case", str(case.folder), "--solutions", str(case.solutions), stdout=out, stderr=io.StringIO())
+    assert "trapped/divides: trapped on smoke/three.json: " in out.getvalue()
+    assert "peak memory" in out.getvalue() and "memory cap: 67,108,864 bytes" in out.getvalue()
+
+
+def test_with_no_solution_under_the_pass_line_a_limit_is_still_suggested(case):
+    measured, _ = case.check()
+    case.set_limit(reference_fuel(measured) // 10)
+    version, clean = case.check()
+    assert not clean  # the reference is over the line
+    assert version["suggested_from_runway"] == 1000
+    assert version["suggested_fuel_limit"] == measured["suggested_fuel_limit"]
+
+
+def test_unchanged_documents_are_not_checked_against_their_schemas_again(case, monkeypatch, settings, tmp_path):
+    from catalog.manifest import sections
+
+    settings.VAR_DIR = tmp_path / "state"  # nothing remembered from other checks
+    checked = []
+    validating = sections.first_schema_violation
+
+    def counting(validator, document):
+        checked.append(document)
+        return validating(validator, document)
+
+    monkeypatch.setattr(sections, "first_schema_violation", counting)
+    case.check()
+    first = len(checked)
+    assert first >= 8  # two held-out inputs and answers, two samples and answers
+    checked.clear()
+    case.check()
+    assert checked == []
+    (case.folder / "cases" / "large.out").write_text('{"total":12345}\n')
+    case.check()
+    assert checked == [{"total": 12345}]  # only what changed

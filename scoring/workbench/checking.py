@@ -1,16 +1,18 @@
-"""Checking one version folder with its case's solutions: each built once, run twice (in parallel
-and one input at a time) with the version's real limits, its verdict against its folder's; the
-reference's answers against the expected ones; the limits against the measurements."""
+"""Checking one version folder with its case's solutions: its validator and generator
+(reproduce.py); each solution built once, run twice (in parallel and one input at a time) with the
+version's real limits, every input run even after a smoke input failed, its verdict against its
+folder's; the reference's answers against the expected ones; the limits (fuel and memory) against
+the measurements."""
 
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Callable
 
 from django.conf import settings
 
-from catalog.manifest import fuel_ceiling
+from catalog.manifest import INT64_MAX, fuel_ceiling
 from engine.builds import BuildResult
 from engine.progress import ScoringProgress
 from engine.sandbox.run import Status
@@ -18,6 +20,7 @@ from scoring import building
 from scoring.measuring import Measurement, run_module
 from scoring.models import Submission
 from scoring.workbench.folder import FolderVersion
+from scoring.workbench.reproduce import check_folder
 from scoring.workbench.solutions import CaseSolutions, Solution, verdict_of
 
 # A slow solution's verdict is checked again at this many times the fuel limit: one that flips is
@@ -25,6 +28,10 @@ from scoring.workbench.solutions import CaseSolutions, Solution, verdict_of
 SENSITIVITY = 1.5
 HEADROOM = 0.5  # the slowest accepted solution should use at most this share of the pass line
 LOOSE = 10  # …and the pass line should be at most this many times what it uses
+# When no solution filed as accepted answers within the pass line, they are measured again with
+# this runway (a ceiling this many times the pass line) to suggest one.
+WIDE_RUNWAY = 1000
+MEBIBYTE = 1 << 20
 
 
 @dataclass
@@ -35,6 +42,7 @@ class Run:
     measurement: Measurement
     verdict: str
     decided_by: str | None  # the input that decided a verdict other than accepted
+    reason: str = ""  # what happened there (a trap's message, say)
 
     @property
     def results(self) -> list[tuple[str, str, int | None]]:
@@ -44,6 +52,12 @@ class Run:
             return []
         return [(item.input_path, outcome.status.value, outcome.fuel)
                 for item, outcome in zip(evaluation.held_out, evaluation.outcomes)]
+
+    @property
+    def memory(self) -> list[int | None]:
+        """The module's linear memory at its peak on each input, in manifest order."""
+        evaluation = self.measurement.evaluation
+        return [outcome.memory_bytes for outcome in evaluation.outcomes] if evaluation is not None else []
 
     def stress_fuel(self) -> dict[str, int]:
         evaluation = self.measurement.evaluation
@@ -56,10 +70,17 @@ class Run:
 @dataclass
 class VersionCheck:
     version: FolderVersion
+    latest: bool = True  # no later version of the case supersedes it
     runs: list[Run] = field(default_factory=list)
     errors: list[str] = field(default_factory=list)
     warnings: list[str] = field(default_factory=list)
+    # What would be a warning on a version a later one supersedes: published, it cannot change,
+    # and the later version is where it is mended.
+    notes: list[str] = field(default_factory=list)
     suggested_fuel_limit: int | None = None
+    suggested_from_runway: int | None = None  # the suggestion was measured with this runway (none passed)
+    peak_memory: int | None = None  # the most linear memory an accepted solution used on an input
+    suggested_max_memory_bytes: int | None = None
     ceilings: list[dict] = field(default_factory=list)  # per stress input: its runway's ceiling against the slowest
 
 
@@ -97,13 +118,18 @@ def measure_solution(solution: Solution, version: FolderVersion, builds: Builds,
     else:
         wasm = solution.module(settings.SCORING_MAX_MODULE_BYTES)
     options.setdefault("held_out", version.held_out(options.get("fuel_limit")))
+    options.setdefault("gate", False)  # every input, so one run shows every defect
     return run_module(version, wasm, progress, output_schema=version.output_schema, **options)
 
 
 def check_version(version: FolderVersion, solutions: CaseSolutions, builds: Builds,
-                  progress: Callable[[Solution], ScoringProgress]) -> VersionCheck:
-    """Every check of one version (docs/writing-cases.md: "Checking a case")."""
-    found = VersionCheck(version)
+                  progress: Callable[[Solution], ScoringProgress], *, latest: bool = True) -> VersionCheck:
+    """Every check of one version (docs/writing-cases.md: "Checking a case"). Not `latest`: a later
+    version of the case supersedes it, and what would be warnings are notes."""
+    found = VersionCheck(version, latest=latest)
+    folder = check_folder(version, generate=True)
+    found.errors.extend(folder.errors)
+    found.warnings.extend([*(warning.message for warning in version.source.warnings), *folder.warnings])
     applicable = solutions.for_version(version.version)
     if not applicable:
         found.errors.append(f"{version.label}: no solution applies (put them under {solutions.folder}/<verdict>/)")
@@ -111,7 +137,7 @@ def check_version(version: FolderVersion, solutions: CaseSolutions, builds: Buil
     for solution in applicable:
         parallel = measure_solution(solution, version, builds, progress(solution), samples=samples)
         verdict, decided_by = verdict_of(parallel.state, parallel.evaluation)
-        run = Run(solution, parallel, verdict, decided_by)
+        run = Run(solution, parallel, verdict, decided_by, _reason(parallel, decided_by))
         found.runs.append(run)
         if verdict == "accepted":  # a solution the version accepts passes what its kit shows solvers
             found.errors.extend(f"{solution.name} does not pass the public sample {sample['input']}: it is "
@@ -129,9 +155,55 @@ def check_version(version: FolderVersion, solutions: CaseSolutions, builds: Buil
                 found.warnings.append(f"{solution.name}: {verdict} at the fuel limit, {flipped} at {SENSITIVITY}× it "
                                       f"({raised:,}): its verdict turns on where the limit happens to be")
     reference = solutions.reference_for(version.version)
-    _check_reference(found, reference)
+    _check_reference(found, reference, solutions)
     _check_limits(found)
+    if found.suggested_fuel_limit is None:
+        _suggest_from_a_wide_runway(found, builds, progress)
+    _check_memory(found)
+    if not latest:
+        found.notes, found.warnings = found.warnings, []
     return found
+
+
+def _reason(measurement: Measurement, decided_by: str | None) -> str:
+    """What happened on the input that decided a verdict (a trap's message, the wrong answer's place)."""
+    evaluation = measurement.evaluation
+    if evaluation is None or decided_by is None:
+        return measurement.message if evaluation is None else ""
+    return next((outcome.message for item, outcome in zip(evaluation.held_out, evaluation.outcomes)
+                 if item.input_path == decided_by), "")
+
+
+def _suggest_from_a_wide_runway(found: VersionCheck, builds: Builds,
+                                progress: Callable[[Solution], ScoringProgress]) -> None:
+    """No solution filed as accepted answered every stress input within the pass line: measure
+    them again with a ceiling WIDE_RUNWAY times it, and suggest a limit from that."""
+    version = found.version
+    ceiling = min(version.fuel_limit * WIDE_RUNWAY, INT64_MAX)
+    slowest = None
+    for run in found.runs:
+        if run.solution.expected != "accepted" or run.measurement.evaluation is None:
+            continue
+        held_out = [replace(item, ceiling=ceiling) for item in version.held_out()]
+        again = measure_solution(run.solution, version, builds, progress(run.solution), held_out=held_out)
+        if again.evaluation is None:
+            continue
+        fuels = [outcome.fuel for item, outcome in zip(again.evaluation.held_out, again.evaluation.outcomes)
+                 if item.kind == "stress" and outcome.status.answered_correctly and outcome.fuel is not None]
+        if fuels and len(fuels) == len(version.source.manifest.stress_cases):
+            slowest = max(slowest or 0, *fuels)
+    if slowest is not None:
+        found.suggested_fuel_limit = round_up(slowest * 2)
+        found.suggested_from_runway = WIDE_RUNWAY
+
+
+def _check_memory(found: VersionCheck) -> None:
+    """The most memory an accepted solution used on an input, and a cap with room for twice that."""
+    peaks = [memory for run in found.runs if run.verdict == "accepted" for memory in run.memory if memory]
+    if not peaks:
+        return
+    found.peak_memory = max(peaks)
+    found.suggested_max_memory_bytes = -(-2 * found.peak_memory // MEBIBYTE) * MEBIBYTE
 
 
 def _repeats(solution: Solution, first: Measurement, second: Measurement) -> list[str]:
@@ -147,7 +219,8 @@ def _repeats(solution: Solution, first: Measurement, second: Measurement) -> lis
 
 def _judge_verdict(found: VersionCheck, run: Run) -> None:
     name, expected = run.solution.name, run.solution.expected
-    decided = f" (decided by {run.decided_by})" if run.decided_by else ""
+    decided = f" (decided by {run.decided_by}" + (f": {run.reason}" if run.reason else "") + ")" \
+        if run.decided_by else (f" ({run.reason})" if run.reason else "")
     if run.verdict != expected:
         said = "is not correct within the pass line on every input" if expected == "accepted" else f"is not {expected}"
         found.errors.append(f"{name} {said}: its verdict is {run.verdict}{decided}")
@@ -160,11 +233,12 @@ def _is_stress(version: FolderVersion, path: str) -> bool:
     return any(case.input == path and case.kind == "stress" for case in version.source.manifest.cases)
 
 
-def _check_reference(found: VersionCheck, reference: Solution | None) -> None:
+def _check_reference(found: VersionCheck, reference: Solution | None, solutions: CaseSolutions) -> None:
     """The expected answers must be the reference solution's, compared as the judge compares."""
     if reference is None:
-        found.errors.append(f"{found.version.label}: no reference solution (an accepted one, or `reference` in "
-                            "solutions.toml) to check the expected answers against")
+        found.errors.append(f"{found.version.label}: no reference solution to check the expected answers against: "
+                            f"put it in {solutions.folder}/accepted/reference/ (or .wasm, .wat), or name it as "
+                            f"`reference` in {solutions.folder}/solutions.toml")
         return
     run = next(run for run in found.runs if run.solution == reference)
     evaluation = run.measurement.evaluation

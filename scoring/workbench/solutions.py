@@ -6,8 +6,8 @@ versions they apply to, and the verdict a measurement gives.
     <DIR>/<slug>/<verdict>/<name>.wat     a module in the text format
     <DIR>/<slug>/solutions.toml           optional: the reference, and versions a solution is pinned to
 
-    reference = "accepted/fast"           # whose answers the expected ones must be (default: the first
-                                          # accepted solution, by name)
+    reference = "accepted/fast"           # whose answers the expected ones must be (default: the one
+                                          # named accepted/reference; never chosen by sort order)
     [versions]
     "over_limit/naive" = ["v2"]           # only these versions (default: every version of the case)
 
@@ -31,6 +31,7 @@ from lib.files import read_regular
 VERDICTS = ("accepted", "over_limit", "wrong_answer", "fuel_exhausted", "trapped", "invalid_output", "timeout",
             "invalid_module", "build_failed")
 CONFIG = "solutions.toml"
+REFERENCE = "accepted/reference"  # the reference, unless solutions.toml names another
 CONFIG_BYTES = 64 << 10  # a few lines: a larger one is not one
 MODULE_SUFFIXES = (".wasm", ".wat")
 
@@ -77,11 +78,10 @@ class CaseSolutions:
         return [solution for solution in self.solutions if solution.applies_to(version)]
 
     def reference_for(self, version: str) -> Solution | None:
-        """The solution whose answers the expected ones must be: the named one, else the first accepted."""
-        applicable = self.for_version(version)
-        if self.reference is not None:
-            return next((solution for solution in applicable if solution.name == self.reference), None)
-        return next((solution for solution in applicable if solution.expected == "accepted"), None)
+        """The solution whose answers the expected ones must be: the one solutions.toml names, else
+        accepted/reference; None when there is neither (never another accepted one by its name's order)."""
+        name = self.reference or REFERENCE
+        return next((solution for solution in self.for_version(version) if solution.name == name), None)
 
 
 def case_solutions(directory: Path, slug: str) -> CaseSolutions:

@@ -1,5 +1,5 @@
-"""`manage.py check_case [PATH] [--solutions DIR] [--json] [--write-expected]`: prove a case sound
-with its own solutions before it is published (scoring/workbench/)."""
+"""`manage.py check_case [PATH] [--solutions DIR] [--json] [--strict] [--table] [--write-expected]`:
+prove a case sound with its own solutions before it is published (scoring/workbench/)."""
 
 from __future__ import annotations
 
@@ -10,13 +10,14 @@ from django.conf import settings
 from django.core.management.base import BaseCommand, CommandError
 
 from catalog.importer import file_limits
-from catalog.manifest import MANIFEST_NAME, scan_catalog
+from catalog.manifest import catalog_root, scan_catalog, version_sort_key
+from catalog.manifest.remembered import remembering
 from engine.builds import SandboxUnavailable
 from engine.progress import ScoringProgress
 from scoring.workbench.checking import Builds, check_version
 from scoring.workbench.expected import WriteRefused, write_expected
 from scoring.workbench.folder import FolderVersion
-from scoring.workbench.report import as_document, as_text
+from scoring.workbench.report import as_document, as_table, as_text
 from scoring.workbench.solutions import case_solutions
 
 
@@ -33,29 +34,26 @@ class Progress(ScoringProgress):
         self.out.write(f"  {self.label}: running {count} inputs")
 
 
-def catalog_root(path: Path) -> Path:
-    """The catalog a path is in: a version folder (<root>/<type>/<difficulty>/<folder>/<version>),
-    a case folder, or the catalog itself."""
-    if (path / MANIFEST_NAME).is_file():
-        return path.parents[3]
-    if any(child.is_dir() and (child / MANIFEST_NAME).is_file() for child in path.iterdir()):
-        return path.parents[2]
-    return path
-
-
 class Command(BaseCommand):
     help = ("Check a case with its own solutions before it is published: everything validate_catalog checks, "
             "then each solution under <solutions>/<slug>/<verdict>/ built and run on every input of each "
             "version found under PATH (a version folder, a case folder, or a catalog), with the real limits. "
-            "Errors (exit 1): a verdict other than its folder's, an expected answer the reference does not give, "
-            "a run that does not repeat. Warnings: no headroom, a loose limit, a verdict that flips at 1.5× the "
-            "limit, a wrong answer no smoke input catches. Suggests a fuel limit from the measurements.")
+            "Errors (exit 1): an input the version's validator refuses, a generator that does not reproduce its "
+            "checksum list, a verdict other than its folder's, an expected answer the reference does not give, no "
+            "reference, a run that does not repeat. Warnings (exit 1 with --strict): no validator or checksum list, "
+            "no headroom, a loose limit, a verdict that flips at 1.5× the limit, a wrong answer no smoke input "
+            "catches, what validate_catalog warns of; on a version a later one supersedes they are notes. Suggests "
+            "a fuel limit and a memory cap from the measurements.")
 
     def add_arguments(self, parser):
         parser.add_argument("path", nargs="?", help="a version folder, a case folder or a catalog (default: "
                                                     "settings.CATALOG_DIR)")
         parser.add_argument("--solutions", help="where the solutions are (default: solutions/ beside the catalog)")
         parser.add_argument("--json", action="store_true", help="print one JSON document on stdout")
+        parser.add_argument("--strict", action="store_true", help="treat warnings as errors (exit 1)")
+        parser.add_argument("--table", action="store_true",
+                            help="print the Markdown table of the cases' latest versions (fastest accepted, slow "
+                                 "solution, fuel limit) that the manual shows")
         parser.add_argument("--write-expected", action="store_true",
                             help="first write every expected answer from the reference solution (a version not "
                                  "yet imported only)")
@@ -76,6 +74,8 @@ class Command(BaseCommand):
             raise CommandError(f"the solutions cannot be built here: {unavailable}") from None
         if options["json"]:
             self.stdout.write(json.dumps(as_document(checks, problems), indent=2))
+        elif options["table"]:
+            self.stdout.write(as_table([check for check in checks if check.latest], self.version_names))
         else:
             for check in checks:
                 self.stdout.write("\n".join(as_text(check)))
@@ -83,13 +83,26 @@ class Command(BaseCommand):
                 self.stdout.write("\n".join([problem["folder"], *(f"  error: {error}" for error in problem["errors"])]))
         errors = sum(len(check.errors) for check in checks) + sum(len(problem["errors"]) for problem in problems)
         warnings = sum(len(check.warnings) for check in checks)
-        summary = (f"{len(checks) + len(problems)} version(s): {errors} error(s), {warnings} warning(s)")
-        if errors:
-            raise CommandError(summary, returncode=1)
+        notes = sum(len(check.notes) for check in checks)
+        summary = (f"{len(checks) + len(problems)} version(s): {errors} error(s), {warnings} warning(s)"
+                   + (f", {notes} note(s) on superseded versions" if notes else ""))
+        if errors or (options["strict"] and warnings):
+            raise CommandError(summary + (" (--strict: warnings count as errors)" if not errors else ""),
+                               returncode=1)
         log.write(summary)
 
     def _versions(self, path: Path, root: Path) -> tuple[list[FolderVersion], list[dict]]:
-        scan = scan_catalog(root, limits=file_limits())
+        with remembering(Path(settings.VAR_DIR) / "workbench" / "checked-documents"):
+            scan = scan_catalog(root, limits=file_limits())
+        latest: dict[str, str] = {}
+        for source in scan.versions:
+            slug = source.manifest.slug
+            if slug not in latest or version_sort_key(source.version) > version_sort_key(latest[slug]):
+                latest[slug] = source.version
+        self.latest = latest
+        self.version_names: dict[str, list[str]] = {}
+        for source in sorted(scan.versions, key=lambda source: version_sort_key(source.version)):
+            self.version_names.setdefault(source.manifest.slug, []).append(source.version)
         chosen = [FolderVersion(source) for source in scan.versions if source.path.resolve().is_relative_to(path)]
         problems: dict[str, list[str]] = {}
         for error in scan.errors:
@@ -106,7 +119,8 @@ class Command(BaseCommand):
         for version in versions:
             solutions = case_solutions(solutions_dir, version.slug)
             log.write(f"{version.label}: {len(solutions.for_version(version.version))} solution(s)")
-            check = check_version(version, solutions, builds, lambda solution: Progress(log, solution.name))
+            check = check_version(version, solutions, builds, lambda solution: Progress(log, solution.name),
+                                  latest=self.latest[version.slug] == version.version)
             check.errors[:0] = solutions.problems
             checks.append(check)
         return checks, problems
