@@ -152,9 +152,11 @@ class Schema:
 
 
 # Keywords that bound a value: in the answer schema, a wrong answer outside the bound is
-# `invalid_output` (the schema refused it) rather than `wrong_answer` (the comparison did).
-ANSWER_BOUNDS = ("minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum", "multipleOf", "minItems", "maxItems",
-                 "minLength", "maxLength", "pattern", "minProperties", "maxProperties")
+# `invalid_output` (the schema refused it) rather than `wrong_answer` (the comparison did). An
+# array's length bounds are a shape, not a bound, where they fix it (a pair: minItems = maxItems).
+VALUE_BOUNDS = ("minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum", "multipleOf", "minLength", "maxLength",
+                "pattern")
+LENGTH_BOUNDS = ("minItems", "maxItems")
 
 
 def _load_schema(table: Table, key: str, rel: str) -> Schema | None:
@@ -181,8 +183,10 @@ def _bounds(node, pointer: str) -> list[tuple[str, str]]:
     """(JSON pointer, keyword) of every value bound in a schema document."""
     found = []
     if isinstance(node, dict):
-        found.extend((pointer, word) for word in ANSWER_BOUNDS if word in node
-                     and not isinstance(node[word], (dict, list)))
+        found.extend((pointer, word) for word in VALUE_BOUNDS
+                     if word in node and not isinstance(node[word], (dict, list)))
+        if node.get("minItems") != node.get("maxItems"):
+            found.extend((pointer, word) for word in LENGTH_BOUNDS if word in node)
         for word, child in node.items():
             found.extend(_bounds(child, f"{pointer}/{word}"))
     elif isinstance(node, list):
