@@ -11,9 +11,17 @@ from ninja import Field, Schema
 from pydantic import BaseModel
 
 # Figures against the reference entries (the standings and the agents matrix).
-FAST_DESCRIPTION = ("fast_p for p in 1, 1.5, 2, 5, 10 (keyed \"1\", \"1.5\", …): the share of the scope's cases with a "
-                    "reference entry that were solved using at most 1/p of the reference's fuel (fast_1: no more "
-                    "than the reference); null when no case of the scope has a reference")
+FAST_DESCRIPTION = ("fast_p for p in 0.5, 0.8, 1, 1.5, 2, 5, 10 (keyed \"0.5\", \"1\", …): the share of the scope's "
+                    "cases with a reference entry that their best entry solved using at most 1/p of the reference's "
+                    "fuel (speedup ≥ p; fast_1: no more than the reference); null when no case of the scope has a "
+                    "reference")
+AGENT_FAST_DESCRIPTION = ("fast_p over trials for p in 0.5, 0.8, 1, 1.5, 2, 5, 10 (keyed \"0.5\", \"1\", …): for "
+                          "each case of the scope with a reference entry, the share of the agent's trials on it that "
+                          "solved it with a speedup ≥ p (an untried case: 0), averaged over those cases; null when "
+                          "no case of the scope has a reference")
+HARMONIC_DESCRIPTION = ("the harmonic mean, over every case of the scope with a reference entry, of the speedup of "
+                        "the best entry (reference fuel ÷ its fuel), a case not solved or not tried counting as 1; "
+                        "null when no case of the scope has a reference")
 SPEEDUP_DESCRIPTION = ("the geometric mean, over the solved cases that have a reference entry, of the reference's "
                        "fuel ÷ theirs (above 1: less fuel than the references); null when there is no such case")
 
@@ -214,6 +222,15 @@ class StandingsNote(Schema):
     text: str
 
 
+class FastAtK(Schema):
+    k: int = Field(..., description="the trials the estimate is for")
+    shares: dict[str, float | None] = Field(..., description=(
+        "fast_p@k for each p (keyed as fast): for each case of the scope with a reference entry, the chance that at "
+        "least one of k trials solves it with a speedup ≥ p, estimated without bias from the agent's n trials of "
+        "which c did (1 − C(n−c, k) ÷ C(n, k); fewer than k trials: the missing ones count as failed), averaged "
+        "over those cases"))
+
+
 class StandingsLine(Schema):
     rank: int
     name: str
@@ -227,6 +244,7 @@ class StandingsLine(Schema):
     fast: dict[str, float | None] = Field(..., description=FAST_DESCRIPTION)
     speedup: float | None = Field(..., description=SPEEDUP_DESCRIPTION)
     speedup_cases: int = Field(..., description="the cases with a reference entry that they solved")
+    harmonic_speedup: float | None = Field(..., description=HARMONIC_DESCRIPTION)
 
 
 class StandingsDocument(Schema):
@@ -291,9 +309,11 @@ class AgentLine(BaseModel):
                                                  "unsolved case): the share of the whole set")
     solved_share_low: float = Field(..., description="the 95% Wilson interval of solved_share, from")
     solved_share_high: float = Field(..., description="… to")
-    fast: dict[str, float | None] = Field(..., description=FAST_DESCRIPTION)
+    fast: dict[str, float | None] = Field(..., description=AGENT_FAST_DESCRIPTION)
+    fast_at_k: FastAtK
     speedup: float | None = Field(..., description=SPEEDUP_DESCRIPTION)
     speedup_cases: int = Field(..., description="the cases with a reference entry that it solved")
+    harmonic_speedup: float | None = Field(..., description=HARMONIC_DESCRIPTION)
     trials: int
     solved_trials: int
     pass_rate: float = Field(..., description="the trial pass rate: solved_trials ÷ trials (over the trials it made, "

@@ -25,7 +25,7 @@ from scoring.boards import CURRENT_ENGINE, engine_label
 from scoring.boards.reading import Entry, Leaderboard
 from scoring.models import Result, Submission
 from scoring.queue import queue_place
-from scoring.speedups import FAST_KEYS, fast_shares
+from scoring.speedups import FAST_K, FAST_KEYS, fast_shares, harmonic_mean
 
 CSV_CHUNK = 500  # entries read per query while a download streams
 
@@ -238,6 +238,7 @@ def standings_line_document(line, parts: list[tuple[str, dict]], references: int
         "fast": fast_shares(line.fast, references),
         "speedup": significant(line.speedup),
         "speedup_cases": line.reference_solved,
+        "harmonic_speedup": significant(harmonic_mean(line.inverse_speedups, line.reference_solved, references)),
     }
 
 
@@ -246,7 +247,7 @@ def standings_table(standings) -> tuple[str, list[str], Iterator[list]]:
     header = ["rank", "name", "score", "solved", "entered", "cases", "geometric_mean",
               *[f"{difficulty}_{column}" for difficulty in standings.difficulties for column in ("solved", "score")],
               "models", "annotations", "reference_cases", *[f"fast_{key}" for key in FAST_KEYS], "speedup",
-              "speedup_cases"]
+              "speedup_cases", "harmonic_speedup"]
 
     def rows():
         for batch in standings.lines.batches(1000):
@@ -257,7 +258,8 @@ def standings_table(standings) -> tuple[str, list[str], Iterator[list]]:
                        *[value for part in row["difficulties"].values() for value in (part["solved"], part["score"])],
                        "; ".join(row["models"]),
                        " | ".join(f"{note['case']}: {note['text']}" for note in row["annotations"]),
-                       standings.references, *row["fast"].values(), row["speedup"], row["speedup_cases"]]
+                       standings.references, *row["fast"].values(), row["speedup"], row["speedup_cases"],
+                       row["harmonic_speedup"]]
 
     return download_name("standings", standings.difficulty or "", standings.tag or ""), header, rows()
 
@@ -305,8 +307,11 @@ def agent_line_document(line, matrix, cells: list[dict], path: Callable[[str], s
         "rank": getattr(line, f"by_{matrix.sort}"), "model": line.model, "harness": line.harness,
         "score": rounded(line.score), "cases_solved": line.cases_solved, "cases_entered": line.cases_entered,
         "solved_share": rounded(share), "solved_share_low": rounded(low), "solved_share_high": rounded(high),
-        "fast": fast_shares(line.fast, matrix.references), "speedup": significant(line.speedup),
-        "speedup_cases": line.reference_solved,
+        "fast": fast_shares(line.fast, matrix.references),
+        "fast_at_k": {"k": FAST_K, "shares": fast_shares(line.fast_at_k, matrix.references)},
+        "speedup": significant(line.speedup), "speedup_cases": line.reference_solved,
+        "harmonic_speedup": significant(harmonic_mean(line.inverse_speedups, line.reference_solved,
+                                                      matrix.references)),
         "trials": line.trials, "solved_trials": line.solved_trials, "pass_rate": rounded(line.pass_rate),
         "pass_rate_low": rounded(line.pass_low), "pass_rate_high": rounded(line.pass_high),
         "cost_trials": line.cost_trials, "total_cost_usd": rounded(line.total_cost_usd),
@@ -319,7 +324,7 @@ def agent_line_document(line, matrix, cells: list[dict], path: Callable[[str], s
 AGENT_CSV_FIELDS = ("rank", "model", "harness", "score", "cases_solved", "cases_entered", "trials", "solved_trials",
                     "pass_rate", "pass_rate_low", "pass_rate_high", "cost_trials", "total_cost_usd", "mean_cost_usd",
                     "input_tokens_per_trial", "output_tokens_per_trial", "verified_cases", "solved_share",
-                    "solved_share_low", "solved_share_high", "speedup", "speedup_cases")
+                    "solved_share_low", "solved_share_high", "speedup", "speedup_cases", "harmonic_speedup")
 
 
 def agent_lines(matrix, lines, versions: list[CaseVersion]) -> list[dict]:
@@ -343,7 +348,7 @@ def agents_table(matrix) -> tuple[str, list[str], Iterator[list]]:
     its solved trials, trials and best fuel ÷ the case's best (empty: not solved)."""
     versions = list(matrix.columns())
     header = [*AGENT_CSV_FIELDS[:3], "cases", *AGENT_CSV_FIELDS[3:], "reference_cases",
-              *[f"fast_{key}" for key in FAST_KEYS],
+              *[f"fast_{key}" for key in FAST_KEYS], *[f"fast_{key}_at_{FAST_K}" for key in FAST_KEYS],
               *[f"{column}:{version.case.slug}" for version in versions for column in ("solved", "trials", "share")]]
 
     def rows():
@@ -352,7 +357,7 @@ def agents_table(matrix) -> tuple[str, list[str], Iterator[list]]:
                 by_case = {cell["case"]: cell for cell in document["cells"]}
                 yield [*[document[field] for field in AGENT_CSV_FIELDS[:3]], len(versions),
                        *[document[field] for field in AGENT_CSV_FIELDS[3:]], matrix.references,
-                       *document["fast"].values(),
+                       *document["fast"].values(), *document["fast_at_k"]["shares"].values(),
                        *[value for version in versions for value in _cell_columns(by_case.get(version.case.slug))]]
 
     return download_name("agents", matrix.difficulty or "", matrix.tag or "", matrix.harness or ""), header, rows()

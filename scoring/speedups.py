@@ -1,14 +1,23 @@
 """Figures against the reference entries (scoring/references.py), over a set of cases: what the
-standings and the agents matrix show beside their score.
+standings and the agents matrix show beside their score. A case with no reference counts in none.
 
-- **fast_p**: the share of the scope's cases *with a reference* that were solved at least p times
-  as cheaply as the reference (the reference's fuel ÷ the entry's ≥ p), for p in FAST_P; fast_1 is
-  "solved, no costlier than the reference". A case with no reference counts in neither part.
-- **speedup** (geometric mean): of the reference's fuel ÷ the entry's, over the cases solved that
-  have a reference; one case far off cannot dominate it the way it would an arithmetic mean.
+- **fast_p** (agents): KernelBench's figure, over trials. For each case in scope with a reference,
+  the share of the agent's trials on it that solved it at least p times as cheaply as the reference
+  (the reference's fuel ÷ the trial's ≥ p: `≥`, not KernelBench's `>`, since equal fuel is common
+  here), an untried case counting 0; averaged over those cases.
+- **fast_p@k** (agents): the chance that at least one of k trials on a case does so, estimated
+  without bias as pass@k is from n trials of which c did (1 − C(n−c, k) ÷ C(n, k)); a case with
+  fewer than k trials has the missing ones counted as failed; averaged over the cases. k = FAST_K.
+- **fast_p** (standings): the share of the cases with a reference that the submitter's best entry
+  solved at least p times as cheaply as the reference.
+- **speedup** (geometric mean): of the reference's fuel ÷ the best entry's, over the cases solved
+  that have a reference; one case far off cannot dominate it as it would an arithmetic mean.
+- **harmonic speedup**: AlgoTune's whole-set score, the harmonic mean over every case with a
+  reference of the best entry's speedup, a case not solved (or not tried) counting as 1×.
 
-Counts are kept per p (`{"1": cases, "1.5": …}`); a share is that count ÷ the scope's cases with a
-reference. In SQL, "at least p times as cheap" is `fuel × 10p ≤ reference × 10`: whole numbers, exact.
+p runs over FAST_P. Counts are kept per p (`{"1": …, "1.5": …}`, p_key); a share is a count ÷ the
+scope's cases with a reference. In SQL, "at least p times as cheap" is `fuel × 10p ≤ reference ×
+10`: whole numbers, exact.
 """
 
 from __future__ import annotations
@@ -21,8 +30,9 @@ from django.db.models.lookups import LessThanOrEqual
 
 from lib.errors import DomainError
 
-FAST_P = (1.0, 1.5, 2.0, 5.0, 10.0)
+FAST_P = (0.5, 0.8, 1.0, 1.5, 2.0, 5.0, 10.0)
 DEFAULT_P = 2.0
+FAST_K = 3  # the trials fast_p@k is estimated for
 
 
 class BadP(DomainError):
@@ -59,15 +69,32 @@ def geometric_mean(log_sum: float, cases: int) -> float | None:
     return math.exp(log_sum / cases) if cases else None
 
 
+def harmonic_mean(inverse_sum: float, solved: int, cases: int) -> float | None:
+    """Over `cases` with a reference: `solved` of them with speedups whose inverses sum to
+    `inverse_sum` (the best fuel ÷ the reference's), the others at 1× (None: no such case)."""
+    return cases / (inverse_sum + (cases - solved)) if cases else None
+
+
+def at_k(trials: int, successes: int, k: int = FAST_K) -> float:
+    """The chance that at least one of k trials succeeds, from `trials` of which `successes` did:
+    the unbiased estimator 1 − C(n−c, k) ÷ C(n, k); with fewer than k trials, the missing ones
+    count as failed (so: whether any succeeded)."""
+    if trials < k:
+        return 1.0 if successes else 0.0
+    return 1.0 - math.comb(trials - successes, k) / math.comb(trials, k)
+
+
 def aggregates(fuel: str, reference: str, solved: Q) -> dict:
     """The aggregates of a grouped query over entries (or cells): `fuel` and `reference` name their
     fuel and their version's reference fuel, `solved` which of them solved the case. Keys:
-    reference_solved, speedup_logs and fast_<i> (the i-th of FAST_P)."""
+    reference_solved, speedup_logs, inverse_speedups and fast_<i> (the i-th of FAST_P)."""
     compared = solved & Q(**{f"{reference}__isnull": False})
     ratio = Cast(Greatest(F(reference), 1), FloatField()) / Cast(Greatest(F(fuel), 1), FloatField())
+    inverse = Cast(Greatest(F(fuel), 1), FloatField()) / Cast(Greatest(F(reference), 1), FloatField())
     return {
         "reference_solved": Count("pk", filter=compared),
         "speedup_logs": Sum(Ln(ratio), filter=compared),
+        "inverse_speedups": Sum(inverse, filter=compared),
         **{f"fast_{index}": Count("pk", filter=compared & Q(LessThanOrEqual(F(fuel) * round(p * 10),
                                                                            F(reference) * 10)))
            for index, p in enumerate(FAST_P)},

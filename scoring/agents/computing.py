@@ -35,7 +35,7 @@ from scoring import snapshots
 from scoring.boards.places import RANKED
 from scoring.models import Agent, AgentCell, AgentLine, Submission
 from scoring.models.agents import CostPerTrial
-from scoring.speedups import aggregates, counts_of, geometric_mean
+from scoring.speedups import FAST_P, aggregates, at_k, geometric_mean, p_key
 from scoring.standings.computing import case_counts, scope_name, version_scopes
 from sitecache.models import AGENTS_SNAPSHOT
 
@@ -69,7 +69,9 @@ class Line(CostPerTrial):
     verified_cases: int = 0
     reference_solved: int = 0  # the solved cases that have a reference (scoring/speedups.py)
     speedup_logs: float = 0.0
-    fast: dict | None = None
+    inverse_speedups: float = 0.0
+    fast: dict | None = None  # per p: Σ over cases with a reference of the share of trials (÷ those cases)
+    fast_at_k: dict | None = None  # per p: Σ over those cases of the fast_p@k estimate
     by_solved: int = 0
     by_score: int = 0
     by_pass_rate: int = 0
@@ -152,11 +154,12 @@ def front_of(lines: list[Line]) -> list[Line]:
 CELLS_SQL = """
     INSERT INTO {cell} (agent_id, version_id, trials, solved, best_fuel, case_best_fuel, reference_fuel,
                         best_submission_id, verified, cost_trials, total_cost_usd, input_token_trials, input_tokens,
-                        output_token_trials, output_tokens)
+                        output_token_trials, output_tokens, {fast_columns})
     SELECT a.id, t.version_id, t.trials, t.solved, t.best_fuel, t.case_best_fuel, t.reference_fuel,
            CASE WHEN t.board_group = {ranked} THEN t.id END,
            CASE WHEN t.board_group = {ranked} THEN t.verification ELSE '' END,
-           t.cost_trials, t.total_cost_usd, t.input_token_trials, t.input_tokens, t.output_token_trials, t.output_tokens
+           t.cost_trials, t.total_cost_usd, t.input_token_trials, t.input_tokens, t.output_token_trials,
+           t.output_tokens, {fast_values}
     FROM (
         SELECT s.id, s.model, s.harness, s.version_id, s.board_group, s.verification, v.best_fuel AS case_best_fuel,
                v.reference_fuel,
@@ -166,7 +169,8 @@ CELLS_SQL = """
                MIN(CASE WHEN s.board_group = {ranked} THEN s.board_key END) OVER cell AS best_fuel,
                COUNT(s.cost_usd) OVER cell AS cost_trials, SUM(s.cost_usd) OVER cell AS total_cost_usd,
                COUNT(s.input_tokens) OVER cell AS input_token_trials, SUM(s.input_tokens) OVER cell AS input_tokens,
-               COUNT(s.output_tokens) OVER cell AS output_token_trials, SUM(s.output_tokens) OVER cell AS output_tokens
+               COUNT(s.output_tokens) OVER cell AS output_token_trials, SUM(s.output_tokens) OVER cell AS output_tokens,
+               {fast_counts}
         FROM {submission} s JOIN {version} v ON v.id = s.version_id
         WHERE v.latest_public = %s AND s.board_group IS NOT NULL AND s.model <> ''
         WINDOW cell AS (PARTITION BY s.model, s.harness, s.version_id),
@@ -177,11 +181,20 @@ CELLS_SQL = """
 """
 
 
+# A trial at least p times as cheap as the reference: fuel × 10p ≤ reference × 10 (scoring/speedups.py).
+FAST_COUNT = ("COUNT(CASE WHEN s.board_group = {ranked} AND v.reference_fuel IS NOT NULL "
+              "AND s.board_key * {tenths} <= v.reference_fuel * 10 THEN 1 END) OVER cell AS fast_{index}")
+
+
 def _insert_cells() -> None:
-
-
-    sql = CELLS_SQL.format(cell=AgentCell._meta.db_table, submission=Submission._meta.db_table,
-                           version=CaseVersion._meta.db_table, agent=Agent._meta.db_table, ranked=RANKED)
+    indexes = range(len(FAST_P))
+    sql = CELLS_SQL.format(
+        cell=AgentCell._meta.db_table, submission=Submission._meta.db_table, version=CaseVersion._meta.db_table,
+        agent=Agent._meta.db_table, ranked=RANKED,
+        fast_columns=", ".join(f"fast_trials_{index}" for index in indexes),
+        fast_values=", ".join(f"t.fast_{index}" for index in indexes),
+        fast_counts=", ".join(FAST_COUNT.format(ranked=RANKED, tenths=round(p * 10), index=index)
+                              for index, p in enumerate(FAST_P)))
     with connection.cursor() as cursor:
         cursor.execute(sql, [True])
 
@@ -192,8 +205,12 @@ def line_sums(cells, by: str | None = None):
     ratio = (Cast(Greatest(Coalesce("case_best_fuel", 1), 1), FloatField())
              / Cast(Greatest("best_fuel", 1), FloatField()))
     solved = Q(solved__gt=0, best_fuel__isnull=False)
+    referenced = Q(reference_fuel__isnull=False, trials__gt=0)
+    trial_shares = {f"trial_share_{index}": Sum(Cast(f"fast_trials_{index}", FloatField())
+                                                / Cast("trials", FloatField()), filter=referenced)
+                    for index in range(len(FAST_P))}
     return (cells.values("agent_id", *([by] if by else [])).order_by()
-            .annotate(**aggregates("best_fuel", "reference_fuel", solved),
+            .annotate(**aggregates("best_fuel", "reference_fuel", solved), **trial_shares,
                       entered=Count("id"), cases_solved=Count("id", filter=solved), trials_=Sum("trials"),
                       solved_trials=Sum("solved"), score=Sum(ratio, filter=solved),
                       verified=Count("id", filter=Q(verified=IDENTICAL)), cost_trials=Sum("cost_trials"),
@@ -214,7 +231,22 @@ def line_of(row: dict, names: dict[int, tuple[str, str]]) -> Line:
                 input_token_trials=whole(row["input_token_trials"]) or 0, input_tokens=whole(row["input_tokens"]),
                 output_token_trials=whole(row["output_token_trials"]) or 0, output_tokens=whole(row["output_tokens"]),
                 verified_cases=row["verified"], agent_id=row["agent_id"], reference_solved=row["reference_solved"],
-                speedup_logs=row["speedup_logs"] or 0.0, fast=counts_of(row))
+                speedup_logs=row["speedup_logs"] or 0.0, inverse_speedups=row["inverse_speedups"] or 0.0,
+                fast={p_key(p): row[f"trial_share_{index}"] or 0.0 for index, p in enumerate(FAST_P)})
+
+
+def at_k_sums(cells, by: str | None = None) -> dict[tuple, dict[str, float]]:
+    """Per agent (and per `by`, as line_sums), per p: Σ over its cells with a reference of the
+    fast_p@k estimate from the cell's trials (scoring/speedups.py)."""
+    sums: dict[tuple, dict[str, float]] = {}
+    columns = [f"fast_trials_{index}" for index in range(len(FAST_P))]
+    for row in cells.filter(reference_fuel__isnull=False).values_list("agent_id", *([by] if by else []),
+                                                                       "trials", *columns).order_by():
+        key, trials, counts = row[:-len(columns) - 1], row[-len(columns) - 1], row[-len(columns):]
+        found = sums.setdefault(tuple(key), {p_key(p): 0.0 for p in FAST_P})
+        for p, count in zip(FAST_P, counts):
+            found[p_key(p)] += at_k(trials, count)
+    return sums
 
 
 def agent_names() -> dict[int, tuple[str, str]]:
@@ -226,21 +258,35 @@ def scope_lines() -> dict[str, list[Line]]:
     """Every precomputed scope's lines, placed: every case, each difficulty, each tag."""
 
     cells, names = AgentCell.objects.filter(version__latest_public=True), agent_names()
-    scopes: dict[str, list[Line]] = {"": [line_of(row, names) for row in line_sums(cells)]}
+    scopes: dict[str, list[Line]] = {"": with_at_k([line_of(row, names) for row in line_sums(cells)],
+                                                   at_k_sums(cells), lambda line: (line.agent_id,))}
+    by_difficulty = at_k_sums(cells, "version__difficulty")
     for row in line_sums(cells, "version__difficulty"):
-        scopes.setdefault(scope_name(difficulty=row["version__difficulty"]), []).append(line_of(row, names))
-    for row in line_sums(cells.filter(version__tags__isnull=False), "version__tags__name"):
-        scopes.setdefault(scope_name(tag=row["version__tags__name"]), []).append(line_of(row, names))
+        line = line_of(row, names)
+        line.fast_at_k = by_difficulty.get((line.agent_id, row["version__difficulty"]), {})
+        scopes.setdefault(scope_name(difficulty=row["version__difficulty"]), []).append(line)
+    tagged = cells.filter(version__tags__isnull=False)
+    by_tag = at_k_sums(tagged, "version__tags__name")
+    for row in line_sums(tagged, "version__tags__name"):
+        line = line_of(row, names)
+        line.fast_at_k = by_tag.get((line.agent_id, row["version__tags__name"]), {})
+        scopes.setdefault(scope_name(tag=row["version__tags__name"]), []).append(line)
     return {scope: placed(lines) for scope, lines in scopes.items()}
+
+
+def with_at_k(lines: list[Line], sums: dict[tuple, dict[str, float]], key) -> list[Line]:
+    for line in lines:
+        line.fast_at_k = sums.get(key(line), {})
+    return lines
 
 
 def summed_lines(version_ids) -> list[Line]:
     """The lines over just these versions, placed, summed from the stored cells (a filter that is
     not precomputed: a difficulty and a tag together)."""
 
-    names = agent_names()
-    return placed([line_of(row,
-                           names) for row in line_sums(AgentCell.objects.filter(version_id__in=list(version_ids)))])
+    names, cells = agent_names(), AgentCell.objects.filter(version_id__in=list(version_ids))
+    return placed(with_at_k([line_of(row, names) for row in line_sums(cells)], at_k_sums(cells),
+                            lambda line: (line.agent_id,)))
 
 
 def refresh() -> float:
@@ -287,8 +333,9 @@ def _stored_line(scope: str, line: Line):
                      cost_trials=line.cost_trials, total_cost_usd=line.total_cost_usd,
                      input_token_trials=line.input_token_trials, input_tokens=line.input_tokens,
                      output_token_trials=line.output_token_trials, output_tokens=line.output_tokens,
-                     verified_cases=line.verified_cases, fast=line.fast or {}, reference_solved=line.reference_solved,
-                     speedup=line.speedup)
+                     verified_cases=line.verified_cases, fast=line.fast or {}, fast_at_k=line.fast_at_k or {},
+                     reference_solved=line.reference_solved, speedup=line.speedup,
+                     inverse_speedups=line.inverse_speedups)
 
 
 def snapshot():

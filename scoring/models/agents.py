@@ -77,9 +77,16 @@ class AgentLine(CostPerTrial, models.Model):
     verified_cases = models.PositiveIntegerField(default=0)  # cells whose best entry was re-measured identically
     # Against the references (scoring/speedups.py): p → cases solved at least p times as cheaply;
     # the solved cases that have a reference, and the geometric mean of the speedups on them.
+    # Over the scope's cases with a reference, per p (keys as scoring.speedups.p_key): the sum of
+    # each case's share of the agent's trials that solved it at least p times as cheaply as the
+    # reference (÷ those cases: fast_p), and of the fast_p@k estimate (FAST_K trials).
     fast = models.JSONField(default=dict)
+    fast_at_k = models.JSONField(default=dict)
     reference_solved = models.PositiveIntegerField(default=0)
-    speedup = models.FloatField(null=True)
+    speedup = models.FloatField(null=True)  # geometric mean over the solved cases with a reference
+    # Σ over those solved cases of the agent's best fuel ÷ the reference's (the harmonic mean's
+    # denominator, with the unsolved and untried cases counting 1 each).
+    inverse_speedups = models.FloatField(default=0.0)
 
     class Meta:
         constraints = [
@@ -126,6 +133,15 @@ class AgentCell(models.Model):
     input_tokens = models.BigIntegerField(null=True)
     output_token_trials = models.PositiveIntegerField(default=0)
     output_tokens = models.BigIntegerField(null=True)
+    # Its trials that solved the case at least p times as cheaply as the reference, for each p of
+    # scoring.speedups.FAST_P in order (a column each: the refresh's INSERT … SELECT counts them).
+    fast_trials_0 = models.PositiveIntegerField(default=0)  # p = 0.5
+    fast_trials_1 = models.PositiveIntegerField(default=0)  # p = 0.8
+    fast_trials_2 = models.PositiveIntegerField(default=0)  # p = 1
+    fast_trials_3 = models.PositiveIntegerField(default=0)  # p = 1.5
+    fast_trials_4 = models.PositiveIntegerField(default=0)  # p = 2
+    fast_trials_5 = models.PositiveIntegerField(default=0)  # p = 5
+    fast_trials_6 = models.PositiveIntegerField(default=0)  # p = 10
 
     class Meta:
         constraints = [models.UniqueConstraint(fields=["agent", "version"], name="one_agent_cell")]

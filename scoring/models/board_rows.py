@@ -108,6 +108,9 @@ class StandingsRow(models.Model):
     fast = models.JSONField(default=dict)
     reference_solved = models.PositiveIntegerField(default=0)
     speedup = models.FloatField(null=True)
+    # Σ over those solved cases of their fuel ÷ the reference's: the harmonic mean's denominator,
+    # each case with a reference not solved counting 1 (scoring/speedups.py).
+    inverse_speedups = models.FloatField(default=0.0)
 
     class Meta:
         constraints = [models.UniqueConstraint(fields=["scope", "position"], name="one_standings_position")]

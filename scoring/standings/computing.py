@@ -60,6 +60,7 @@ class Line:
     # ln(reference ÷ theirs) over them, and how many were solved at least p times as cheaply.
     reference_solved: int = 0
     speedup_logs: float = 0.0
+    inverse_speedups: float = 0.0
     fast: dict = field(default_factory=dict)
 
     def note(self, case: str, submission: int, model: str, annotation: str) -> None:
@@ -82,6 +83,7 @@ class Line:
         if against:
             self.reference_solved += against["reference_solved"] or 0
             self.speedup_logs += against["speedup_logs"] or 0.0
+            self.inverse_speedups += against["inverse_speedups"] or 0.0
             for key, count in counts_of(against).items():
                 self.fast[key] = self.fast.get(key, 0) + count
         self.entered += entered
@@ -222,7 +224,8 @@ def refresh() -> float:
             (StandingsRow(scope=scope, position=line.position, name=line.name, entered=line.entered,
                           solved=line.solved, score=line.score, geometric_mean=line.geometric_mean,
                           breakdown=line.breakdown, provenance=line.provenance, fast=line.fast,
-                          reference_solved=line.reference_solved, speedup=line.speedup)
+                          reference_solved=line.reference_solved, speedup=line.speedup,
+                          inverse_speedups=line.inverse_speedups)
              for scope, (lines, _) in scopes.items() for line in lines),
             batch_size=2000,
         )

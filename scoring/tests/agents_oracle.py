@@ -45,7 +45,19 @@ def wilson(successes: int, trials: int) -> tuple[float, float]:
     return max(0.0, (-b - root) / (2 * a)), min(1.0, (-b + root) / (2 * a))
 
 
-FAST_P = (1.0, 1.5, 2.0, 5.0, 10.0)
+FAST_P = (0.5, 0.8, 1.0, 1.5, 2.0, 5.0, 10.0)
+K = 3
+
+
+def at_least_one_of_k(n: int, c: int, k: int = K) -> float:
+    """The chance that k trials drawn without replacement from n, c of them good, hold a good one
+    (missing trials, below k, count as bad): counted draw by draw, not by the closed form."""
+    if n < k:
+        return 1.0 if c else 0.0
+    none_good = 1.0
+    for draw in range(k):
+        none_good *= (n - c - draw) / (n - draw)
+    return 1.0 - max(none_good, 0.0)
 
 
 def matrix(trials: list[Trial], cases: set[int], references: dict[int, int] | None = None) -> dict:
@@ -61,11 +73,12 @@ def matrix(trials: list[Trial], cases: set[int], references: dict[int, int] | No
         if not trial.model or not trial.on_board or trial.case not in cases:
             continue
         cell = cells.setdefault((trial.model, trial.harness, trial.case), {
-            "trials": 0, "solved": 0, "best": None, "costs": [], "inputs": [], "outputs": []})
+            "trials": 0, "solved": 0, "best": None, "costs": [], "inputs": [], "outputs": [], "fuels": []})
         cell["trials"] += 1
         if trial.ranked:
             cell["solved"] += 1
             cell["best"] = trial.fuel if cell["best"] is None else min(cell["best"], trial.fuel)
+            cell["fuels"].append(trial.fuel)
         for name, value in (("costs", trial.cost), ("inputs", trial.input_tokens), ("outputs", trial.output_tokens)):
             if value is not None:
                 cell[name].append(value)
@@ -82,10 +95,23 @@ def matrix(trials: list[Trial], cases: set[int], references: dict[int, int] | No
         for name in ("costs", "inputs", "outputs"):
             line[name] += cell[name]
     for (model, harness), line in lines.items():
-        speedups = [references[case] / cell["best"] for (who, under, case), cell in cells.items()
-                    if (who, under) == (model, harness) and case in references and cell["best"] is not None]
-        line["fast"] = {f"{p:g}": (sum(1 for speedup in speedups if speedup >= p) / len(references)
-                                   if references else None) for p in FAST_P}
+        own = {case: cell for (who, under, case), cell in cells.items() if (who, under) == (model, harness)}
+        speedups = [references[case] / cell["best"] for case, cell in own.items()
+                    if case in references and cell["best"] is not None]
+
+        def good(case: int, p: float) -> int:  # its trials at least p times as cheap as the reference
+            return sum(1 for fuel in own[case]["fuels"] if fuel * round(p * 10) <= references[case] * 10)
+
+        # An untried case with a reference counts 0 in both; a case is an average over its trials.
+        line["fast"] = {f"{p:g}": (sum(good(case, p) / own[case]["trials"] for case in references if case in own)
+                                   / len(references) if references else None) for p in FAST_P}
+        line["fast_at_k"] = {f"{p:g}": (sum(at_least_one_of_k(own[case]["trials"], good(case, p))
+                                            for case in references if case in own) / len(references)
+                                        if references else None) for p in FAST_P}
+        # The harmonic mean over every case with a reference, one not solved (or not tried) at 1×.
+        line["harmonic"] = (len(references) / sum(1 / (references[case] / own[case]["best"])
+                                                  if case in own and own[case]["best"] is not None else 1.0
+                                                  for case in references) if references else None)
         line["speedup_cases"] = len(speedups)
         line["speedup"] = math.exp(sum(map(math.log, speedups)) / len(speedups)) if speedups else None
         line["solved_share"] = line["solved"] / len(cases) if cases else 0.0

@@ -27,7 +27,7 @@ from scoring.boards.places import RANKED
 from scoring.boards.rebuilding import rebuild
 from scoring.models import AgentCell, AgentLine, Submission
 from scoring.references import set_reference
-from scoring.speedups import fast_shares
+from scoring.speedups import fast_shares, harmonic_mean
 from scoring.tests import agents_oracle
 from scoring.tests.agents_oracle import Trial
 from tests.factories import make_cases, make_trials
@@ -95,8 +95,12 @@ def check_scope(stored_lines, expected: dict, cases: int, references: int) -> No
         agents_oracle.by_score(expected))
     for line in stored_lines:
         want = expected[(line.model, line.harness)]
-        assert fast_shares(line.fast, references) == {key: pytest.approx(value) if value is not None else None
-                                                      for key, value in want["fast"].items()}
+        for figure in ("fast", "fast_at_k"):  # a document's shares are rounded to six places
+            assert fast_shares(getattr(line, figure), references) == {
+                key: pytest.approx(value, abs=1e-6) if value is not None else None
+                for key, value in want[figure].items()}
+        harmonic = harmonic_mean(line.inverse_speedups, line.reference_solved, references)
+        assert harmonic == (pytest.approx(want["harmonic"], rel=1e-9) if want["harmonic"] is not None else None)
         assert line.reference_solved == want["speedup_cases"]
         assert line.speedup == (pytest.approx(want["speedup"], rel=1e-6) if want["speedup"] is not None else None)
         assert (line.cases_solved / cases, *wilson_interval(line.cases_solved, cases)) == pytest.approx(
@@ -349,3 +353,49 @@ def test_a_reference_adds_fast_p_and_the_speedup_and_cells_say_what_they_show(cl
     html = client.get("/agents/", {"p": "5"}).content.decode()
     assert "Against the references" in html and "fast<sub>5</sub>" in html
     assert client.get("/agents/", {"p": "3"}).status_code == 400
+
+
+def test_fast_p_over_trials_at_k_and_the_harmonic_score_on_a_matrix_worked_by_hand(db):
+    """Four cases, three with a reference of 1,000 fuel (A, B, C), one without (D); three agents
+    with uneven trials and untried cases. Every figure below is worked out by hand."""
+    a, b, c, d = make_cases(4, prefix="hand")
+    x, y, z = ("x-model", "h"), ("y-model", "h"), ("z-model", "h")
+
+    def tried(agent, case, *fuels):  # None: a trial that failed
+        return [Trial(agent[0], agent[1], case.pk, fuel is not None, fuel) for fuel in fuels]
+
+    store([*tried(x, a, 500, 2000, None), *tried(x, b, 1000),
+           *tried(y, a, 250), *tried(y, b, None, None), *tried(y, c, 100, 100, 400, None),
+           *tried(z, d, 10),
+           *(Trial("", "", case.pk, True, 1000) for case in (a, b, c))])  # the references: no agent's
+    for case in (a, b, c):
+        set_reference(Submission.objects.get(version=case, model="", total_fuel=1000))
+    refresh()
+    lines = {line.agent.model: line for line in AgentLine.objects.filter(scope="").select_related("agent")}
+
+    def fast(model, p, at_k=False):  # (a document's shares are rounded to six places)
+        return pytest.approx(fast_shares(getattr(lines[model], "fast_at_k" if at_k else "fast"), 3)[f"{p:g}"],
+                             abs=1e-6)
+
+    # fast_2 over trials: x solved A at ≤ 500 fuel in 1 of 3 trials, B in none, C untried.
+    assert fast("x-model", 2) == (1 / 3 + 0 + 0) / 3
+    assert fast("y-model", 2) == (1 + 0 + 3 / 4) / 3
+    assert fast("x-model", 1) == (1 / 3 + 1 + 0) / 3
+    assert fast("x-model", 0.5) == (2 / 3 + 1 + 0) / 3  # 2,000 fuel is a speedup of 0.5
+    assert fast("z-model", 2) == 0.0  # it tried only the case without a reference
+    # fast_2@3: x on A: 3 trials, 1 good: 1 − C(2,3)/C(3,3) = 1; on B, 1 trial: none good → 0.
+    assert fast("x-model", 2, at_k=True) == (1 + 0 + 0) / 3
+    # y: A, 1 trial, good → 1; B, 2 trials, none → 0; C, 4 trials, 3 good: 1 − C(1,3)/C(4,3) = 1.
+    assert fast("y-model", 2, at_k=True) == (1 + 0 + 1) / 3
+    # y on C at p = 5 (≤ 200 fuel): 2 of 4 good: 1 − C(2,3)/C(4,3) = 1; at p = 10 (≤ 100): the same.
+    assert fast("y-model", 10, at_k=True) == (0 + 0 + 1) / 3
+    assert fast("y-model", 10) == (0 + 0 + 2 / 4) / 3
+
+    def harmonic(model):
+        line = lines[model]
+        return harmonic_mean(line.inverse_speedups, line.reference_solved, 3)
+
+    assert harmonic("x-model") == pytest.approx(3 / (1 / 2 + 1 + 1))  # A at 2×, B at 1×, C untried: 1×
+    assert harmonic("y-model") == pytest.approx(3 / (1 / 4 + 1 + 1 / 10))  # B unsolved: 1×
+    assert harmonic("z-model") == pytest.approx(1.0)
+    assert lines["x-model"].speedup == pytest.approx(2 ** 0.5)  # the geometric mean over the solved: A, B
