@@ -90,43 +90,47 @@ def as_text(check: VersionCheck) -> list[str]:
 SLOW_VERDICTS = ("over_limit", "fuel_exhausted", "timeout")
 
 
-def stress_total(run) -> int | None:
-    """A run's total fuel over the stress inputs, when it answered every one correctly."""
-    evaluation = run.measurement.evaluation
-    if evaluation is None:
+def stress_total(solution: dict) -> int | None:
+    """A solution's total fuel over the stress inputs (from the JSON document), when it answered
+    every one correctly."""
+    stress = [result for result in solution["results"] if result["input"] in solution["stress_inputs"]]
+    if not stress or not all(result["status"] in ("passed", "over_limit") and result["fuel"] is not None
+                             for result in stress):
         return None
-    stress = [outcome for item, outcome in zip(evaluation.held_out, evaluation.outcomes) if item.kind == "stress"]
-    if not all(outcome.status.answered_correctly and outcome.fuel is not None for outcome in stress):
-        return None
-    return sum(outcome.fuel for outcome in stress)
+    return sum(result["fuel"] for result in stress)
 
 
-def as_table(checks: list[VersionCheck], versions: dict[str, list[str]]) -> str:
-    """The manual's table of the bundled cases, one row per case's latest version: its fastest
-    accepted solution's total stress fuel, its slow solution's (the one filed under a slow
-    verdict, else the slowest other accepted one), and its pass line."""
+def as_table(document: dict, manifests: dict, versions: dict[str, list[str]]) -> str:
+    """The manual's table of the bundled cases from check_case's document: one row per case's
+    latest version (`manifests`: (slug, version) → its manifest; `versions`: slug → its versions,
+    in order), with its fastest accepted solution's total stress fuel, its slow solution's (the
+    one filed under a slow verdict, else the slowest other accepted one) and its pass line."""
     rows = ["| case | difficulty | tags | versions | fastest accepted | slow solution | fuel limit per input |",
             "|---|---|---|---|---:|---:|---:|"]
     order = {"easy": 0, "medium": 1, "hard": 2}
-    for check in sorted(checks, key=lambda check: (order.get(check.version.source.manifest.difficulty, 3),
-                                                   check.version.slug)):
-        manifest = check.version.source.manifest
-        accepted = [run for run in check.runs if run.verdict == "accepted" and stress_total(run) is not None]
+    latest = [checked for checked in document["versions"] if "case" in checked
+              and versions[checked["case"]][-1] == checked["version"]]
+    for checked in sorted(latest, key=lambda checked: (order.get(manifests[checked["case"], checked["version"]]
+                                                                 .difficulty, 3), checked["case"])):
+        manifest = manifests[checked["case"], checked["version"]]
+        stress = {case.input for case in manifest.stress_cases}
+        solutions = [{**solution, "stress_inputs": stress} for solution in checked["solutions"]]
+        accepted = [solution for solution in solutions
+                    if solution["verdict"] == "accepted" and stress_total(solution) is not None]
         fastest = min(accepted, key=stress_total, default=None)
-        slow = next((run for run in check.runs if run.solution.expected in SLOW_VERDICTS), None) or max(
-            (run for run in accepted if run is not fastest), key=stress_total, default=None)
+        slow = next((solution for solution in solutions if solution["expected"] in SLOW_VERDICTS), None) or max(
+            (solution for solution in accepted if solution is not fastest), key=stress_total, default=None)
         if slow is None:
             slow_cell = "—"
         elif stress_total(slow) is not None:
             slow_cell = f"{stress_total(slow):,}"
         else:
-            slow_cell = f"— ({slow.verdict} on `{slow.decided_by}`)"
+            slow_cell = f"— ({slow['verdict']} on `{slow['decided_by']}`)"
         tags = ", ".join(manifest.tags)
         if len(manifest.variants) > 1:
             tags += " (variants " + ", ".join(f"`{variant.slug}`" for variant in manifest.variants) + ")"
         difficulty = manifest.difficulty + (", experimental" if manifest.experimental else "")
-        rows.append(f"| `{check.version.slug}` | {difficulty} | {tags} | {', '.join(versions[check.version.slug])} | "
-                    f"{stress_total(fastest):,} | {slow_cell} | {check.version.fuel_limit:,} |" if fastest else
-                    f"| `{check.version.slug}` | {difficulty} | {tags} | {', '.join(versions[check.version.slug])} | "
-                    f"— | {slow_cell} | {check.version.fuel_limit:,} |")
+        fastest_cell = f"{stress_total(fastest):,}" if fastest else "—"
+        rows.append(f"| `{checked['case']}` | {difficulty} | {tags} | {', '.join(versions[checked['case']])} | "
+                    f"{fastest_cell} | {slow_cell} | {checked['fuel_limit']:,} |")
     return "\n".join(rows)

@@ -64,7 +64,7 @@ class Command(BaseCommand):
             raise CommandError(f"{path} is not a folder: name a version folder, a case folder or a catalog")
         root = catalog_root(path)
         solutions_dir = Path(options["solutions"]).resolve() if options["solutions"] else root.parent / "solutions"
-        log = self.stderr if options["json"] else self.stdout
+        log = self.stderr if options["json"] or options["table"] else self.stdout
         builds = Builds()
         try:
             if options["write_expected"]:
@@ -75,7 +75,7 @@ class Command(BaseCommand):
         if options["json"]:
             self.stdout.write(json.dumps(as_document(checks, problems), indent=2))
         elif options["table"]:
-            self.stdout.write(as_table([check for check in checks if check.latest], self.version_names))
+            self.stdout.write(as_table(as_document(checks, problems), self.manifests, self.version_names))
         else:
             for check in checks:
                 self.stdout.write("\n".join(as_text(check)))
@@ -100,6 +100,7 @@ class Command(BaseCommand):
             if slug not in latest or version_sort_key(source.version) > version_sort_key(latest[slug]):
                 latest[slug] = source.version
         self.latest = latest
+        self.manifests = {(source.manifest.slug, source.version): source.manifest for source in scan.versions}
         self.version_names: dict[str, list[str]] = {}
         for source in sorted(scan.versions, key=lambda source: version_sort_key(source.version)):
             self.version_names.setdefault(source.manifest.slug, []).append(source.version)
