@@ -3,6 +3,7 @@ it as CSV."""
 
 from __future__ import annotations
 
+from datetime import date
 from typing import Literal
 
 from django.http import HttpRequest
@@ -34,6 +35,7 @@ def agents(request: HttpRequest,
            difficulty: Difficulty | None = None,
            tag: str | None = Query(None, max_length=100, pattern=ONE_LINE),
            harness: str | None = Query(None, max_length=100, pattern=ONE_LINE, description="one harness's agents"),
+           since: date | None = Query(None, description="only the cases first published on or after this date"),
            sort: Sort = Query("solved", description="solved (most cases solved first, then score), score (highest "
                                                     "first), pass_rate (highest first) or cost (mean cost per trial, "
                                                     "cheapest first; none recorded last)"),
@@ -48,7 +50,8 @@ def agents(request: HttpRequest,
     if moved:
         return moved
     request_refresh()
-    query = {"difficulty": difficulty, "tag": tag or None, "harness": harness or None, "sort": sort}
+    query = {"difficulty": difficulty, "tag": tag or None, "harness": harness or None,
+             "since": since.isoformat() if since else None, "sort": sort}
     lines_query = {**query, "cases_page": cases_page if cases_page != 1 else None,
                    "cases_page_size": cases_page_size if cases_page_size != CASES_PAGE_SIZE else None}
     columns_query = {**query, "page": page if page != 1 else None,
@@ -62,6 +65,7 @@ def agents(request: HttpRequest,
         lines, links = page_links(request, matrix.lines, page=page, page_size=page_size, query=lines_query)
         return document(AgentsDocument, {
             "difficulty": matrix.difficulty, "tag": matrix.tag, "harness": matrix.harness, "sort": matrix.sort,
+            "since": matrix.since,
             "cases": column_links["count"], "reference_cases": matrix.references, "columns_next": column_links["next"],
             "columns_previous": column_links["previous"],
             "columns": [{"case": version.case.slug, "version": version.version, "name": version.name,
@@ -80,9 +84,11 @@ def agents_csv(request: HttpRequest,
                difficulty: Difficulty | None = None,
                tag: str | None = Query(None, max_length=100, pattern=ONE_LINE),
                harness: str | None = Query(None, max_length=100, pattern=ONE_LINE),
+               since: date | None = Query(None, description="only the cases first published on or after it"),
                sort: Sort = Query("solved")):
     """The agents matrix as CSV, every line."""
     request_refresh()
-    query = {"difficulty": difficulty, "tag": tag or None, "harness": harness or None, "sort": sort}
+    query = {"difficulty": difficulty, "tag": tag or None, "harness": harness or None,
+             "since": since.isoformat() if since else None, "sort": sort}
     return cached_document(request, query, [CATALOG, AGENTS_SNAPSHOT],
                            lambda: csv_response(*agents_table(_matrix(query))))

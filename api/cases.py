@@ -17,7 +17,8 @@ from catalog.reading import counted_cases, shown_version, varied_at_will
 from catalog.runrecords import RUN_RECORD_SCHEMA
 from lib.api import ONE_LINE, PAGE_MAX, PAGE_SIZE, PAGE_SIZE_MAX, Problem, bad_parameters, document, page_links
 from lib.siteurl import site_url
-from sitecache.models import BEST_FUEL, CATALOG
+from scoring.agents import observed
+from sitecache.models import AGENTS_SNAPSHOT, BEST_FUEL, CATALOG
 from sitecache.pages import not_kept
 
 router = Router(tags=["catalog"])
@@ -36,6 +37,8 @@ class CaseSummary(Schema):
     best_fuel: int | None = Field(..., description="the lowest total fuel of a ranked entry on the latest version")
     entries: int = Field(..., description="ranked and unranked entries on the latest version")
     changed_at: datetime = Field(..., description="when the latest version was published")
+    first_published_at: datetime = Field(..., description="when the case was first published (its first version's "
+                                                          "import): what ?since= on the standings and agents reads")
     url: str = Field(..., description="the case page")
     api_url: str
 
@@ -71,12 +74,34 @@ class Inputs(Schema):
     stress: int
 
 
+class Spread(Schema):
+    low: float
+    median: float
+    high: float
+    agents: int = Field(..., description="the agents whose best entry solved it")
+
+
+class Observed(Schema):
+    agents: int = Field(..., description="agents with a trial on this version (the agents matrix, as of its last "
+                                         "refresh)")
+    trials: int
+    solved_trials: int
+    solved_share: float | None = Field(..., description="solved_trials ÷ trials; null without a trial")
+    speedups: Spread | None = Field(..., description="the spread of the agents' best speedups against the reference "
+                                                     "(reference fuel ÷ their best); null without a reference or a "
+                                                     "solving agent")
+
+
 class CaseDetail(Schema):
     slug: str
     name: str
     version: str
     versions: list[str] = Field(..., description="every published version, newest first")
     published_at: datetime
+    first_published_at: datetime = Field(..., description="when the case was first published (its first version's "
+                                                          "import)")
+    observed: Observed = Field(..., description="how hard the version proved to the agents that tried it, beside its "
+                                                "author's difficulty")
     difficulty: str
     experimental: bool
     tags: list[str]
@@ -98,6 +123,7 @@ def case_summary(request: HttpRequest, version: CaseVersion) -> dict:
         "slug": slug, "name": version.name, "summary": version.summary, "difficulty": version.difficulty,
         "tags": version.tag_names, "experimental": version.experimental, "latest_version": version.version,
         "best_fuel": version.best_fuel, "entries": version.entry_count, "changed_at": version.imported_at,
+        "first_published_at": version.case.created_at,
         "url": site_url(reverse("case-detail", args=[slug])),
         "api_url": site_url(reverse("api-v1:case", args=[slug])),
     }
@@ -136,7 +162,8 @@ def case_detail(request: HttpRequest, slug: str,
         versions = CaseVersion.objects.public_versions_of(found.case).values_list("version", flat=True)
         return document(CaseDetail, {
             "slug": found.case.slug, "name": found.name, "version": found.version, "versions": list(versions),
-            "published_at": found.imported_at, "difficulty": found.difficulty, "experimental": found.experimental,
+            "published_at": found.imported_at, "first_published_at": found.case.created_at,
+            "observed": observed(found), "difficulty": found.difficulty, "experimental": found.experimental,
             "tags": found.tag_names, "summary": found.summary, "description": found.description,
             "changelog": found.changelog,
             "variants": [
@@ -154,7 +181,7 @@ def case_detail(request: HttpRequest, slug: str,
                 reverse("api-v1:leaderboard", args=[found.case.slug]) + f"?version={found.version}"),
         })
 
-    return cached_document(request, {"version": version or None}, [CATALOG], render)
+    return cached_document(request, {"version": version or None}, [CATALOG, AGENTS_SNAPSHOT], render)
 
 
 @router.get("/schemas/run-record.json", url_name="run-record-schema", tags=["schemas"],

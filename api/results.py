@@ -3,6 +3,8 @@ held-out data (input paths and counts only)."""
 
 from __future__ import annotations
 
+from datetime import date
+
 from django.http import HttpRequest, HttpResponse, HttpResponsePermanentRedirect
 from django.shortcuts import get_object_or_404
 from django.urls import reverse
@@ -19,9 +21,9 @@ from scoring.boards.reading import MODEL_MAX, model_filter
 from scoring.boards.reading import Leaderboard as Board
 from scoring.compare import compare
 from scoring.documents import (
+    board_rows,
     board_table,
     comparison_document,
-    entry_document,
     standings_line_document,
     standings_table,
     submission_document,
@@ -122,7 +124,7 @@ def leaderboard(request: HttpRequest, slug: str,
             "case": case_version.case.slug, "version": case_version.version,
             "variant": chosen.slug if chosen else None, "all": all, "model": query["model"],
             "reference_fuel": case_version.reference_fuel, **links,
-            "results": [entry_document(entry) for entry in shown],
+            "results": board_rows(shown, case_version),
         })
         # A model that names no entry could be anything a client likes: rendered, never stored.
         return not_kept(response) if query["model"] and not shown else response
@@ -169,6 +171,7 @@ def submission_compare(request: HttpRequest, a: int, b: int):
 def standings(request: HttpRequest,
               difficulty: Difficulty | None = None,
               tag: str | None = Query(None, max_length=100, pattern=ONE_LINE),
+              since: date | None = Query(None, description="only the cases first published on or after this date"),
               page: int = Query(1, ge=1, le=PAGE_MAX),
               page_size: int = Query(PAGE_SIZE, ge=1, le=PAGE_SIZE_MAX)):
     """The catalog-wide standings: per submitter name, the cases solved and the score. Every line as CSV:
@@ -177,13 +180,14 @@ def standings(request: HttpRequest,
     if moved:
         return moved
     request_refresh()
-    query = {"difficulty": difficulty, "tag": tag or None}
+    query = {"difficulty": difficulty, "tag": tag or None, "since": since.isoformat() if since else None}
 
     def render():
         shown = Standings({name: value or "" for name, value in query.items()})
         lines, links = page_links(request, shown.lines, page=page, page_size=page_size, query=query)
         return document(StandingsDocument, {
-            "difficulty": shown.difficulty, "tag": shown.tag, "cases": shown.cases, "as_of": shown.as_of,
+            "difficulty": shown.difficulty, "tag": shown.tag, "since": shown.since, "cases": shown.cases,
+            "as_of": shown.as_of,
             "reference_cases": shown.references, "computing": shown.computing, **links,
             "results": [standings_line_document(line, shown.parts(line), shown.references) for line in lines],
         })
@@ -195,10 +199,11 @@ def standings(request: HttpRequest,
             openapi_extra=csv_answer("every line of the standings, then a solved and a score column per difficulty"))
 def standings_csv(request: HttpRequest,
                   difficulty: Difficulty | None = None,
-                  tag: str | None = Query(None, max_length=100, pattern=ONE_LINE)):
+                  tag: str | None = Query(None, max_length=100, pattern=ONE_LINE),
+                  since: date | None = Query(None, description="only the cases first published on or after it")):
     """The catalog-wide standings as CSV, every line."""
     request_refresh()
-    query = {"difficulty": difficulty, "tag": tag or None}
+    query = {"difficulty": difficulty, "tag": tag or None, "since": since.isoformat() if since else None}
 
     def render():
         return csv_response(*standings_table(Standings({name: value or "" for name, value in query.items()})))

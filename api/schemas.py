@@ -4,7 +4,7 @@ scoring/documents.py."""
 
 from __future__ import annotations
 
-from datetime import datetime
+from datetime import date, datetime
 from typing import Literal
 
 from ninja import Field, Schema
@@ -59,6 +59,8 @@ class LeaderboardRow(Schema):
                          "site); empty when a module was submitted")
     url: str
     api_url: str
+    reviews: dict[str, str] = Field(..., description="its latest review verdict on each review item read (item's "
+                                                     "slug → verdict), of the module it is")
 
 
 class Leaderboard(Schema):
@@ -118,6 +120,23 @@ class Compiler(Schema):
     cargo: str = Field(..., description="as `cargo -V` names it")
 
 
+class ReviewRequest(Schema):
+    item: str = Field(..., min_length=1, max_length=100, description="the review item's slug, as the version declares "
+                                                                     "it")
+    verdict: str = Field(..., min_length=1, max_length=40, description="one of the item's scale (default: pass, fail, "
+                                                                       "not applicable)")
+    text: str = Field("", max_length=2000, description="what the reader saw (plain text, lines allowed)")
+
+
+class ReviewDocument(Schema):
+    item: str
+    question: str = Field(..., description="the item's question, as the version asks it")
+    verdict: str
+    text: str
+    reviewer: str = Field(..., description="the account that recorded the read")
+    recorded_at: datetime
+
+
 class SubmissionDocument(Schema):
     submission: int
     case: str
@@ -154,6 +173,8 @@ class SubmissionDocument(Schema):
     samples: list[SampleResult] = Field(..., description="its results on the version's public samples (unscored), "
                                                           "as a kit's `python3 meter check` gives them at home")
     queue: QueuePlace | None = Field(..., description="where it stands while it is not done; null once it is")
+    reviews: list[ReviewDocument] = Field(..., description="review reads of the module it is, oldest first: a "
+                                                           "verdict on each review item its version declares")
     results: list[Result]
     url: str
     detail_url: str = Field(..., description="its operator's view (with their token): the build log's tail and each "
@@ -232,7 +253,9 @@ class FastAtK(Schema):
 
 
 class StandingsLine(Schema):
-    rank: int
+    rank: int = Field(..., description="its own position: score, then cases solved, then name")
+    shared_rank: int = Field(..., description="the place it shares with every line of the same score and cases "
+                                              "solved (\"=3\" on the page)")
     name: str
     solved: int
     entered: int
@@ -250,6 +273,7 @@ class StandingsLine(Schema):
 class StandingsDocument(Schema):
     difficulty: str | None
     tag: str | None
+    since: date | None = Field(None, description="only the cases first published on or after this date")
     cases: int
     reference_cases: int = Field(..., description="the cases with a reference entry (staff's choice): what each "
                                                    "fast_p is a share of")
@@ -340,6 +364,7 @@ class AgentsColumn(BaseModel):
 class AgentsDocument(BaseModel):
     difficulty: str | None
     tag: str | None
+    since: date | None = Field(None, description="only the cases first published on or after this date")
     harness: str | None
     sort: Literal["solved", "score", "pass_rate", "cost"]
     cases: int = Field(..., description="the filter's cases in all (the columns are a page of them)")
@@ -354,3 +379,4 @@ class AgentsDocument(BaseModel):
     next: str | None
     previous: str | None
     results: list[AgentLine]
+

@@ -14,13 +14,14 @@ from django.urls import reverse
 from ninja import File, Form, Query, Router, UploadedFile
 from ninja.security import HttpBearer
 
-from api.schemas import OperatorSubmissions, SubmissionDetail, SubmissionDocument
+from api.schemas import OperatorSubmissions, ReviewDocument, ReviewRequest, SubmissionDetail, SubmissionDocument
 from catalog.runrecords import MAX_RECORD_BYTES
 from lib.api import PAGE_MAX, PAGE_SIZE, PAGE_SIZE_MAX, Problem, document, page_links
 from scoring import intake
 from scoring.documents import submission_detail_document, submission_document
 from scoring.jobs import enqueue_scoring
 from scoring.models import ApiToken, Submission
+from scoring.reviews import ReviewRefused, read_json, record_read, review_items
 
 router = Router(tags=["submissions"])
 
@@ -135,3 +136,30 @@ def operator_submissions(request: HttpRequest,
     mine = Submission.objects.shown().filter(operator=user).order_by("-submitted_at", "-pk")
     shown, links = page_links(request, mine, page=page, page_size=page_size, query={})
     return document(OperatorSubmissions, {**links, "results": [submission_document(entry) for entry in shown]})
+
+
+@router.post("/submissions/{pk}/reviews/", auth=OperatorToken(), url_name="submission-reviews",
+             response={201: ReviewDocument, **REFUSALS})
+def review(request: HttpRequest, pk: int, body: ReviewRequest):
+    """Record a read of the entry against one of the review items its version declares: a verdict
+    from the item's scale (default pass, fail, not applicable) and a note. The token's account
+    needs the review permission (`manage.py api_token create USERNAME --review`). 201 with the read;
+    it shows on the entry's page and in its document while the entry is that module."""
+    user = request.auth.user
+    if user.is_staff or user.is_superuser:
+        raise intake.IntakeRefused(403, "staff_account", "this token's account is staff: tokens are for operators")
+    if not user.has_perm("scoring.review_entry"):
+        raise intake.IntakeRefused(403, "no_permission", "this token's account may not record review reads")
+    wait = request.auth.spend_request(settings.API_REQUESTS_PER_HOUR)
+    if wait is not None:
+        raise intake.IntakeRefused(429, "too_many_requests", f"at most {settings.API_REQUESTS_PER_HOUR} requests an "
+                                   "hour with one token", retry_after=wait)
+    submission = get_object_or_404(Submission.objects.shown().select_related("version"), pk=pk)
+    try:
+        read = record_read(submission, body.item, body.verdict, body.text, user)
+    except ReviewRefused as refused:
+        raise intake.IntakeRefused(refused.status, refused.code, refused.message) from None
+    questions = {item.slug: item.question for item in review_items(submission.version)}
+    response = document(ReviewDocument, read_json(read, questions))
+    response.status_code = 201
+    return response

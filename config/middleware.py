@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from http import HTTPStatus
 
 from django.conf import settings
@@ -16,6 +17,18 @@ API_PREFIX = "/api/"
 API_METHODS = ("GET", "HEAD", "OPTIONS")
 # The one place the API takes a write: operators' submissions (api/submissions.py).
 API_WRITES = {"/api/v1/submissions/": ("POST",)}
+# Writes at paths with an id in them: (pattern, methods, the largest body a write there may send).
+API_WRITE_PATTERNS = ((re.compile(r"/api/v1/submissions/\d{1,18}/reviews/"), ("POST",), 16 << 10),)
+
+
+def api_writes(path: str) -> tuple[tuple[str, ...], int | None]:
+    """The write methods a path of the API takes, and its body cap (None: API_UPLOAD_MAX_BYTES)."""
+    if path in API_WRITES:
+        return API_WRITES[path], None
+    for pattern, methods, cap in API_WRITE_PATTERNS:
+        if pattern.fullmatch(path):
+            return methods, cap
+    return (), None
 
 
 class SecurityHeadersMiddleware:
@@ -118,11 +131,11 @@ class ApiMiddleware:
     def __call__(self, request):
         if not request.path.startswith(API_PREFIX):
             return self.get_response(request)
-        writes = API_WRITES.get(request.path, ())
+        writes, cap = api_writes(request.path)
         methods = (*writes, "OPTIONS") if writes else API_METHODS  # a write path has nothing to read
         allow = ", ".join(methods)
         if request.method in writes:
-            return self._write(request)
+            return self._write(request, cap)
         if request.method not in methods:
             detail = f"only {allow} here" if writes else "the API is read-only here"
             return problem(405, f"{request.method} is not allowed: {detail}", headers={"Allow": allow})
@@ -148,7 +161,7 @@ class ApiMiddleware:
             response = problem(response.status_code, detail, headers=extra)
         return response
 
-    def _write(self, request):
+    def _write(self, request, cap: int | None = None):
         """A write, refused before its body is read when it is too long or does not say how long
         it is (nginx in front sends the length of what it buffered)."""
         from django.conf import settings
@@ -159,9 +172,10 @@ class ApiMiddleware:
             length = -1
         if length < 0:
             return problem(411, "say how long the body is (Content-Length)", code="length_required")
-        if length > settings.API_UPLOAD_MAX_BYTES:
-            return problem(413, f"the body is {length:,} bytes, more than the {settings.API_UPLOAD_MAX_BYTES:,} a "
-                                "submission may send", code="too_large")
+        limit = settings.API_UPLOAD_MAX_BYTES if cap is None else cap
+        if length > limit:
+            return problem(413, f"the body is {length:,} bytes, more than the {limit:,} a write here may send",
+                           code="too_large")
         response = self.get_response(request)
         if response.status_code >= 400 and not is_problem(response):
             response = problem(response.status_code, HTTPStatus(response.status_code).phrase)

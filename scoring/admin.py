@@ -18,11 +18,13 @@ from scoring.models import (
     AnnotationChange,
     ApiToken,
     Result,
+    ReviewRead,
     Submission,
     SubmitterName,
     Verification,
 )
 from scoring.references import ReferenceRefused, clear_reference, set_reference
+from scoring.reviews import ReviewRefused, check_read, record_read
 from scoring.verification import request as request_verifications
 
 
@@ -54,6 +56,52 @@ class AnnotationChangeAdmin(admin.ModelAdmin):
 
     def has_delete_permission(self, request, obj=None) -> bool:
         return False
+
+
+class ReviewReadInline(ReadOnlyInline):
+    """The entry's review reads (of every module it has been): added from "Review reads"."""
+
+    model = ReviewRead
+    fields = ("recorded_at", "reviewer_name", "item", "verdict", "text", "module_digest")
+    readonly_fields = fields
+
+
+class ReviewReadForm(forms.ModelForm):
+    class Meta:
+        model = ReviewRead
+        fields = ("submission", "item", "verdict", "text")
+
+    def clean(self):
+        cleaned = super().clean()
+        submission = cleaned.get("submission")
+        if submission is not None and not self.errors:
+            try:
+                check_read(submission, cleaned.get("item", ""), cleaned.get("verdict", ""), cleaned.get("text", ""))
+            except ReviewRefused as refused:
+                raise forms.ValidationError(refused.message) from None
+        return cleaned
+
+
+@admin.register(ReviewRead)
+class ReviewReadAdmin(admin.ModelAdmin):
+    """Staff record a read of an entry against one of its version's review items; a read is a
+    record: never changed, and deleted only with its entry."""
+
+    form = ReviewReadForm
+    list_display = ("submission", "item", "verdict", "reviewer_name", "recorded_at")
+    list_filter = ("item", "verdict")
+    search_fields = ("submission__name", "item", "reviewer_name")
+    raw_id_fields = ("submission",)
+
+    def has_change_permission(self, request, obj=None) -> bool:
+        return obj is None and super().has_change_permission(request, obj)
+
+    def has_delete_permission(self, request, obj=None) -> bool:
+        return False
+
+    def save_model(self, request, obj, form, change):
+        found = record_read(obj.submission, obj.item, obj.verdict, obj.text, request.user)
+        obj.pk, obj.recorded_at, obj.module_digest = found.pk, found.recorded_at, found.module_digest
 
 
 class ResultInline(admin.TabularInline):
@@ -112,7 +160,7 @@ class SubmissionAdmin(admin.ModelAdmin):
                    "wasmtime_version")
     search_fields = ("name", "version__case__slug", "module_digest", "model", "annotation")
     list_select_related = ("version__case", "variant")
-    inlines = [AnnotationChangeInline, ResultInline]
+    inlines = [AnnotationChangeInline, ReviewReadInline, ResultInline]
     actions = ["hide_from_leaderboards", "show_on_leaderboards", "rescore", "remeasure", "make_reference",
                "clear_reference"]
     fields = (

@@ -1,10 +1,11 @@
 """The one shape of each document the site gives out about results: a submission, a board entry
 and a standings line, each built here once.
 
-`score --json` prints `submission_json()`, `leaderboard --json` prints `entry_json()` (docs/commands.md:
-exactly those keys); the API's documents start from them and add what a client browsing the
-site needs (`submission_document()`, `entry_document()`); the CSV downloads are the API's rows
-(`board_table()`, `standings_table()`), so no column can say what the API does not.
+`score --json` prints `submission_json()` (docs/commands.md: exactly those keys); the API's
+documents start from it and add what a client browsing the site needs (`submission_document()`);
+a board row is `entry_document()` (`board_rows()`: the API's leaderboard and `leaderboard --json`
+alike); the CSV downloads are the API's rows (`board_table()`, `standings_table()`), so no column
+can say what the API does not.
 """
 
 from __future__ import annotations
@@ -25,6 +26,7 @@ from scoring.boards import CURRENT_ENGINE, engine_label
 from scoring.boards.reading import Entry, Leaderboard
 from scoring.models import Result, Submission
 from scoring.queue import queue_place
+from scoring.reviews import reads_json, review_items, verdicts
 from scoring.speedups import FAST_K, FAST_KEYS, fast_shares, harmonic_mean
 
 CSV_CHUNK = 500  # entries read per query while a download streams
@@ -92,7 +94,7 @@ def submission_document(submission: Submission) -> dict:
         "run": submission.run or {}, "annotation": submission.annotation, "excluded": submission.excluded,
         "verification": verification_json(submission), "build": submission.build_confinement,
         "compiler": compiler_json(submission), "samples": submission.sample_results or [],
-        "queue": queue_place(submission),
+        "queue": queue_place(submission), "reviews": reads_json(submission),
         "url": site_url(reverse("submission-detail", args=[submission.pk])),
         "detail_url": site_url(reverse("api-v1:submission-detail", args=[submission.pk])),
     }
@@ -127,7 +129,7 @@ def submission_detail_document(submission: Submission) -> dict:
 
 
 def entry_json(entry: Entry) -> dict:
-    """The entry of `leaderboard --json` (docs/commands.md: exactly these keys)."""
+    """The first keys of a board row (entry_document)."""
     return {"rank": entry.rank, "name": entry.name, "submission": entry.submission, "passed": entry.passed,
             "total_fuel": entry.total_fuel, "overshoot": entry.overshoot,
             "submitted_at": entry.submitted_at.isoformat()}
@@ -155,6 +157,15 @@ def entry_document(entry: Entry) -> dict:
     }
 
 
+def board_rows(entries, version: CaseVersion) -> list[dict]:
+    """The API's rows of these entries of `version`'s board, each with its review verdicts (item →
+    the latest; none asked for where the version declares no review item), as the API's
+    leaderboard and `leaderboard --json` give them."""
+    entries = list(entries)
+    reads = verdicts([entry.submission for entry in entries]) if review_items(version) else {}
+    return [{**entry_document(entry), "reviews": reads.get(entry.submission, {})} for entry in entries]
+
+
 # The API row's fields a CSV row holds, in the page's order (then per-input fuel and provenance).
 BOARD_CSV_FIELDS = ("rank", "name", "submission", "variant", "group", "status", "passed", "total_fuel")
 BOARD_CSV_AFTER = ("overshoot", "passed_inputs", "inputs")
@@ -172,15 +183,18 @@ def board_table(version: CaseVersion, variant: Variant | None, include_all: bool
     entries = Leaderboard(version, variant=variant, include_all=include_all, model=model)
     stress = stress_inputs_of(version)
     line = pass_line(version, len(stress))
+    items = [item.slug for item in review_items(version)]
     header = [*BOARD_CSV_FIELDS, "share_of_limit_percent", *BOARD_CSV_AFTER,
               *[f"fuel:{path}" for _, path in stress], "submitted_at", "engine", "carried_from", "model",
-              "harness", "run_url", *NUMERIC_RUN_FIELDS, "annotation", "verification", "shared_rank", "speedup"]
+              "harness", "run_url", *NUMERIC_RUN_FIELDS, "annotation", "verification", "shared_rank", "speedup",
+              *[f"review:{item}" for item in items]]
 
     def rows():
         for chunk in entries.batches(CSV_CHUNK):
             fuel = stress_fuel(chunk)
             runs = dict(Submission.objects.filter(pk__in=[entry.submission for entry in chunk]).values_list("pk",
                                                                                                             "run"))
+            reads = verdicts([entry.submission for entry in chunk]) if items else {}
             for entry in chunk:
                 row = entry_document(entry)
                 share = share_of_limit(entry.total_fuel, line)
@@ -191,7 +205,8 @@ def board_table(version: CaseVersion, variant: Variant | None, include_all: bool
                        *[per_input.get(position, (None, ""))[0] for position, _ in stress],
                        row["submitted_at"], row["engine"], row["carried_from"], row["model"],
                        run.get("harness", ""), run.get("url", ""), *[run.get(key) for key in NUMERIC_RUN_FIELDS],
-                       row["annotation"], entry.verification, row["shared_rank"], row["speedup"]]
+                       row["annotation"], entry.verification, row["shared_rank"], row["speedup"],
+                       *[reads.get(entry.submission, {}).get(item, "") for item in items]]
 
     name = download_name(version.case.slug, version.version, variant.slug if variant else "",
                          "all" if include_all else "", "leaderboard")
@@ -228,7 +243,8 @@ def standings_line_document(line, parts: list[tuple[str, dict]], references: int
     """A line of the standings: its rank, name, figures and, per difficulty, solved and score; and,
     over the scope's `references` cases with a reference entry, its figures against them."""
     return {
-        "rank": line.position, "name": line.name, "solved": line.solved, "entered": line.entered,
+        "rank": line.position, "shared_rank": line.shared_position, "name": line.name, "solved": line.solved,
+        "entered": line.entered,
         "score": round(line.score, 6),
         "geometric_mean": significant(line.geometric_mean),
         "difficulties": {difficulty: {"solved": part["solved"], "score": round(part["score"], 6)}
@@ -247,7 +263,7 @@ def standings_table(standings) -> tuple[str, list[str], Iterator[list]]:
     header = ["rank", "name", "score", "solved", "entered", "cases", "geometric_mean",
               *[f"{difficulty}_{column}" for difficulty in standings.difficulties for column in ("solved", "score")],
               "models", "annotations", "reference_cases", *[f"fast_{key}" for key in FAST_KEYS], "speedup",
-              "speedup_cases", "harmonic_speedup"]
+              "speedup_cases", "harmonic_speedup", "shared_rank"]
 
     def rows():
         for batch in standings.lines.batches(1000):
@@ -259,7 +275,7 @@ def standings_table(standings) -> tuple[str, list[str], Iterator[list]]:
                        "; ".join(row["models"]),
                        " | ".join(f"{note['case']}: {note['text']}" for note in row["annotations"]),
                        standings.references, *row["fast"].values(), row["speedup"], row["speedup_cases"],
-                       row["harmonic_speedup"]]
+                       row["harmonic_speedup"], row["shared_rank"]]
 
     return download_name("standings", standings.difficulty or "", standings.tag or ""), header, rows()
 

@@ -27,8 +27,9 @@ CASE_LIST_QUERIES = 4
 # chart); a later page adds one for the top of the board (the bar chart).
 LEADERBOARD_QUERIES = 9
 # version, versions, variants, held-out inputs (kind, path, runway, ceiling), the contract
-# schemas' sizes and then their text, top of the leaderboard and its shared places
-CASE_PAGE_QUERIES = 8
+# schemas' sizes and then their text, top of the leaderboard and its shared places, and what the
+# agents matrix observed of it (its cells)
+CASE_PAGE_QUERIES = 9
 
 
 @pytest.mark.parametrize("url", ["/cases/", "/api/v1/cases/"])

@@ -9,7 +9,7 @@ from django.shortcuts import render
 from engine.sandbox import ENGINE_DIGEST, WASMTIME_VERSION
 from engine.sandbox.engine import ENGINE_SETTINGS, MAX_WASM_STACK, TABLE_ELEMENTS_LIMIT
 from lib.stats import wilson_interval
-from scoring.speedups import FAST_P, p_key
+from scoring.speedups import FAST_K, FAST_P, p_key
 
 
 def about(request: HttpRequest) -> HttpResponse:
@@ -33,6 +33,7 @@ def about(request: HttpRequest) -> HttpResponse:
         "statuses": STATUS_MEANINGS,
         "speedup_example": (48_000, 12_000, 48_000 / 12_000),
         "fast_p": [p_key(p) for p in FAST_P],
+        "fast_k": FAST_K,
         "wilson_examples": [(solved, trials, *wilson_interval(solved, trials)) for solved, trials in ((3, 4), (30,
                                                                                                                40))],
         "nav": "about",

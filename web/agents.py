@@ -21,7 +21,7 @@ from scoring.boards import BOARD_ORDER
 from scoring.boards.reading import BadModel, model_filter
 from scoring.documents import agents_table
 from scoring.models import Agent, AgentLine
-from scoring.speedups import FAST_P, p_key
+from scoring.speedups import FAST_K, FAST_P, p_key
 from scoring.standings import BadFilter
 from sitecache.models import AGENTS_SNAPSHOT, CATALOG, STANDINGS
 from sitecache.pages import cached_page, choice, page, query_without, text
@@ -33,8 +33,8 @@ from web.standings import refreshing
 AGENTS_PER_PAGE = 50
 CASES_PER_PAGE = 12  # case columns a page shows (?cases= pages through them)
 TRIALS_PER_PAGE = 50
-AGENTS_PARAMETERS = (text("difficulty"), text("tag"), text("harness"), choice("sort"), choice("p"), page(),
-                     page("cases"), choice("format"))
+AGENTS_PARAMETERS = (text("difficulty"), text("tag"), text("harness"), text("since"), choice("sort"), choice("p"),
+                     page(), page("cases"), choice("format"))
 SORT_NAMES = {"solved": "cases solved", "score": "score", "pass_rate": "trial pass rate", "cost": "cost per trial"}
 
 
@@ -66,6 +66,7 @@ def agents(request: HttpRequest) -> HttpResponse:
         "case_count": columns.paginator.count,
         "rows": [row_html(line, getattr(line, f"by_{matrix.sort}"), matrix, shown, cells, path) for line in lines],
         "p_choices": [p_key(p) for p in FAST_P if p != 1.0],
+        "fast_k": FAST_K,
         "chart": chart,
         "chart_points": points_html(chart, chart_query) if chart else "",
         "tags": list(Tag.objects.filter(latest_public_count__gt=0).order_by("name").values_list("name", flat=True)),

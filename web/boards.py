@@ -19,6 +19,7 @@ from scoring.compare import NotComparable, compare, leader_of
 from scoring.documents import board_table, pass_line, share_of_limit, stress_fuel, stress_inputs_of
 from scoring.models import Submission, Verification
 from scoring.references import reference_of
+from scoring.reviews import reads_json, review_items, verdicts
 from sitecache.pages import cached_page, choice, flag, not_kept, page, query_without, text
 from web.cases import version_scope
 from web.charts import (
@@ -35,7 +36,8 @@ from web.errors import BadFormat, bad_request, wants_csv
 ENTRIES_PER_PAGE = 50
 FAILED_SHOWN_FIRST = 3  # inputs named in a failed entry's reason, at the top of its page
 # The query parameters a leaderboard reads (and so its cache key holds).
-LEADERBOARD_PARAMETERS = (text("version"), text("variant"), flag("all"), text("model"), page(), choice("format"))
+LEADERBOARD_PARAMETERS = (text("version"), text("variant"), flag("all"), text("model"), text("review"), page(),
+                          choice("format"))
 
 
 def leaderboard_selection(request: HttpRequest, slug: str) -> tuple[CaseVersion, Variant | None, bool]:
@@ -64,12 +66,18 @@ def leaderboard(request: HttpRequest, slug: str) -> HttpResponse:
     stress_inputs = stress_inputs_of(version)
     fuel_by_entry = stress_fuel(list(page))
     line = pass_line(version, len(stress_inputs))
+    items = review_items(version)
+    review = next((item for item in items if item.slug == request.GET.get("review")), None)
+    if request.GET.get("review") and review is None:
+        return bad_request(request, "review: the version declares no such review item")
+    reads = verdicts([entry.submission for entry in page]) if review else {}
     rows = [
         {
             "entry": entry,
             "share": share_of_limit(entry.total_fuel, line),
             "per_input": [fuel_by_entry.get(entry.submission, {}).get(position, (None, "")) for position,
                           _ in stress_inputs],
+            "verdict": reads.get(entry.submission, {}).get(review.slug, "") if review else "",
         }
         for entry in page
     ]
@@ -100,6 +108,9 @@ def leaderboard(request: HttpRequest, slug: str) -> HttpResponse:
         "wasmtime_version": WASMTIME_VERSION,
         "page_query": query_without(request, LEADERBOARD_PARAMETERS),
         "model_query": query_without(request, LEADERBOARD_PARAMETERS, ("page", "model", "format")),
+        "review": review,
+        "review_items": items,
+        "review_query": query_without(request, LEADERBOARD_PARAMETERS, ("page", "review", "format")),
     }
     response = render(request, "scoring/leaderboard.html", context)
     # A model that names no entry could be anything a client likes: rendered, never stored.
@@ -146,6 +157,8 @@ def submission_detail(request: HttpRequest, pk: int) -> HttpResponse:
         # Its latest re-measurement, when it had one (the mark itself is on the submission).
         "verification": (submission.verifications.filter(outcome__in=Verification.PUBLIC)
                          .order_by("-finished_at", "-pk").first() if submission.verification else None),
+        "review_items": review_items(submission.version),
+        "reviews": reads_json(submission),
     }
     return render(request, "scoring/submission_detail.html", context)
 

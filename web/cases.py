@@ -17,7 +17,10 @@ from catalog.reading import counted_cases, shown_version, varied_at_will, versio
 from engine.toolchain import RUST_RELEASE
 from lib.paging import BadPage, page_of
 from lib.siteurl import site_url
-from sitecache.models import BEST_FUEL, CATALOG
+from scoring.agents import observed
+from scoring.boards.reading import leaders
+from scoring.reviews import review_items
+from sitecache.models import AGENTS_SNAPSHOT, BEST_FUEL, CATALOG
 from sitecache.pages import cached_page, canonical_parameters, not_kept, page, query_without, text
 from web.errors import bad_request
 
@@ -39,8 +42,9 @@ def version_scope(request: HttpRequest, slug: str) -> list[str]:
 def case_scope(request: HttpRequest, slug: str, version: str | None = None) -> list[str]:
     """What a case page shows: the version its URL names (none: the latest). Not `?version=`,
     which the page does not read: keyed by it, a page of the latest version could be stored
-    under the generation another version has, and be served after the latest moved."""
-    return version_generations(slug, version)
+    under the generation another version has, and be served after the latest moved. It shows
+    what the agents matrix observed too."""
+    return [*version_generations(slug, version), AGENTS_SNAPSHOT]
 
 
 @cached_page(*CASE_LIST_PARAMETERS, scope=list_scope)
@@ -55,7 +59,7 @@ def case_list(request: HttpRequest) -> HttpResponse:
     tags = list(Tag.objects.shown().values_list("name", flat=True))
     filtered = any(form.cleaned_data.values())
     response = render(request, "catalog/case_list.html", {
-        "form": form, "page": shown, "tags": tags, "filtered": filtered,
+        "form": form, "page": shown, "tags": tags, "filtered": filtered, "leaders": leaders(list(shown)),
         "page_query": query_without(request, CASE_LIST_PARAMETERS),
         # "/" and "/cases/" are the same page; the query parameters it reads, normalised.
         "canonical": site_url(reverse("case-list") + (
@@ -124,6 +128,8 @@ def case_detail(request: HttpRequest, slug: str, version: str | None = None) -> 
         "schemas": contract_schemas(case_version),
         "limits": limits_of(case_version),
         "compiler": f"rustc {RUST_RELEASE}",
+        "review_items": review_items(case_version),
+        "observed": observed(case_version),
         # The latest version shows at /cases/<slug>/ and at its own URL; the versioned one is permanent.
         "canonical": site_url(reverse("case-version", args=[slug, case_version.version])),
         # Staff see what validation warned of (staff pages are never cached).

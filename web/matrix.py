@@ -14,9 +14,9 @@ from urllib.parse import quote, urlencode
 from django.urls import reverse
 from django.utils.safestring import SafeString, mark_safe
 
-from scoring.speedups import p_key
+from scoring.speedups import FAST_K, harmonic_mean, p_key
 from scoring.speedups import share as share_of
-from web.templatetags.site import compact, rate, ratio, usd
+from web.templatetags.site import compact, rate, ratio, times, usd
 
 NO_TRIAL = ('<td class="num matrix-cell"><span class="muted" aria-hidden="true">—</span>'
             '<span class="visually-hidden">no trial</span></td>')
@@ -50,12 +50,16 @@ def row_html(line, rank: int, matrix, columns: list[Column], cells: dict, path: 
     share, low, high = matrix.solved_share(line)
     against = ""
     if matrix.references:
-        fast_1, fast_p = share_of(line.fast, 1.0, matrix.references), share_of(line.fast, matrix.p, matrix.references)
-        speedup = (f"speedup {ratio(line.speedup)} over {line.reference_solved}" if line.speedup is not None
-                   else "no reference case solved")
-        against = (f'<td class="num"><span class="visually-hidden">fast 1: </span>{rate(fast_1)} · '
-                   f'<span class="visually-hidden">fast {p_key(matrix.p)}: </span>{rate(fast_p)} '
-                   f'<span class="cell-note">{speedup}</span></td>')
+        references, p = matrix.references, p_key(matrix.p)
+        fast_1, fast_p = share_of(line.fast, 1.0, references), share_of(line.fast, matrix.p, references)
+        once = share_of(line.fast_at_k, matrix.p, references)
+        harmonic = harmonic_mean(line.inverse_speedups, line.reference_solved, references)
+        solved = (f"{ratio(line.speedup)} where solved ({line.reference_solved})" if line.speedup is not None
+                  else "none solved")
+        against = (f'<td class="num"><strong>{ratio(harmonic)}</strong> <span class="cell-note">over all '
+                   f'{references} · {solved}</span></td>'
+                   f'<td class="num"><strong>{rate(fast_1)}</strong> at ≥1× <span class="cell-note">{rate(fast_p)} '
+                   f'at ≥{p}× · {rate(once)} at ≥{p}× once in {FAST_K}</span></td>')
     harness = f'<br><span class="muted small">{escape(line.harness)}</span>' if line.harness else ""
     cost = line.mean_cost_usd
     if cost is None:
@@ -93,11 +97,11 @@ def cells_html(columns: list[Column], cells: dict, line) -> str:
         verified = cell.verified == "identical"
         # The accessible name begins with what the cell shows (WCAG 2.5.3: a voice user says it).
         label = (f"{cell.solved}/{cell.trials}: {model} on {column.name}, {cell.solved} of {cell.trials} trials solved"
-                 + (f", best fuel {ratio(share)} the case's best" if share else "")
+                 + (f", its best fuel {times(share)} the case's best" if share else "")
                  + (", re-measured identically" if verified else ""))
         parts.append(f'<td class="num matrix-cell"><a href="{column.link}{model_link}" aria-label="{label}">'
                      f'{cell.solved}/{cell.trials}</a>'
-                     + (f' <span class="cell-note">{ratio(share)}</span>' if share else "")
+                     + (f' <span class="cell-note">{times(share)} the best</span>' if share else "")
                      + (VERIFIED if verified else "") + "</td>")
     return "".join(parts)
 

@@ -25,7 +25,7 @@ from sitecache.pages import cached_page, choice, page, query_without, text
 from web.errors import BadFormat, bad_request, wants_csv
 
 STANDINGS_PER_PAGE = 50
-STANDINGS_PARAMETERS = (text("difficulty"), text("tag"), choice("p"), page(), choice("format"))
+STANDINGS_PARAMETERS = (text("difficulty"), text("tag"), text("since"), choice("p"), page(), choice("format"))
 
 
 def refreshing(request_refresh):
@@ -57,10 +57,12 @@ def standings(request: HttpRequest) -> HttpResponse:
         lines = page_of(Paginator(shown.lines, STANDINGS_PER_PAGE), request.GET.get("page"))
     except (BadFilter, BadFormat, BadPage) as bad:
         return bad_request(request, str(bad))
+    tied = shown.tied(list(lines))
     context = {
         "standings": shown,
         "page": lines,
-        "rows": [{"line": line, "parts": shown.parts(line), "against": shown.against(line)} for line in lines],
+        "rows": [{"line": line, "parts": shown.parts(line), "against": shown.against(line),
+                  "tied": line.shared_position in tied} for line in lines],
         "p_choices": [p_key(p) for p in FAST_P if p != 1.0],
         "tags": list(Tag.objects.filter(latest_public_count__gt=0).order_by("name").values_list("name", flat=True)),
         "difficulty_choices": DIFFICULTIES,

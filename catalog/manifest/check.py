@@ -115,6 +115,7 @@ def read_manifest(folder: Folder, root: Table, type_folder: str, difficulty_fold
     for table in (*domains, *review_items):
         if "variants" in table:
             table.error("variants", "`variants` must precede the first table header (it is a root key)")
+    check_review_items(review_items)
 
     required = (slug, name, difficulty, tags, changelog, prompt, max_runtime_hours, build,
                 contract, sandbox, cases, variants)
@@ -135,6 +136,34 @@ def read_manifest(folder: Folder, root: Table, type_folder: str, difficulty_fold
     if len(folder.errors) > before:
         return nothing
     return manifest, held_out_digests, published_digests
+
+
+REVIEW_SCALE_MAX, REVIEW_VERDICT_MAX, REVIEW_QUESTION_MAX = 12, 40, 500
+
+
+def check_review_items(tables) -> None:
+    """A review item that can be read has a `slug` (unique in the version) and a `question`, and
+    may list its verdicts as `scale`; any other key is kept as given. An item with neither slug
+    nor question is kept as given, and cannot be read."""
+    seen = set()
+    for table in tables:
+        if "slug" not in table and "question" not in table:
+            continue
+        slug = read_slug(table)
+        question = table.text("question", required=True, non_empty=True, max_length=REVIEW_QUESTION_MAX)
+        if slug is not None and slug in seen:
+            table.error("slug", f"`{slug}` names another review item of this version already")
+        seen.add(slug)
+        if question is None:
+            continue
+        scale = table.get("scale")
+        if scale is None:
+            continue
+        if (not isinstance(scale, list) or not 0 < len(scale) <= REVIEW_SCALE_MAX
+                or not all(isinstance(verdict, str) and 0 < len(verdict) <= REVIEW_VERDICT_MAX and verdict.strip()
+                           == verdict for verdict in scale) or len(set(scale)) != len(scale)):
+            table.error("scale", f"must list 1 to {REVIEW_SCALE_MAX} different verdicts, each a word or a few (at "
+                                 f"most {REVIEW_VERDICT_MAX} characters)")
 
 
 def check_version_folder(version_dir: Path, rel_dir: str, type_folder: str, difficulty_folder: str,

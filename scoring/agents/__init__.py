@@ -3,6 +3,6 @@ of every case, with every scored entry a trial. `computing` recomputes it into A
 AgentLine rows (a background job); `reading` serves a filter of them a slice at a time."""
 
 from scoring.agents.computing import SORTS, refresh, request_refresh, snapshot, trials
-from scoring.agents.reading import Matrix
+from scoring.agents.reading import Matrix, observed
 
-__all__ = ["SORTS", "Matrix", "refresh", "request_refresh", "snapshot", "trials"]
+__all__ = ["SORTS", "Matrix", "observed", "refresh", "request_refresh", "snapshot", "trials"]

@@ -30,6 +30,8 @@ class AgentsFilterForm(forms.Form):
     # Stripped, as the page cache's key reads it (sitecache.pages.text): one value, one page.
     harness = forms.CharField(required=False, max_length=100)
     sort = forms.ChoiceField(required=False, choices=[(sort, sort) for sort in SORTS])
+    since = forms.DateField(required=False, input_formats=["%Y-%m-%d"],
+                            error_messages={"invalid": "a date, as YYYY-MM-DD"})
 
 
 class LineSlice:
@@ -111,13 +113,17 @@ class Matrix:
         self.scope = scope_name(self.difficulty, self.tag)
         self.snapshot = snapshot()
         self.as_of = self.snapshot.computed_at if self.snapshot else None
+        self.since = form.cleaned_data["since"]
         self.versions = CaseVersion.objects.filter(latest_public=True)
         if self.difficulty:
             self.versions = self.versions.filter(difficulty=self.difficulty)
         if self.tag:
             self.versions = self.versions.filter(tags__name=self.tag)
-        if self.difficulty and self.tag:  # not precomputed: summed from the stored cells, once per snapshot
-            lines = [line for line in combined(self.versions, self.scope)[self.sort]
+        if self.since:  # cases first published on or after it
+            self.versions = self.versions.filter(case__created_at__date__gte=self.since)
+        if (self.difficulty and self.tag) or self.since:  # not precomputed: summed from the stored cells
+            scope = self.scope + (f"+since:{self.since.isoformat()}" if self.since else "")
+            lines = [line for line in combined(self.versions, scope)[self.sort]
                      if self.harness is None or line.harness == self.harness]
             self.lines = ListedLines(lines)
             self.references = self.versions.filter(reference_fuel__isnull=False).count()
@@ -143,7 +149,7 @@ class Matrix:
 
     @property
     def filtered(self) -> bool:
-        return bool(self.difficulty or self.tag or self.harness)
+        return bool(self.difficulty or self.tag or self.harness or self.since)
 
     def columns(self):
         """The filter's cases, in the order of their names (a QuerySet: page it)."""
@@ -214,3 +220,22 @@ def combined(versions, scope: str) -> dict[str, list]:
         found = {sort: sorted(lines, key=lambda line: getattr(line, f"by_{sort}")) for sort in SORTS}
         cache.set(key, found, 3600)
     return found
+
+
+def observed(version) -> dict:
+    """How hard a case proved, from the agents matrix (its cells on this version, as of the last
+    refresh): agents and trials, the share of trials that solved it, and the spread of the agents'
+    best speedups against its reference (lowest, median, highest; None without a reference or a
+    solving agent)."""
+    rows = list(AgentCell.objects.filter(version=version).values_list("trials", "solved", "best_fuel",
+                                                                     "reference_fuel"))
+    trials, solved = sum(row[0] for row in rows), sum(row[1] for row in rows)
+    speedups = sorted(max(reference, 1) / max(best, 1) for _, _, best, reference in rows
+                      if best is not None and reference is not None)
+    spread = None
+    if speedups:
+        middle = len(speedups) // 2
+        median = speedups[middle] if len(speedups) % 2 else (speedups[middle - 1] + speedups[middle]) / 2
+        spread = {"low": speedups[0], "median": median, "high": speedups[-1], "agents": len(speedups)}
+    return {"agents": len(rows), "trials": trials, "solved_trials": solved,
+            "solved_share": solved / trials if trials else None, "speedups": spread}

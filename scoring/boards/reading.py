@@ -14,6 +14,7 @@ from scoring.boards.places import (
     ALL_VARIANTS,
     GROUP_NAMES,
     RANKED,
+    STANDING_ORDER,
     engine_label,
     speedup,
     variant_key,
@@ -265,3 +266,20 @@ def place_of(submission) -> Place | None:
         ahead_at=Count("pk", filter=Q(board_key=row.board_key, submitted_at__lt=row.submitted_at)
                        | Q(board_key=row.board_key, submitted_at=row.submitted_at, submission_id__lt=submission.pk)))
     return Place(counts["below"] + counts["ahead_at"] + 1, total, counts["below"] + 1, counts["at"] > 1)
+
+
+def leaders(versions) -> dict[int, dict]:
+    """Each version's best entry over every variant (the first, in board order, of those at its
+    best fuel): {version id: {"submission", "name", "speedup"}}, in one query."""
+    versions = {version.pk: version for version in versions if version.best_fuel is not None}
+    found: dict[int, dict] = {}
+    rows = (Standing.objects.filter(version_id__in=list(versions), variant_key=ALL_VARIANTS, board_group=RANKED,
+                                    board_key=F("version__best_fuel"))
+            .order_by("version_id", *STANDING_ORDER).values_list("version_id", "submission_id", "name"))
+    for version_id, submission_id, name in rows:
+        if version_id not in found and submission_id is not None:
+            version = versions[version_id]
+            found[version_id] = {"submission": submission_id, "name": name,
+                                 "speedup": speedup(version.reference_fuel, version.best_fuel)
+                                 if version.reference_fuel else None}
+    return found

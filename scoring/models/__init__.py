@@ -12,9 +12,10 @@ from scoring.models.board_rows import (
                                        StandingsSnapshot,
 )
 from scoring.models.operators import ApiToken, IdempotentRequest, NameSkeleton, SubmitterName
+from scoring.models.reviews import ReviewRead
 from scoring.models.submissions import AnnotationChange, Result, Submission, SubmissionQuerySet
 from scoring.models.verifications import Verification
 
 __all__ = ["Agent", "AgentCell", "AgentLine", "AnnotationChange", "ApiToken", "BoardSummary", "IdempotentRequest",
-           "NameSkeleton", "SubmitterName", "RecordStep", "Result", "Standing", "StandingQuerySet", "StandingsRow",
-           "StandingsSnapshot", "Submission", "SubmissionQuerySet", "Verification"]
+           "NameSkeleton", "SubmitterName", "RecordStep", "Result", "ReviewRead", "Standing", "StandingQuerySet",
+           "StandingsRow", "StandingsSnapshot", "Submission", "SubmissionQuerySet", "Verification"]

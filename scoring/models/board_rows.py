@@ -95,6 +95,9 @@ class StandingsRow(models.Model):
 
     scope = models.CharField(max_length=150)
     position = models.PositiveIntegerField()
+    # The place it shares with every line of the same score and cases solved (the first one's
+    # position: "=3" on the page), as a leaderboard's equal fuel shares a place.
+    shared_position = models.PositiveIntegerField(default=0)
     name = models.CharField(max_length=100)
     entered = models.PositiveIntegerField()  # cases with an entry of theirs
     solved = models.PositiveIntegerField()  # cases they passed

@@ -54,6 +54,7 @@ class Line:
     log_ratios: float = 0.0  # the sum of ln(their fuel ÷ best) over the cases solved
     breakdown: dict[str, dict] = field(default_factory=dict)
     position: int = 0
+    shared_position: int = 0  # the place it shares with every line of the same score and cases solved
     # The models of their entries, and staff's notes on them: {"models": [...], "annotations": [...]}.
     provenance: dict = field(default_factory=dict)
     # Against the references (scoring/speedups.py): cases solved that have one, the sum of
@@ -100,6 +101,9 @@ def _ordered(lines: dict[str, Line]) -> list[Line]:
     ordered = sorted(lines.values(), key=lambda line: (-round(line.score, 9), -line.solved, line.name))
     for position, line in enumerate(ordered, 1):
         line.position = position
+        before = ordered[position - 2] if position > 1 else None
+        same = before is not None and (round(before.score, 9), before.solved) == (round(line.score, 9), line.solved)
+        line.shared_position = before.shared_position if same else position
     return ordered
 
 
@@ -144,15 +148,18 @@ def _note(lines: dict[str, Line], row: dict) -> None:
                   row["submission__annotation"])
 
 
-def compute(difficulty: str | None = None, tag: str | None = None) -> tuple[list[Line], dict]:
+def compute(difficulty: str | None = None, tag: str | None = None, since=None) -> tuple[list[Line], dict]:
     """One scope's lines, ordered, and its counts ({"cases", "references"}: its cases, and those
-    with a reference entry), read now from the standings."""
+    with a reference entry), read now from the standings; `since`, a date: only the cases first
+    published on or after it."""
 
     filters = {}
     if difficulty:
         filters["version__difficulty"] = difficulty
     if tag:
         filters["version__tags__name"] = tag
+    if since:
+        filters["version__case__created_at__date__gte"] = since
     lines: dict[str, Line] = {}
     for row in _figures(_entries(**filters).values("version__difficulty", "name")):
         _add(lines, row)
@@ -221,7 +228,8 @@ def refresh() -> float:
     with transaction.atomic():
         StandingsRow.objects.all().delete()
         StandingsRow.objects.bulk_create(
-            (StandingsRow(scope=scope, position=line.position, name=line.name, entered=line.entered,
+            (StandingsRow(scope=scope, position=line.position, shared_position=line.shared_position, name=line.name,
+                          entered=line.entered,
                           solved=line.solved, score=line.score, geometric_mean=line.geometric_mean,
                           breakdown=line.breakdown, provenance=line.provenance, fast=line.fast,
                           reference_solved=line.reference_solved, speedup=line.speedup,

@@ -37,7 +37,9 @@ def test_the_about_page_explains_trials_the_interval_and_measuring_again(client,
 def test_the_about_page_defines_ties_speedups_fast_p_and_the_solved_share(client, db):
     page = client.get("/about/").content.decode()
     assert 'id="speedup"' in page and "48,000 ÷ 12,000 = <strong>4×</strong>" in page
-    assert "for p = 1, 1.5, 2, 5, 10" in page and "geometric mean of its speedups" in page
+    assert "p = 0.5, 0.8, 1, 1.5, 2, 5, 10" in page and "the geometric mean of the speedups" in page
+    assert "KernelBench asks for more than p" in page and "This is AlgoTune's score" in page
+    assert "the harmonic mean, over every case with a reference" in page
     assert "“=2” on each" in page and "<code>shared_rank</code>" in page
     assert "a case the agent never tried is an unsolved case" in page
     assert "one trial on one case, solved, is 100%" in page

@@ -339,7 +339,7 @@ def test_a_path_no_model_name_can_be_is_not_found(client, cases, path):
 
 def test_a_reference_adds_fast_p_and_the_speedup_and_cells_say_what_they_show(client, seeded, cases):
     html = client.get("/agents/").content.decode()
-    assert "Against the references" not in html  # no case has a reference yet
+    assert "Speedup vs. the reference" not in html  # no case has a reference yet
     for label, shown in re.findall(r'aria-label="([^"]*)">(\d+/\d+)</a>', html):
         assert label.startswith(f"{shown}: ")  # the accessible name begins with the visible text
     reference = Submission.objects.filter(version=cases[0], board_group=RANKED).order_by("total_fuel", "pk").last()
@@ -349,9 +349,10 @@ def test_a_reference_adds_fast_p_and_the_speedup_and_cells_say_what_they_show(cl
     assert document["reference_cases"] == 1
     agent = next(row for row in document["results"] if (row["model"], row["harness"]) == (reference.model,
                                                                                            reference.harness))
-    assert agent["speedup_cases"] == 1 and agent["speedup"] >= 1.0 and agent["fast"]["1"] == 1.0
+    assert agent["speedup_cases"] == 1 and agent["speedup"] >= 1.0 and agent["fast"]["1"] > 0
+    assert agent["harmonic_speedup"] >= 1.0 and agent["fast_at_k"]["k"] == 3
     html = client.get("/agents/", {"p": "5"}).content.decode()
-    assert "Against the references" in html and "fast<sub>5</sub>" in html
+    assert "Speedup vs. the reference" in html and "Trials as fast as the reference" in html and "at ≥5×" in html
     assert client.get("/agents/", {"p": "3"}).status_code == 400
 
 
@@ -399,3 +400,37 @@ def test_fast_p_over_trials_at_k_and_the_harmonic_score_on_a_matrix_worked_by_ha
     assert harmonic("y-model") == pytest.approx(3 / (1 / 4 + 1 + 1 / 10))  # B unsolved: 1×
     assert harmonic("z-model") == pytest.approx(1.0)
     assert lines["x-model"].speedup == pytest.approx(2 ** 0.5)  # the geometric mean over the solved: A, B
+
+
+def test_since_keeps_the_cases_first_published_on_or_after_a_date_and_cases_show_what_they_proved(client, db):
+    from datetime import datetime
+    from datetime import timezone as tz
+
+    from catalog.models import Case
+    from scoring.standings.computing import refresh as refresh_standings
+
+    old, new = make_cases(2, prefix="dated")
+    Case.objects.filter(pk=old.case_id).update(created_at=datetime(2026, 1, 10, tzinfo=tz.utc))
+    Case.objects.filter(pk=new.case_id).update(created_at=datetime(2026, 6, 1, tzinfo=tz.utc))
+    store([Trial("m", "h", old.pk, True, 1000), Trial("m", "h", old.pk, False, None), Trial("m", "h", new.pk, False,
+                                                                                         None)])
+    refresh()
+    refresh_standings()
+    everything = client.get("/api/v1/agents/").json()
+    recent = client.get("/api/v1/agents/", {"since": "2026-03-01"}).json()
+    assert (everything["cases"], recent["cases"], recent["since"]) == (2, 1, "2026-03-01")
+    assert [(row["cases_entered"], row["cases_solved"]) for row in recent["results"]] == [(1, 0)]
+    assert client.get("/api/v1/standings/", {"since": "2026-03-01"}).json()["cases"] == 1
+    assert client.get("/api/v1/standings/", {"since": "2026-01-10"}).json()["cases"] == 2  # on the day counts
+    page = client.get("/agents/", {"since": "2026-03-01"}).content.decode()
+    assert "first published since 2026-03-01" in page
+    assert client.get("/standings/", {"since": "2026-03-01"}).status_code == 200
+    for path in ("/api/v1/agents/", "/api/v1/standings/", "/agents/", "/standings/"):
+        assert client.get(path, {"since": "March"}).status_code == 400, path
+    case = client.get(f"/api/v1/cases/{old.case.slug}/").json()
+    assert case["first_published_at"].startswith("2026-01-10")
+    assert {key: case["observed"][key] for key in ("agents", "trials", "solved_trials", "solved_share")} == {
+        "agents": 1, "trials": 2, "solved_trials": 1, "solved_share": 0.5}
+    assert case["observed"]["speedups"] is None  # no reference yet
+    page = client.get(f"/cases/{old.case.slug}/").content.decode()
+    assert "50% of the 2 trials of 1 agent solved it" in page

@@ -274,7 +274,7 @@ def test_the_csv_download_has_the_pages_columns_and_every_line(client, cases):
     assert rows[0] == ["rank", "name", "score", "solved", "entered", "cases", "geometric_mean", "easy_solved",
                        "easy_score",
                        "models", "annotations", "reference_cases", "fast_0.5", "fast_0.8", "fast_1", "fast_1.5",
-                       "fast_2", "fast_5", "fast_10", "speedup", "speedup_cases", "harmonic_speedup"]
+                       "fast_2", "fast_5", "fast_10", "speedup", "speedup_cases", "harmonic_speedup", "shared_rank"]
     document = client.get("/api/v1/standings/", {"difficulty": "easy"}).json()
     assert len(rows) - 1 == document["count"] == 21
     assert rows[1][:4] == ["1", "'=HYPERLINK(1)", "1.0", "1"]  # never a formula in a spreadsheet

@@ -97,10 +97,26 @@ def label(value) -> str:
 
 @register.filter
 def ratio(value) -> str:
-    """0.4213 → 0.421×, 12.5 → 12.5×; None → —"""
+    """A speedup against a reference, the one thing "×" means here (higher is better): 12.5 →
+    12.5×; under 1 it reads as the slowdown it is: 0.00626 → 160× slower; None → —"""
     if value is None or value == "":
         return "—"
-    return f"{float(value):.3g}×"
+    value = float(value)
+    if value <= 0:
+        return "—"
+    if f"{value:.3g}" != "1" and value < 1:
+        return f"{1 / value:.3g}× slower"
+    return f"{value:.3g}×"
+
+
+@register.filter
+def times(value) -> str:
+    """A ratio of fuel to fuel (more is worse), in words, never "×": 34.62 → 34.6 times, 1.0 →
+    1 time; None → —"""
+    if value is None or value == "":
+        return "—"
+    shown = f"{float(value):.3g}"
+    return f"{shown} time" if shown == "1" else f"{shown} times"
 
 
 @register.filter
@@ -132,3 +148,9 @@ def row_header(cell):
     if text.startswith("<th") and "scope=" not in text.split(">", 1)[0]:
         return mark_safe('<th scope="row"' + text[3:])  # the admin built and escaped the cell
     return cell
+
+
+@register.filter
+def get(mapping, key):
+    """mapping[key], or None: a template's lookup by a value it holds (a card's leader by its version)."""
+    return mapping.get(key) if mapping else None

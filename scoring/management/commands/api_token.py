@@ -14,7 +14,8 @@ def grant_submitting(user) -> None:
 
 
 class Command(BaseCommand):
-    help = "Make, list and revoke operators' API tokens (for POST /api/v1/submissions/)."
+    help = ("Make, list and revoke operators' API tokens (for POST /api/v1/submissions/, and with --review for "
+            "POST /api/v1/submissions/ID/reviews/).")
 
     def add_arguments(self, parser):
         actions = parser.add_subparsers(dest="action", required=True)
@@ -22,6 +23,8 @@ class Command(BaseCommand):
                                     help="a token for USERNAME (made if missing, never staff); prints it last")
         create.add_argument("username")
         create.add_argument("--label", default="", help="what the token is for (shown in lists)")
+        create.add_argument("--review", action="store_true",
+                            help="the account may also record review reads of entries (POST …/reviews/)")
         listing = actions.add_parser("list", help="every token (of USERNAME), never the tokens themselves")
         listing.add_argument("username", nargs="?")
         revoke = actions.add_parser("revoke", help="the token TOKEN_ID stops working at once")
@@ -46,6 +49,9 @@ class Command(BaseCommand):
             user.set_unusable_password()  # an operator signs in with tokens, never a password
             user.save()
         grant_submitting(user)
+        if options["review"]:
+            user.user_permissions.add(Permission.objects.get(content_type__app_label="scoring",
+                                                             codename="review_entry"))
         token, secret = ApiToken.issue(user, label)
         self.stderr.write(f"{'made account ' + username + ', ' if made else ''}token {token.key_id} for {username}: "
                           "it is shown this once and cannot be read again")

@@ -3,11 +3,12 @@ from __future__ import annotations
 import json
 
 from django.core.management.base import CommandError
+from django.core.serializers.json import DjangoJSONEncoder
 
 from catalog.models import UnknownTarget, resolve_target
 from lib.commands import CaseVersionCommand
 from scoring.boards.reading import Leaderboard
-from scoring.documents import entry_json
+from scoring.documents import board_rows
 from scoring.models import Submission
 
 
@@ -30,9 +31,11 @@ class Command(CaseVersionCommand):
             version, variant=variant if options["variant"] else None, include_all=options["all"]
         )
         if options["json"]:
+            # The API's leaderboard document, every entry at once (its rows under "entries").
             document = {"case": version.case.slug, "version": version.version,
-                        "entries": [entry_json(entry) for entry in entries]}
-            self.stdout.write(json.dumps(document))
+                        "variant": variant.slug if options["variant"] else None, "all": options["all"],
+                        "reference_fuel": version.reference_fuel, "entries": board_rows(entries, version)}
+            self.stdout.write(json.dumps(document, cls=DjangoJSONEncoder))
             return
         self.stdout.write(f"{version.case.slug} {version.version}: {len(entries)} "
                           f"{'entry' if len(entries) == 1 else 'entries'}")
