@@ -222,6 +222,18 @@ class CostChart:
     log_scale: bool
     drawn: int
     total: int  # agents that recorded a cost
+    score_from: float = 0.0  # where the score axis starts (above 0 when the scores lie close together)
+
+
+def close_ticks(low: float, high: float, most: int = 4) -> list[float]:
+    """Round ticks from at or below `low` to at or above `high`, for scores that lie close
+    together (so that 1.000 and 1.029 are not drawn on one line)."""
+    spread = max(high - low, high * 0.01, 1e-9)
+    raw = spread / most
+    power = 10 ** math.floor(math.log10(raw))
+    step = next(factor * power for factor in (1, 2, 5, 10) if factor * power >= raw)
+    first = math.floor(low / step - 1e-9)
+    return [round(step * index, 10) for index in range(first, math.ceil(high / step - 1e-9) + 1)]
 
 
 def nice_ticks(high: float, most: int = 5) -> list[float]:
@@ -241,11 +253,22 @@ def decade_ticks(low: float, high: float) -> list[float]:
     return ticks if len(ticks) >= 2 else sorted({low, *ticks, high})
 
 
-def _place_labels(points: list[AgentPoint], left: float, top: float, right: float, bottom: float) -> list[AgentPoint]:
-    """Each point's name beside it where it overlaps no other label and no point (right, left,
-    above, below, in that order), else its number; the best by score are placed first."""
+def _crosses(box, start: tuple[float, float], end: tuple[float, float]) -> bool:
+    """Whether the segment from `start` to `end` passes through the box (sampled finely)."""
+    x0, y0, x1, y1 = box
+    steps = max(2, int(max(abs(end[0] - start[0]), abs(end[1] - start[1]))))
+    return any(x0 <= start[0] + (end[0] - start[0]) * step / steps <= x1
+               and y0 <= start[1] + (end[1] - start[1]) * step / steps <= y1 for step in range(steps + 1))
+
+
+def _place_labels(points: list[AgentPoint], left: float, top: float, right: float, bottom: float,
+                  line: list[tuple[float, float]] = ()) -> list[AgentPoint]:
+    """Each point's name beside it where it overlaps no other label, no point, no tick and not
+    the front's line (right, left, above, below, in that order), else its number; the best by
+    score are placed first. A point with room for neither is named in the key below the chart."""
     taken: list[tuple[float, float, float, float]] = []
     circles = [(point.x, point.y) for point in points]
+    segments = list(zip(line, line[1:]))
     placed = []
 
     def free(box) -> bool:
@@ -253,6 +276,8 @@ def _place_labels(points: list[AgentPoint], left: float, top: float, right: floa
         if x0 < left or x1 > right or y0 < top or y1 > bottom:
             return False
         if any(x0 < bx1 and bx0 < x1 and y0 < by1 and by0 < y1 for bx0, by0, bx1, by1 in taken):
+            return False
+        if any(_crosses(box, start, end) for start, end in segments):
             return False
         return not any(x0 - 5 < cx < x1 + 5 and y0 - 5 < cy < y1 + 5 for cx, cy in circles)
 
@@ -293,7 +318,9 @@ def cost_chart(rows: list[tuple], total: int, per_page: int) -> CostChart | None
     log_scale = low > 0 and high / low >= 10
     plot_width = COST_WIDTH - COST_LEFT - COST_RIGHT
     plot_height = COST_HEIGHT - COST_TOP - COST_BOTTOM
-    y_ticks = nice_ticks(max(max(row[4] for row in shown), 1.0), 4)
+    scores = [row[4] for row in shown]
+    close = min(scores) > 0.5 * max(scores) > 0  # a zero-based axis would draw them on one line
+    y_ticks = close_ticks(min(scores), max(scores)) if close else nice_ticks(max(max(scores), 1.0), 4)
     x_ticks = decade_ticks(low, high) if log_scale else nice_ticks(high if high > 0 else 1.0, 4)
     x_low, x_high = (low, high) if log_scale else (0.0, x_ticks[-1])
 
@@ -305,7 +332,7 @@ def cost_chart(rows: list[tuple], total: int, per_page: int) -> CostChart | None
         return round(COST_LEFT + plot_width * share, 1)
 
     def y_of(score: float) -> float:
-        return round(COST_TOP + plot_height * (1 - score / y_ticks[-1]), 1)
+        return round(COST_TOP + plot_height * (1 - (score - y_ticks[0]) / (y_ticks[-1] - y_ticks[0])), 1)
 
     by_score = sorted(shown, key=lambda row: (-row[4], row[3], row[1], row[2]))
     numbers = {row[0]: index for index, row in enumerate(by_score, 1)}
@@ -313,8 +340,10 @@ def cost_chart(rows: list[tuple], total: int, per_page: int) -> CostChart | None
                          index // per_page + 1, numbers[agent_id])
               for agent_id, model, harness, cost, score, index, on_front in by_score]
     bottom = COST_HEIGHT - COST_BOTTOM
-    points = _place_labels(points, 0, COST_TOP - 10, COST_WIDTH, bottom)
-    on_front = sorted((point for point in points if point.on_front), key=lambda point: (point.cost, -point.score))
-    return CostChart(points, " ".join(f"{point.x},{point.y}" for point in on_front), COST_WIDTH, COST_HEIGHT,
+    front_line = [(point.x, point.y) for point in sorted((point for point in points if point.on_front),
+                                                         key=lambda point: (point.cost, -point.score))]
+    # Labels stay inside the plot: clear of the axes' tick labels, and of the front's line.
+    points = _place_labels(points, COST_LEFT + 2, COST_TOP - 10, COST_WIDTH, bottom - 2, front_line)
+    return CostChart(points, " ".join(f"{x},{y}" for x, y in front_line), COST_WIDTH, COST_HEIGHT,
                      COST_LEFT, bottom, [(x_of(cost), cost) for cost in x_ticks],
-                     [(y_of(score), score) for score in y_ticks], log_scale, len(points), total)
+                     [(y_of(score), score) for score in y_ticks], log_scale, len(points), total, y_ticks[0])

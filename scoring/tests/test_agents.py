@@ -434,3 +434,24 @@ def test_since_keeps_the_cases_first_published_on_or_after_a_date_and_cases_show
     assert case["observed"]["speedups"] is None  # no reference yet
     page = client.get(f"/cases/{old.case.slug}/").content.decode()
     assert "50% of the 2 trials of 1 agent solved it" in page
+
+
+def test_the_cost_chart_parts_close_scores_and_keeps_its_labels_off_the_line_and_the_ticks():
+    from web.charts import COST_FONT, COST_LEFT, _crosses
+
+    rows = [(index, f"model-{index}", "", cost, score, index, on_front)
+            for index, (cost, score, on_front) in enumerate([(0.5, 1.0, True), (1.0, 1.01, True), (2.0, 1.029, True),
+                                                              (4.0, 1.02, False), (0.8, 1.005, False)])]
+    chart = cost_chart(rows, len(rows), per_page=50)
+    assert chart.score_from > 0  # the axis starts near the scores, and the page says so
+    ys = sorted(point.y for point in chart.points)
+    assert min(later - earlier for earlier, later in zip(ys, ys[1:])) > 5  # no two on one line
+    line = [tuple(map(float, pair.split(","))) for pair in chart.front.split()]
+    for point in chart.points:
+        if not point.label:
+            continue
+        width = len(point.label) * COST_FONT * 0.58
+        left = {"start": point.label_x, "end": point.label_x - width, "middle": point.label_x - width / 2}[point.anchor]
+        box = (left, point.label_y - 10, left + width, point.label_y + 2)
+        assert left >= COST_LEFT, point  # clear of the score axis' tick labels
+        assert not any(_crosses(box, start, end) for start, end in zip(line, line[1:])), point
