@@ -81,14 +81,16 @@ def _module_cache_for_the_run(settings, _shared_module_cache):
 
 @pytest.fixture(scope="session")
 def bundled_scan():
-    """The bundled catalog validated as import_catalog() validates it into an empty database
+    """The bundled catalog (the cases this run proves: tests/bundled.py) validated as
+    import_catalog() validates it into an empty database
     (nothing unchanged, nothing held out elsewhere), once per test process: two seconds of
     validation, then a tenth of a second to import into each test's database."""
     from catalog.importer import file_limits
     from catalog.manifest import scan_catalog
+    from tests import bundled as scope
 
-    return scan_catalog(Path(__file__).resolve().parent / "test-cases", is_unchanged=lambda label, digest: False,
-                        limits=file_limits(), held_out_elsewhere={})
+    return scan_catalog(scope.catalog(), is_unchanged=lambda label, digest: False, limits=file_limits(),
+                        held_out_elsewhere={})
 
 
 @pytest.fixture

@@ -1,4 +1,5 @@
-"""The bundled catalog with its examples scored, served by a real server of its own, once per run.
+"""The bundled catalog (the cases this run proves: tests/bundled.py) with its examples scored,
+served by a real server of its own, once per run.
 
 Importing the catalog and scoring its examples takes ten real builds and a few billion units of
 fuel: the browser tests, the accessibility tests and the API's outside client used to do it once
@@ -26,12 +27,27 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from urllib.parse import urlsplit, urlunsplit
 
+from tests import bundled
+
 ROOT = Path(__file__).resolve().parent.parent
 STAFF = ("staff", "correct horse battery")
 # The starter of lattice's latest version (the folder last in natural order).
 STARTER = max((path for path in (ROOT / "test-cases/performance/hard/lattice").iterdir() if path.is_dir()),
               key=lambda path: [int(part) if part.isdigit() else part for part in re.split(r"(\d+)", path.name)]
               ) / "workspaces/base"
+# A reviewer's read of an entry (scoring/reviews.py), as the admin or the API records one, and
+# lattice's naive example as its latest version's reference (set_reference), so speedups show.
+READ = """
+from django.contrib.auth import get_user_model
+from scoring.models import Submission
+from scoring.references import set_reference
+from scoring.reviews import record_read
+reader, _ = get_user_model().objects.get_or_create(username="reader")
+entry = Submission.objects.filter(version__case__slug="lattice", version__latest_any=True,
+                                  name="example-naive").latest("pk")
+record_read(entry, "loop-aware", "no", "simulates every tick:\\nno loop detection", reader)
+set_reference(entry)
+"""
 AGENT_RUNS = (
     ("run-17", "fast", {"model": "openai/gpt-5.1", "harness": "mini-swe", "cost_usd": "0.42", "input_tokens": "51234",
                         "output_tokens": "4021"}),
@@ -124,10 +140,11 @@ def prepare(folder: Path) -> Database:
     else:
         database = Database(f"sqlite:///{folder / 'template.sqlite3'}", path=folder / "template.sqlite3")
     manage(database, folder, "migrate", "--noinput", "-v0")
-    manage(database, folder, "import_catalog", str(ROOT / "test-cases"))
+    manage(database, folder, "import_catalog", str(bundled.catalog()))
     manage(database, folder, "score_examples", str(ROOT / "solutions"))
     manage(database, folder, "score", "lattice", "--version", STARTER.parent.parent.name, "--variant", "long-belts",
            "--submission", str(STARTER), "--name", "starter")
+    manage(database, folder, "shell", "-c", READ)  # a review read on lattice's naive example, its reference
     # Two runs of a harness on rising, each naming its model (agents on /agents/); the first is
     # measured again from its source (its mark on the pages that show it).
     made = []
@@ -228,6 +245,7 @@ class Site:
             "list": "/", "list filtered": "/cases/?tag=simulation&difficulty=hard", "case": "/cases/lattice/",
             "version": "/cases/range-sums/v1/", "leaderboard": "/cases/lattice/leaderboard/",
             "all": "/cases/lattice/leaderboard/?all=1", "submission": f"/submissions/{naive}/",
+            "review column": "/cases/lattice/leaderboard/?review=loop-aware",
             "failed submission": f"/submissions/{starter}/", "compare": f"/submissions/{naive}/compare/{fast}/",
             "standings": "/standings/", "submitter": "/submitters/example-fast/", "about": "/about/",
             "agents": "/agents/", "agent": "/agents/openai/gpt-5.1/",

@@ -122,6 +122,7 @@ def latest_versions() -> list[CaseVersion]:
 
 
 @pytest.mark.long
+@pytest.mark.catalog
 def test_the_meter_of_each_cases_kit_counts_what_the_site_stored_for_every_bundled_example(
         client, bundled, site_template, meter_env, tmp_path):
     """Against what the served site stored for each example (`score_examples`, as `make run` scores
@@ -266,6 +267,7 @@ def test_a_module_built_from_the_kits_starter_with_its_build_command_is_metered_
 
 
 @pytest.mark.long
+@pytest.mark.catalog
 def test_one_command_checks_a_workspace_on_every_sample_as_the_site_measured_it(client, bundled, site_template,
                                                                                  meter_env, tmp_path):
     """Each bundled case's latest kit, downloaded from the site: `python3 meter check` builds the

@@ -399,14 +399,18 @@ def test_a_launcher_killed_in_a_pid_namespace_is_swept_by_the_next_one_there(tmp
         time.sleep(0.05)
     dead.kill()
     assert cgroup_folders(status["cgroup"])  # left behind
+    token = status["cgroup"].removeprefix("fuelboard-build-").split("-")[0]
     following = Launcher(namespace=True)
     try:
         assert ask(following, "status")["ready"]
         assert cgroup_folders(status["cgroup"]) == []
+        assert not Path(f"/run/fuelboard-cgroup-owners/{token}.lock").exists()  # forgotten once swept
         assert ask(following, "build", source_file(tmp_path), "printf '\\0asm' > out.wasm")["ok"]
     finally:
-        log = following.kill()
-    assert f"removed the cgroup {status['cgroup']}" in log
+        following.kill()
+    # Removed by this launcher's start-up, or by another that started on the machine meanwhile (a
+    # test run starts launchers in parallel, and any one sweeps every owner that is gone): which
+    # one did it, the log of each says; that it is done, the cgroups and the owner's file say.
 
 
 @pytest.mark.skipif(layout().version != 1, reason="one cgroup holds every controller under cgroup v2")

@@ -12,7 +12,7 @@ from scoring.attempts import score
 from scoring.models import Result
 from scoring.recording import submit
 from scoring.tests.helpers import adder_answers
-from web.templatetags.site import compact
+from web.templatetags.site import compact, times
 
 pytestmark = pytest.mark.django_db
 
@@ -49,9 +49,10 @@ def test_the_page_sets_every_input_side_by_side_with_the_ratio(client, pair):
         # Each fuel in full (wide screens) and compact (narrow ones), then the ratio.
         numbers = re.findall(r'<td class="num">(?:<span class="wide-only">([^<]*)</span>)?([^<]*)', cells)
         assert [whole or alone for whole, alone in numbers] == [
-            f"{slow_fuel[path]:,}", f"{fast_fuel[path]:,}", f"{slow_fuel[path] / fast_fuel[path]:.3g}×"]
+            f"{slow_fuel[path]:,}", f"{fast_fuel[path]:,}", times(slow_fuel[path] / fast_fuel[path])]
         assert f'<span class="narrow-only" title="{slow_fuel[path]:,}">{compact(slow_fuel[path])}</span>' in cells
-    assert f"{slow.total_fuel / fast.total_fuel:.3g}×</strong> B's total fuel" in page
+    assert f"{times(slow.total_fuel / fast.total_fuel)}</strong> B's total fuel" in page
+    assert "×" not in page.split("<main", 1)[1]  # a ratio of fuel to fuel: in words
     # One bar per input, to the right of the middle line: A (slow) used more on each.
     assert len(re.findall(r'<rect class="chart-bar slower"', page)) == len(rows)
 

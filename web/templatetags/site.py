@@ -105,8 +105,13 @@ def ratio(value) -> str:
     if value <= 0:
         return "—"
     if f"{value:.3g}" != "1" and value < 1:
-        return f"{1 / value:.3g}× slower"
-    return f"{value:.3g}×"
+        return f"{_figure(1 / value)}× slower"
+    return f"{_figure(value)}×"
+
+
+def _figure(value: float) -> str:
+    """Three significant figures, in plain digits: 12.5, 2,250 (never 2.25e+03)."""
+    return f"{round(value):,}" if value >= 1000 else f"{value:.3g}"
 
 
 @register.filter
@@ -115,7 +120,7 @@ def times(value) -> str:
     1 time; None → —"""
     if value is None or value == "":
         return "—"
-    shown = f"{float(value):.3g}"
+    shown = _figure(float(value))
     return f"{shown} time" if shown == "1" else f"{shown} times"
 
 
