@@ -3,7 +3,6 @@ it as CSV."""
 
 from __future__ import annotations
 
-from datetime import date
 from typing import Literal
 
 from django.http import HttpRequest
@@ -13,7 +12,7 @@ from api.caching import cached_document
 from api.cases import Difficulty
 from api.results import csv_answer, legacy_csv
 from api.schemas import AgentsDocument
-from lib.api import ONE_LINE, PAGE_MAX, PAGE_SIZE, PAGE_SIZE_MAX, Problem, document, page_links
+from lib.api import ONE_LINE, PAGE_MAX, PAGE_SIZE, PAGE_SIZE_MAX, SINCE, DateParameter, Problem, document, page_links
 from lib.csvexport import csv_response
 from scoring.agents import Matrix, request_refresh
 from scoring.documents import agent_lines, agents_table
@@ -35,7 +34,7 @@ def agents(request: HttpRequest,
            difficulty: Difficulty | None = None,
            tag: str | None = Query(None, max_length=100, pattern=ONE_LINE),
            harness: str | None = Query(None, max_length=100, pattern=ONE_LINE, description="one harness's agents"),
-           since: date | None = Query(None, description="only the cases first published on or after this date"),
+           since: DateParameter = Query(None, description=SINCE),
            sort: Sort = Query("solved", description="solved (most cases solved first, then score), score (highest "
                                                     "first), pass_rate (highest first) or cost (mean cost per trial, "
                                                     "cheapest first; none recorded last)"),
@@ -51,7 +50,7 @@ def agents(request: HttpRequest,
         return moved
     request_refresh()
     query = {"difficulty": difficulty, "tag": tag or None, "harness": harness or None,
-             "since": since.isoformat() if since else None, "sort": sort}
+             "since": since, "sort": sort}
     lines_query = {**query, "cases_page": cases_page if cases_page != 1 else None,
                    "cases_page_size": cases_page_size if cases_page_size != CASES_PAGE_SIZE else None}
     columns_query = {**query, "page": page if page != 1 else None,
@@ -84,11 +83,11 @@ def agents_csv(request: HttpRequest,
                difficulty: Difficulty | None = None,
                tag: str | None = Query(None, max_length=100, pattern=ONE_LINE),
                harness: str | None = Query(None, max_length=100, pattern=ONE_LINE),
-               since: date | None = Query(None, description="only the cases first published on or after it"),
+               since: DateParameter = Query(None, description=SINCE),
                sort: Sort = Query("solved")):
     """The agents matrix as CSV, every line."""
     request_refresh()
     query = {"difficulty": difficulty, "tag": tag or None, "harness": harness or None,
-             "since": since.isoformat() if since else None, "sort": sort}
+             "since": since, "sort": sort}
     return cached_document(request, query, [CATALOG, AGENTS_SNAPSHOT],
                            lambda: csv_response(*agents_table(_matrix(query))))

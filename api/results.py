@@ -3,8 +3,6 @@ held-out data (input paths and counts only)."""
 
 from __future__ import annotations
 
-from datetime import date
-
 from django.http import HttpRequest, HttpResponse, HttpResponsePermanentRedirect
 from django.shortcuts import get_object_or_404
 from django.urls import reverse
@@ -14,7 +12,7 @@ from api.caching import cached_document
 from api.cases import Difficulty
 from api.schemas import ComparisonDocument, History, Leaderboard, StandingsDocument, SubmissionDocument
 from catalog.reading import shown_board, version_generations
-from lib.api import ONE_LINE, PAGE_MAX, PAGE_SIZE, PAGE_SIZE_MAX, Problem, document, page_links
+from lib.api import ONE_LINE, PAGE_MAX, PAGE_SIZE, PAGE_SIZE_MAX, SINCE, DateParameter, Problem, document, page_links
 from lib.csvexport import csv_response
 from lib.siteurl import site_url
 from scoring.boards.reading import MODEL_MAX, model_filter
@@ -171,7 +169,7 @@ def submission_compare(request: HttpRequest, a: int, b: int):
 def standings(request: HttpRequest,
               difficulty: Difficulty | None = None,
               tag: str | None = Query(None, max_length=100, pattern=ONE_LINE),
-              since: date | None = Query(None, description="only the cases first published on or after this date"),
+              since: DateParameter = Query(None, description=SINCE),
               page: int = Query(1, ge=1, le=PAGE_MAX),
               page_size: int = Query(PAGE_SIZE, ge=1, le=PAGE_SIZE_MAX)):
     """The catalog-wide standings: per submitter name, the cases solved and the score. Every line as CSV:
@@ -180,7 +178,7 @@ def standings(request: HttpRequest,
     if moved:
         return moved
     request_refresh()
-    query = {"difficulty": difficulty, "tag": tag or None, "since": since.isoformat() if since else None}
+    query = {"difficulty": difficulty, "tag": tag or None, "since": since}
 
     def render():
         shown = Standings({name: value or "" for name, value in query.items()})
@@ -200,10 +198,10 @@ def standings(request: HttpRequest,
 def standings_csv(request: HttpRequest,
                   difficulty: Difficulty | None = None,
                   tag: str | None = Query(None, max_length=100, pattern=ONE_LINE),
-                  since: date | None = Query(None, description="only the cases first published on or after it")):
+                  since: DateParameter = Query(None, description=SINCE)):
     """The catalog-wide standings as CSV, every line."""
     request_refresh()
-    query = {"difficulty": difficulty, "tag": tag or None, "since": since.isoformat() if since else None}
+    query = {"difficulty": difficulty, "tag": tag or None, "since": since}
 
     def render():
         return csv_response(*standings_table(Standings({name: value or "" for name, value in query.items()})))

@@ -18,7 +18,7 @@ API_METHODS = ("GET", "HEAD", "OPTIONS")
 # The one place the API takes a write: operators' submissions (api/submissions.py).
 API_WRITES = {"/api/v1/submissions/": ("POST",)}
 # Writes at paths with an id in them: (pattern, methods, the largest body a write there may send).
-API_WRITE_PATTERNS = ((re.compile(r"/api/v1/submissions/\d{1,18}/reviews/"), ("POST",), 16 << 10),)
+API_WRITE_PATTERNS = ((re.compile(r"/api/v1/submissions/[^/]{1,100}/reviews/"), ("POST",), 16 << 10),)
 
 
 def api_writes(path: str) -> tuple[tuple[str, ...], int | None]:

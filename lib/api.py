@@ -5,13 +5,13 @@ API's page cache is api/caching.py)."""
 from __future__ import annotations
 
 from http import HTTPStatus
-from typing import Any
+from typing import Annotated, Any
 from urllib.parse import urlencode
 
 from django.core.paginator import EmptyPage, Paginator
 from django.http import HttpRequest, HttpResponse, JsonResponse
 from ninja import Field, Schema
-from pydantic import BaseModel
+from pydantic import BaseModel, StringConstraints, WithJsonSchema
 
 from lib.siteurl import site_url
 
@@ -19,6 +19,11 @@ PROBLEM_TYPE = "application/problem+json"
 PAGE_SIZE = 50  # a list's default page
 PAGE_SIZE_MAX = 200  # the most `?page_size=` may ask for
 PAGE_MAX = 10**9  # the largest page number the API reads
+DATE = r"^\d{4}-\d{2}-\d{2}$"  # a date as YYYY-MM-DD (the form behind it checks it is one)
+SINCE = "only the cases first published on or after this date (YYYY-MM-DD)"
+# A date parameter: text of the date's form (never a number read as one), said as a date in the schema.
+DateParameter = Annotated[str | None, StringConstraints(pattern=DATE),
+                          WithJsonSchema({"type": "string", "format": "date", "pattern": DATE})]
 # A text parameter (a search, a tag, a model): one line, no control characters. In the schema
 # as each such parameter's `pattern`, so that a client knows the rule before it is refused.
 ONE_LINE = r"^[^\x00-\x1f\x7f]*$"

@@ -27,7 +27,7 @@ def shot(page, name: str) -> None:
 
 def test_browse_filter_open_switch_versions_leaderboard_and_submission(page, site):
     page.goto(site + "/")
-    assert page.locator(".card").count() == 4
+    assert page.locator(".card").count() == 5
     shot(page, "case-list")
 
     page.select_option("#id_difficulty", "hard")
@@ -141,11 +141,11 @@ def test_standings_compare_and_carried_entries(page, own_site):
     page.click("nav >> text=Standings")
     assert page.url.endswith("/standings/")
     rows = page.locator("table.standings tbody tr")
-    # The examples (fast and naive on three cases, disjoint-set on components), the starter, and the
-    # two harness runs (tests/served.py).
-    assert rows.count() == 6
+    # The examples (fast and naive on four cases, disjoint-set and breadth-first on components), the
+    # starter, and the two harness runs (tests/served.py).
+    assert rows.count() == 7
     assert rows.nth(0).locator("td").nth(1).inner_text() == "example-fast"
-    assert rows.nth(0).locator("td").nth(3).inner_text() == "3/4"  # fast solved every published case it has
+    assert rows.nth(0).locator("td").nth(3).inner_text() == "4/5"  # fast solved every published case it has
     assert "0.5 + 1.0 = 1.5" in page.locator(".method").inner_text()
     shot(page, "standings")
     page.click("details.filters-box > summary")
@@ -225,7 +225,7 @@ def test_take_part_kit_and_the_method(page, site):
     assert page.locator("#take-part-heading").is_visible()
     with page.expect_download() as download:
         page.click("text=Long belts kit")
-    assert download.value.suggested_filename == "lattice-v2-long-belts.zip"
+    assert download.value.suggested_filename == "lattice-v3-long-belts.zip"
     with zipfile.ZipFile(download.value.path()) as archive:
         names = archive.namelist()
     assert "README.md" in names and "run/PROMPT.md" in names

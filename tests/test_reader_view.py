@@ -17,6 +17,7 @@ HEADLINES = {
 # The columns (by header), options and sentences where "×" may stand: speedups and their thresholds.
 SPEEDUP_PLACES = """(node) => {
     const element = node.parentElement;
+    if (element.closest('.speedup')) return true;
     const option = element.closest('option');
     if (option) return option.textContent.trim().startsWith('speedup ≥');
     const cell = element.closest('td, th');
@@ -32,6 +33,8 @@ SPEEDUP_PLACES = """(node) => {
 
 @pytest.mark.parametrize("width", [375, 1440])
 def test_every_headline_figure_is_in_view(browser, site, width):
+    """Each headline column's cell on the first rows, or where a narrow screen hides the column,
+    the same figure shown in the row (`.speedup`): inside the viewport, with no sideways scroll."""
     context = browser.new_context(viewport={"width": width, "height": 900}, is_mobile=width < 1000,
                                   java_script_enabled=False)
     page = context.new_page()
@@ -43,13 +46,19 @@ def test_every_headline_figure_is_in_view(browser, site, width):
                     const table = document.querySelector('table.board');
                     const index = [...table.tHead.rows[0].cells].findIndex(cell => cell.textContent.includes(header));
                     if (index < 0) return null;
+                    const shown = element => element && element.getClientRects().length > 0;
                     return [...table.tBodies[0].rows].slice(0, 3).map(row => {
-                        const box = row.cells[index].getBoundingClientRect();
+                        let figure = row.cells[index];
+                        if (!shown(figure)) figure = [...row.querySelectorAll('.speedup')].find(shown);
+                        if (!figure) return null;
+                        const box = figure.getBoundingClientRect();
                         return [box.left, box.right];
                     });
                 }""", header)
                 assert boxes, f"{path}: no column {header!r}"
-                for left, right in boxes:
+                for box in boxes:
+                    assert box, f"{path} at {width} px: {header!r} is nowhere in a row"
+                    left, right = box
                     assert 0 <= left and right <= width, f"{path} at {width} px: {header!r} at {left}–{right}"
     finally:
         context.close()
@@ -89,4 +98,6 @@ def test_tied_standings_share_their_place(page, own_site):
     assert places["twin-a"] == places["twin-b"] and places["twin-a"].startswith("=")
     document = own_site.json("/api/v1/standings/")
     ranks = {line["name"]: (line["rank"], line["shared_rank"]) for line in document["results"]}
-    assert ranks["twin-a"][1] == ranks["twin-b"][1] == min(ranks["twin-a"][0], ranks["twin-b"][0])
+    # Every line of the same score and cases solved shares the place of the first of them.
+    assert ranks["twin-a"][1] == ranks["twin-b"][1] <= min(ranks["twin-a"][0], ranks["twin-b"][0])
+    assert places["twin-a"] == f"={ranks['twin-a'][1]}"

@@ -44,7 +44,7 @@ def test_a_generated_client_calls_every_operation(own_site, tmp_path):
     operations = {f"{group}.{module}" for group in ("catalog", "index", "results", "schemas", "submissions")
                   for module in [path.stem for path in (Path(api.__file__).parent / group).glob("*.py")
                                  if path.stem != "__init__"]}
-    assert len(operations) == 16, operations  # as many as the schema has
+    assert len(operations) == 17, operations  # as many as the schema has
     models = importlib.import_module("client.models")
     types = importlib.import_module("client.types")
     token = own_site.manage("api_token", "create", "generated").splitlines()[-1]
@@ -91,6 +91,14 @@ def test_a_generated_client_calls_every_operation(own_site, tmp_path):
     assert ok(call("submissions.submission_detail", made.submission, client=operator), models.SubmissionDetail)
     mine = ok(call("submissions.operator_submissions", client=operator), models.OperatorSubmissions)
     assert [entry.submission for entry in mine.results] == [made.submission]
+    # A reviewer's token: a read of lattice's naive example (its version declares `loop-aware`).
+    reviewer = client_package.AuthenticatedClient(
+        base_url=own_site.url, token=own_site.manage("api_token", "create", "generated-reader",
+                                                     "--review").splitlines()[-1], raise_on_unexpected_status=True)
+    read = ok(call("submissions.review", naive, client=reviewer,
+                   body=models.ReviewRequest(item="loop-aware", verdict="partly", text="looks for loops")),
+              models.ReviewDocument, 201)
+    assert (read.item, read.verdict, read.reviewer) == ("loop-aware", "partly", "generated-reader")
     # A refusal parses as the problem document the schema says.
     missing = call("results.leaderboard", "no-such-case")
     assert missing.status_code == 404 and isinstance(missing.parsed, models.Problem)

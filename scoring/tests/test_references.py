@@ -14,6 +14,7 @@ from scoring.boards.updates import set_hidden
 from scoring.models import Submission
 from scoring.recording import submit
 from scoring.references import ReferenceRefused, clear_reference, set_reference
+from web.templatetags.site import ratio
 
 pytestmark = pytest.mark.django_db
 
@@ -79,7 +80,7 @@ def test_a_reference_gives_every_correct_entry_a_speedup(tied, client, adder_v1)
     assert f"<dt>Speedup</dt><dd>{bob.total_fuel / alice.total_fuel:.3g}×" in detail
     reference_fuel = dict(bob.results.filter(kind="stress").values_list("input_path", "fuel"))
     for result in alice.results.filter(kind="stress"):
-        assert f"{reference_fuel[result.input_path] / result.fuel:.3g}×</td>" in detail
+        assert f"{ratio(reference_fuel[result.input_path] / result.fuel)}</td>" in detail
     assert "this entry is the version's reference" in client.get(f"/submissions/{bob.pk}/").content.decode()
     # Another reference replaces it; hidden, it stops counting, and no speedup is shown.
     assert set_reference(alice) == Submission.objects.get(pk=bob.pk)
