@@ -74,7 +74,8 @@ def test_a_review_token_records_reads_and_the_entry_shows_them(client, entry):
     board = client.get("/api/v1/cases/adder/leaderboard/", {"version": "v1"}).json()
     assert board["results"][0]["reviews"] == {"tight-loop": "tight", "no-unsafe": "pass"}
     column = client.get("/cases/adder/leaderboard/", {"version": "v1", "review": "tight-loop"}).content.decode()
-    assert "<th scope=\"col\" class=\"wrap-ok\">Is the inner loop free of allocations?</th>" in column
+    assert '<th scope="col" class="wide-only">Review <code>tight-loop</code></th>' in column
+    assert "Review column, <code>tight-loop</code>: Is the inner loop free of allocations?" in column
     rows = list(csv.DictReader(io.StringIO(b"".join(client.get(
         "/api/v1/cases/adder/leaderboard.csv", {"version": "v1"}).streaming_content).decode())))
     assert (rows[0]["review:tight-loop"], rows[0]["review:no-unsafe"]) == ("tight", "pass")
