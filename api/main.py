@@ -11,10 +11,11 @@ from __future__ import annotations
 
 import functools
 
+from django.conf import settings
 from django.http import Http404, HttpRequest
 from django.shortcuts import render
 from django.urls import reverse
-from ninja import NinjaAPI, Schema
+from ninja import Field, NinjaAPI, Schema
 from ninja.errors import AuthenticationError, ValidationError
 
 from api.agents import router as agents_router
@@ -27,6 +28,7 @@ from lib.openapi import describe
 from lib.siteurl import site_url
 from scoring.boards.reading import BadModel
 from scoring.compare import NotComparable
+from scoring.dataset.folders import CROISSANT, latest_export
 from scoring.intake import IntakeRefused
 from scoring.standings import BadFilter
 
@@ -188,15 +190,20 @@ class Index(Schema):
     agents: str
     openapi: str
     docs: str
+    dataset: str | None = Field(None, description="the latest export of the site's public data as a dataset: its "
+                                                  "Croissant metadata, beside its Parquet tables and card "
+                                                  "(/docs/dataset/); null while the site keeps none")
 
 
 @api.get("/", response=Index, url_name="index", tags=["index"])
 def index(request: HttpRequest):
     """Where everything is."""
+    dataset = latest_export(settings.DATASET_DIR)
     return {name: site_url(reverse(f"api-v1:{target}"))
             for name, target in (("cases", "cases"), ("standings", "standings"), ("agents", "agents"),
                                  ("openapi", "openapi-json"))} | {
-        "docs": site_url(reverse("api-docs"))}
+        "docs": site_url(reverse("api-docs")),
+        "dataset": site_url(reverse("dataset-file", args=[CROISSANT])) if dataset else None}
 
 
 @functools.lru_cache(maxsize=1)

@@ -75,21 +75,24 @@ class PublicCachingMiddleware:
         return response
 
 
+ALREADY_COMPRESSED = ("application/zip", "application/vnd.apache.parquet")
+
+
 class SafeGZipMiddleware(GZipMiddleware):
     """gzip, but never for a response tied to a visitor (BREACH).
 
     BREACH recovers a secret from the size of compressed responses that also reflect what an
     attacker sends. The secrets here are the CSRF token and the session, so a response is left
     uncompressed when the request is authenticated, when a CSRF token was rendered or set
-    (`CSRF_COOKIE_NEEDS_UPDATE`, which rendering a token sets), or when it sets any cookie. Archives are
-    already compressed.
+    (`CSRF_COOKIE_NEEDS_UPDATE`, which rendering a token sets), or when it sets any cookie. Archives and
+    Parquet files are already compressed.
     """
 
     def process_response(self, request, response):
         user = getattr(request, "user", None)
         if ((user is not None and user.is_authenticated) or "HTTP_AUTHORIZATION" in request.META
                 or request.META.get("CSRF_COOKIE_NEEDS_UPDATE")
-                or response.cookies or response.get("Content-Type", "").startswith("application/zip")):
+                or response.cookies or response.get("Content-Type", "").startswith(ALREADY_COMPRESSED)):
             return response
         return super().process_response(request, response)
 

@@ -7,6 +7,7 @@ See README.md ("Settings") for the list. Defaults are the zero-set-up local path
 from __future__ import annotations
 
 import os
+import re
 import secrets
 from pathlib import Path
 from urllib.parse import urlsplit
@@ -255,6 +256,17 @@ STANDINGS_REFRESH_SECONDS = envint("STANDINGS_REFRESH_SECONDS", 60, minimum=0)
 # Queue a re-measurement (scoring/verification.py) of every new record as it is set: each one
 # costs a build and a scoring run more, on the task queue's workers.
 VERIFY_NEW_RECORDS = envbool("VERIFY_NEW_RECORDS", False)
+
+# The public dataset (`manage.py export_dataset`, docs/dataset.md): the folder whose exports the
+# site serves (the latest at /datasets/latest/<file>, linked from /api/v1/; empty: none), and the
+# licence its card and Croissant file give the data (a Hugging Face Hub licence identifier).
+DATASET_DIR = envstr("DATASET_DIR", "")
+DATASET_LICENSE = envstr("DATASET_LICENSE", "cc-by-4.0")
+if not re.fullmatch(r"[a-z0-9][a-z0-9.+-]*", DATASET_LICENSE):
+    from django.core.exceptions import ImproperlyConfigured
+
+    raise ImproperlyConfigured(f"DATASET_LICENSE={DATASET_LICENSE!r}: a licence identifier as the Hugging Face Hub "
+                               "lists them (cc-by-4.0, odc-by, other…)")
 
 # --- scoring jobs (the Django Tasks API; the django-tasks backport on Django 5.2) ----------------
 # "immediate": jobs run in the process that enqueues them (the zero-set-up default).

@@ -9,7 +9,7 @@ from api.main import docs as api_docs
 from catalog.manifest import VERSION_PATTERN
 from config import permits
 from lib.urlparts import NameConverter
-from web import about, agents, boards, cases, docs, feeds, standings
+from web import about, agents, boards, cases, datasets, docs, feeds, standings
 
 
 class VersionConverter:
@@ -66,6 +66,7 @@ urlpatterns = [
     path("submitters/<name:name>/", standings.submitter, name="submitter"),
     path("submissions/<int:pk>/", boards.submission_detail, name="submission-detail"),
     path("submissions/<int:a>/compare/<int:b>/", boards.submission_compare, name="submission-compare"),
+    path("datasets/latest/<str:file>", datasets.dataset_file, name="dataset-file"),
     path("api/v1/docs", api_docs, name="api-docs"),
     # nginx's auth_request before it reads a large body (config/nginx.conf.template).
     path("upload-permit/submit/", permits.submit, name="permit-submit"),
