@@ -107,7 +107,8 @@ def test_the_worked_example_of_the_page(client, cases):
                                            "hard": {"solved": 1, "score": 1.0}}
     page = client.get("/standings/").content.decode()
     assert "1,000 ÷ 2,000 + 4,000 ÷ 4,000 = 0.5 + 1.0 = <strong>1.5</strong>" in page  # the formula, explained
-    assert "<td class=\"num\"><strong>1.500</strong><span class=\"row-detail narrow-only\">2/6 solved</span></td>" in page
+    assert ("<td class=\"num\"><strong>1.500</strong><span class=\"row-detail narrow-only\">2/6 solved</span></td>"
+            in page)
 
 
 def test_each_line_opens_the_submitters_best_entry_per_case(client, cases):

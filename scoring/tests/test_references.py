@@ -73,7 +73,8 @@ def test_a_reference_gives_every_correct_entry_a_speedup(tied, client, adder_v1)
     assert [row["speedup"] for row in csv_rows(client)] == [str(round(bob.total_fuel / alice.total_fuel, 6)), "1.0",
                                                             "1.0", ""]
     page = client.get("/cases/adder/leaderboard/", {"version": "v1"}).content.decode()
-    assert '<th scope="col" class="num wide-only">Speedup</th>' in page and '1× <span class="badge">reference</span>' in page
+    assert '<th scope="col" class="num wide-only">Speedup</th>' in page
+    assert '1× <span class="badge">reference</span>' in page
     assert f"{bob.total_fuel / alice.total_fuel:.3g}×" in page
     # The submission page: in total and input by input (the reference's fuel on each ÷ its own).
     detail = client.get(f"/submissions/{alice.pk}/").content.decode()
