@@ -25,11 +25,20 @@ def test_public_pages_revalidate_with_their_etag(client, imported, url):
 def test_public_pages_and_json_are_compressed(client, imported, url):
     plain = client.get(url)
     packed = client.get(url, HTTP_ACCEPT_ENCODING="gzip")
+    from django.middleware.gzip import GZipMiddleware
     from django.utils.text import compress_string
 
-    if len(plain.content) < 200 or len(compress_string(plain.content)) >= len(plain.content):
+    # Django pads a packed body with up to max_random_bytes of filler (against BREACH) and sends the
+    # plain body whenever the padded one is no shorter, so near that edge either outcome is right.
+    padding = GZipMiddleware.max_random_bytes
+    smallest = len(compress_string(plain.content))
+    if len(plain.content) < 200 or smallest >= len(plain.content):
         # not worth it (Django's rule: short, or no shorter packed): sent as is
         assert "Content-Encoding" not in packed and packed.content == plain.content
+        return
+    if "Content-Encoding" not in packed:
+        assert smallest + padding >= len(plain.content), "a body that packs well was sent plain"
+        assert packed.content == plain.content
         return
     assert packed["Content-Encoding"] == "gzip" and "Accept-Encoding" in packed["Vary"]
     assert gzip.decompress(packed.content) == plain.content
