@@ -228,7 +228,7 @@ def test_helpers_of_the_tests_live_in_plain_modules():
     conftest file or from another test module."""
     found = []
     for path in sorted(ROOT.glob("*/**/*.py")) + sorted(ROOT.glob("*.py")):
-        if ".venv" in path.parts or "node_modules" in path.parts:
+        if any(part.startswith(".venv") for part in path.parts) or "node_modules" in path.parts:  # every virtualenv
             continue
         for node in ast.walk(ast.parse(path.read_text())):
             modules = [alias.name for alias in node.names] if isinstance(node, ast.Import) else (
