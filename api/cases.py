@@ -115,6 +115,10 @@ class CaseDetail(Schema):
     inputs: Inputs
     url: str
     leaderboard_url: str
+    retired_at: datetime | None = Field(..., description="when the version was retired (its board frozen, its "
+                                                         "held-out data published); null while it is current")
+    held_out_url: str | None = Field(..., description="its held-out inputs and expected answers (a zip), once it "
+                                                      "is retired; null while it is current")
 
 
 def case_summary(request: HttpRequest, version: CaseVersion) -> dict:
@@ -179,6 +183,9 @@ def case_detail(request: HttpRequest, slug: str,
             "url": site_url(reverse("case-version", args=[found.case.slug, found.version])),
             "leaderboard_url": site_url(
                 reverse("api-v1:leaderboard", args=[found.case.slug]) + f"?version={found.version}"),
+            "retired_at": found.retired_at,
+            "held_out_url": site_url(reverse("held-out", args=[found.case.slug, found.version]))
+            if found.retired_at else None,
         })
 
     return cached_document(request, {"version": version or None}, [CATALOG, AGENTS_SNAPSHOT], render)

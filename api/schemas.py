@@ -175,6 +175,10 @@ class SubmissionDocument(Schema):
     queue: QueuePlace | None = Field(..., description="where it stands while it is not done; null once it is")
     reviews: list[ReviewDocument] = Field(..., description="review reads of the module it is, oldest first: a "
                                                            "verdict on each review item its version declares")
+    module_sha256: str | None = Field(..., description="the SHA-256 of the module it ran (built or sent); null when "
+                                                       "none was built")
+    module_url: str | None = Field(..., description="where that module is published, once its version is retired; "
+                                                    "null while the version is current")
     results: list[Result]
     url: str
     detail_url: str = Field(..., description="its operator's view (with their token): the build log's tail and each "

@@ -30,7 +30,8 @@ ENGINE_FILES = (
     "engine/sandbox/engine.py", "engine/sandbox/run.py",
     "engine/workers/__init__.py", "engine/workers/compile.py", "engine/workers/judge.py",
     "engine/meter/__init__.py", "engine/meter/__main__.py", "engine/meter/check.py", "engine/meter/cli.py",
-    "engine/meter/contract.py", "engine/meter/metering.py", "engine/meter/report.py", "engine/meter/running.py",
+    "engine/meter/contract.py", "engine/meter/metering.py", "engine/meter/report.py", "engine/meter/reverify.py",
+    "engine/meter/running.py",
     "lib/__init__.py", "lib/errors.py", "lib/schemas.py", "lib/strictjson.py",
 )
 # The meter's packages, pinned as the site pins them (requirements.txt): wasmtime counts the

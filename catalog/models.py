@@ -149,6 +149,9 @@ class CaseVersion(models.Model):
     stress_count = models.PositiveIntegerField(default=0)
     # Its public samples (catalog.samples: the workspace's samples/NAME.json), counted at import.
     sample_count = models.PositiveIntegerField(default=0, db_default=0)
+    # When staff retired it (`manage.py retire`): its board is frozen from then on, and its held-out
+    # inputs and answers and its entries' modules are published (docs/retiring.md). None: current.
+    retired_at = models.DateTimeField(null=True, blank=True, editable=False)
 
     objects = CaseVersionQuerySet.as_manager()
 

@@ -6,11 +6,10 @@ from django import forms
 from django.contrib import admin, messages
 from django.db import transaction
 
-from catalog.admin import CaseVersionAdmin
+import scoring.admin_versions  # noqa: F401  (the case versions' actions: carry forward, retire)
 from lib.admin import ReadOnlyInline
 from lib.text import refused_character
 from scoring.boards.updates import announce_versions, set_hidden, update_boards
-from scoring.carry import CarryRefused, carry_forward, describe, score_carried
 from scoring.jobs import new_attempt
 from scoring.locking import lock_entries
 from scoring.management.commands.api_token import grant_submitting
@@ -288,36 +287,7 @@ def record_annotation(submission: Submission, user) -> None:
     announce_versions({submission.version_id})
 
 
-@admin.action(description="Carry the previous version's best entries forward to this version",
-              permissions=["carry"])
-def carry_forward_to(modeladmin, request, queryset):
-    """The admin's twin of `manage.py carry_forward SLUG --to VERSION`: queued as scoring jobs."""
-    for version in queryset.select_related("case"):
-        try:
-            carried = carry_forward(version)
-        except CarryRefused as refused:
-            modeladmin.message_user(request, f"{version}: {refused.message}", messages.ERROR)
-            continue
-        fresh = [item for item in carried if not item.skipped]
-        score_carried(fresh, inline=False)
-        summary = (f"{version}: {len(fresh)} entr{'y' if len(fresh) == 1 else 'ies'} carried forward and queued, "
-                   f"{len(carried) - len(fresh)} already there")
-        if not carried:
-            summary = f"{version}: nothing to carry forward (no earlier version, or no correct entry on it)"
-        modeladmin.message_user(request, summary, messages.SUCCESS)
-        for item in fresh:
-            modeladmin.message_user(request, f"{version}: {item.source.name}: {describe(item.submission)}",
-                                    messages.INFO)
 
-
-def _has_carry_permission(self, request) -> bool:
-    return request.user.has_perm("scoring.change_submission")
-
-
-# Case versions are the catalog's; carrying entries between them is scoring's, so the action
-# is added from here and the catalog's admin imports nothing of scoring.
-CaseVersionAdmin.has_carry_permission = _has_carry_permission
-CaseVersionAdmin.actions = [*(CaseVersionAdmin.actions or []), carry_forward_to]
 
 
 @admin.register(SubmitterName)

@@ -22,7 +22,7 @@ from scoring import building
 from scoring.boards.updates import update_boards
 from scoring.locking import lock_entries
 from scoring.measuring import measure, sample_inputs
-from scoring.models import Result, Submission
+from scoring.models import Result, StoredModule, Submission
 
 logger = logging.getLogger(__name__)
 
@@ -136,6 +136,8 @@ def _score(submission: Submission, progress: ScoringProgress) -> Submission:
     submission.sample_results = measured.samples
     if measured.module_digest:
         submission.module_digest, submission.module_size = measured.module_digest, measured.module_size
+    if measured.module:  # kept for when its version is retired (docs/retiring.md)
+        StoredModule.keep(measured.module_digest, measured.module)
     if measured.evaluation is None:  # no result of an earlier attempt stands
         return _finish(submission, measured.state, message=measured.message, detail=measured.detail,
                        passed=False, total_fuel=None, overshoot=0, passed_count=0)

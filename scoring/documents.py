@@ -26,6 +26,7 @@ from scoring.boards import CURRENT_ENGINE, engine_label
 from scoring.boards.reading import Entry, Leaderboard
 from scoring.models import Result, Submission
 from scoring.queue import queue_place
+from scoring.retiring import published_module
 from scoring.reviews import reads_json, review_items, verdicts
 from scoring.speedups import FAST_K, FAST_KEYS, fast_shares, harmonic_mean
 
@@ -95,9 +96,17 @@ def submission_document(submission: Submission) -> dict:
         "verification": verification_json(submission), "build": submission.build_confinement,
         "compiler": compiler_json(submission), "samples": submission.sample_results or [],
         "queue": queue_place(submission), "reviews": reads_json(submission),
+        "module_sha256": submission.module_digest or None, "module_url": module_url(submission),
         "url": site_url(reverse("submission-detail", args=[submission.pk])),
         "detail_url": site_url(reverse("api-v1:submission-detail", args=[submission.pk])),
     }
+
+
+def module_url(submission: Submission) -> str | None:
+    """Where the module it ran is published (its version is retired), or None."""
+    if submission.version.retired_at is None or published_module(submission) is None:
+        return None
+    return site_url(reverse("submission-module", args=[submission.pk]))
 
 
 def compiler_json(submission: Submission) -> dict | None:

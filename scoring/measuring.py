@@ -64,6 +64,7 @@ class Measurement:
     detail: str = ""
     module_digest: str = ""  # of the module run (or refused); "" when the build failed
     module_size: int | None = None
+    module: bytes = field(default=b"", repr=False)  # the module run, when SCORED
     evaluation: Evaluation | None = None  # when SCORED
     confinement: str = ""  # how its build was held (engine.builds.CONFINED…); "" when nothing was built
     toolchain: dict = field(default_factory=dict)  # the compiler its build ran with; {} when nothing was built
@@ -118,7 +119,8 @@ def run_module(version, wasm: bytes, progress: ScoringProgress, *, build_log: st
         return Measurement(Submission.State.INVALID_MODULE, build_log, invalid.message, invalid.detail,
                            module_digest(wasm), len(wasm), confinement=confinement)
     measured = Measurement(Submission.State.SCORED, build_log, module_digest=reading.module,
-                           module_size=reading.module_size, evaluation=reading.evaluation, confinement=confinement)
+                           module_size=reading.module_size, module=wasm, evaluation=reading.evaluation,
+                           confinement=confinement)
     if samples:
         on_samples = measure_module(wasm, list(samples), task, limits, cache=module_cache(), threads=threads,
                                     judge=judge, digest=reading.module)

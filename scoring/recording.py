@@ -77,6 +77,12 @@ def read_source(*, folder: Path | None = None, wasm_file: Path | None = None) ->
     return Submission.SourceKind.WASM, str(wasm_file), source
 
 
+def retired_message(version: CaseVersion) -> str:
+    version.refresh_from_db(fields=["retired_at"])
+    return (f"version {version.version} of {version.case.slug} was retired on {version.retired_at:%Y-%m-%d}: its "
+            "board is frozen and takes no entry (submit to a current version)")
+
+
 def source_digest(source: bytes) -> str:
     return hashlib.sha256(source).hexdigest()
 
@@ -98,6 +104,8 @@ def record_submission(version: CaseVersion, variant: Variant, name: str, kind: s
     seen for the first time here, from the shell, belongs to no operator (staff may give it one)
     and holds its skeletons, unless it looks like a name already known (lib.text.name_skeletons):
     that name keeps them, so no operator can take either."""
+    if CaseVersion.objects.filter(pk=version.pk, retired_at__isnull=False).exists():  # read now, not when loaded
+        raise ScoringError("version_retired", retired_message(version))
     row, made = SubmitterName.objects.get_or_create(key=name_key(name), defaults={"name": name})
     if made:
         try:

@@ -12,6 +12,8 @@ import json
 import re
 import subprocess
 import sys
+import urllib.error
+import urllib.request
 import zipfile
 from pathlib import Path
 
@@ -347,3 +349,61 @@ def test_the_meter_names_the_compiler_a_module_says_built_it_and_warns_when_it_i
         done = subprocess.run([str(meter_env / "bin/python"), "meter", str(module), inputs[-1], "--expected",
                                expected[-1]], cwd=kit, env=clean_env(kit), capture_output=True, text=True, timeout=600)
         assert done.returncode == 0 and said in done.stderr, done.stderr
+
+
+def _reverify(kit: Path, url: str, number: int) -> subprocess.CompletedProcess:
+    """`python3 meter reverify BASE_URL SUBMISSION`, from the unpacked kit, in a solver's shell."""
+    done = subprocess.run([".meter/bin/python", "meter", "reverify", url, str(number)], cwd=kit, env=clean_env(kit),
+                          capture_output=True, text=True, timeout=900)
+    assert "Traceback" not in done.stderr, done.stderr[-2000:]
+    return done
+
+
+def test_anyone_measures_an_entry_of_a_retired_version_again_from_what_the_site_publishes(
+        client, bundled, site_template, meter_env, tmp_path):
+    """From an unpacked kit and the meter's requirements alone: while the version is current its
+    data is refused (and the site answers 404); once `retire` has run, `reverify` fetches the
+    entry's module, the version's held-out data and contract over HTTP and finds every input's
+    status and fuel as the site stored them; an entry whose stored fuel is not what its module
+    counts is named at its first difference."""
+    from tests import served
+
+    served_site = served.serve(site_template)
+    try:
+        version = CaseVersion.objects.filter(case__slug="range-sums").order_by("-ordinal").first()
+        kit = unpack_kit(client, version, tmp_path / "kit")
+        (kit / ".meter").symlink_to(meter_env)
+        fast, naive = (served_site.submission("range-sums", EXAMPLE_PREFIX + stem) for stem in ("fast", "naive"))
+
+        current = _reverify(kit, served_site.url, fast)
+        assert current.returncode == 2 and f"range-sums {version.version} is current" in current.stderr, current.stderr
+        for path in (f"/cases/range-sums/{version.version}/held-out.zip", f"/submissions/{fast}/module.wasm"):
+            with pytest.raises(urllib.error.HTTPError) as refused:
+                urllib.request.urlopen(served_site.url + path, timeout=30)
+            assert refused.value.code == 404, path
+
+        said = served_site.manage("retire", "range-sums", version.version)
+        assert f"retired range-sums {version.version}" in said, said
+        done = _reverify(kit, served_site.url, fast)
+        assert (done.returncode, done.stdout) == (0, "identical\n"), (done.stdout, done.stderr[-2000:])
+
+        # The site's record of the naive entry altered behind its back: one input's fuel is off by one.
+        served_site.manage("shell", "-c", ALTER_FUEL.replace("NUMBER", str(naive)))
+        altered = _reverify(kit, served_site.url, naive)
+        assert altered.returncode == 1, (altered.stdout, altered.stderr[-2000:])
+        assert re.fullmatch(r"different: \S+: the site stored passed with [\d,]+ fuel, here passed with [\d,]+ fuel\n",
+                            altered.stdout), altered.stdout
+    finally:
+        served_site.stop()
+
+
+# One stored result of an entry made one unit of fuel more than its module counts, and the
+# pages' generations moved on as any change of an entry moves them.
+ALTER_FUEL = """
+from scoring.boards.updates import announce_versions
+from scoring.models import Result, Submission
+entry = Submission.objects.get(pk=NUMBER)
+row = entry.results.filter(status="passed", kind="stress").order_by("position").first()
+Result.objects.filter(pk=row.pk).update(fuel=row.fuel + 1)
+announce_versions({entry.version_id})
+"""

@@ -19,6 +19,7 @@ from scoring.compare import NotComparable, compare, leader_of
 from scoring.documents import board_table, pass_line, share_of_limit, stress_fuel, stress_inputs_of
 from scoring.models import Submission, Verification
 from scoring.references import reference_of
+from scoring.retiring import published_module
 from scoring.reviews import reads_json, review_items, verdicts
 from sitecache.pages import cached_page, choice, flag, not_kept, page, query_without, text
 from web.cases import version_scope
@@ -31,6 +32,7 @@ from web.charts import (
     history_chart,
     pass_line_chart,
 )
+from web.downloads import download
 from web.errors import BadFormat, bad_request, wants_csv
 
 ENTRIES_PER_PAGE = 50
@@ -121,6 +123,15 @@ def public_submission_or_404(pk: int) -> Submission:
     return get_object_or_404(Submission.objects.shown(), pk=pk)
 
 
+def submission_module(request: HttpRequest, pk: int) -> HttpResponse:
+    """The module an entry of a retired version ran (scoring/retiring.py); a 404 otherwise."""
+    stored = published_module(public_submission_or_404(pk))
+    if stored is None:
+        raise Http404("This entry's module is not published: its version is current, or no module was kept")
+    return download(request, stored.digest, f"entry-{pk}.wasm",
+                    lambda: HttpResponse(bytes(stored.content), content_type="application/wasm"))
+
+
 def submission_detail(request: HttpRequest, pk: int) -> HttpResponse:
     submission = public_submission_or_404(pk)
     results = list(submission.results.order_by("position"))
@@ -148,6 +159,8 @@ def submission_detail(request: HttpRequest, pk: int) -> HttpResponse:
         # The build log and `detail` texts come from the submission itself: staff only.
         "show_staff": request.user.is_staff,
         "run": submission.run or {},
+        # Its version is retired: the module it ran is published (scoring/retiring.py).
+        "module_published": published_module(submission) is not None,
         "run_extra": sorted((key, value) for key, value in (submission.run or {}).items() if key not in RUN_FIELDS),
         "stress_total": sum(1 for result in results if result.kind == "stress"),
         "place": place_of(submission) if not submission.hidden else None,

@@ -5,14 +5,14 @@ from __future__ import annotations
 from urllib.parse import urlencode
 
 from django.core.paginator import Paginator
-from django.http import Http404, HttpRequest, HttpResponse
+from django.http import FileResponse, Http404, HttpRequest, HttpResponse, HttpResponseBase
 from django.shortcuts import render
 from django.urls import reverse
-from django.utils.cache import get_conditional_response
 
 from catalog.forms import CaseFilterForm
 from catalog.kits import UnsafeKitMember, kit_for, limits_of
 from catalog.models import CaseVersion, Tag, UnknownTarget
+from catalog.published import held_out_file
 from catalog.reading import counted_cases, shown_version, varied_at_will, version_generations
 from engine.toolchain import RUST_RELEASE
 from lib.paging import BadPage, page_of
@@ -22,6 +22,7 @@ from scoring.boards.reading import leaders
 from scoring.reviews import review_items
 from sitecache.models import AGENTS_SNAPSHOT, BEST_FUEL, CATALOG
 from sitecache.pages import cached_page, canonical_parameters, not_kept, page, query_without, text
+from web.downloads import download
 from web.errors import bad_request
 
 CASES_PER_PAGE = 24
@@ -83,7 +84,7 @@ def contract_schemas(version: CaseVersion) -> list[dict]:
     return [{"path": path, "size": sizes.get(path, 0), "text": texts.get(path)} for path in paths]
 
 
-def kit(request: HttpRequest, slug: str, version: str, variant: str) -> HttpResponse:
+def kit(request: HttpRequest, slug: str, version: str, variant: str) -> HttpResponseBase:
     """A variant's take-part zip: the same bytes on every download, with a strong ETag."""
     case_version = public_version_or_404(slug, version)
     chosen = case_version.variants.filter(slug=variant).first()
@@ -93,15 +94,19 @@ def kit(request: HttpRequest, slug: str, version: str, variant: str) -> HttpResp
         made = kit_for(case_version, chosen)
     except UnsafeKitMember:  # a version imported before validation refused such names
         raise Http404("This variant has no kit that can be offered safely") from None
-    etag = f'"{made.digest}"'
-    not_modified = get_conditional_response(request, etag=etag)
-    if not_modified is not None:
-        return not_modified
-    response = HttpResponse(bytes(made.content), content_type="application/zip")
-    response["Content-Disposition"] = f'attachment; filename="{slug}-{case_version.version}-{chosen.slug}.zip"'
-    response["ETag"] = etag
-    response["Cache-Control"] = "public, max-age=3600"
-    return response
+    return download(request, made.digest, f"{slug}-{case_version.version}-{chosen.slug}.zip",
+                    lambda: HttpResponse(bytes(made.content), content_type="application/zip"))
+
+
+def held_out(request: HttpRequest, slug: str, version: str) -> FileResponse:
+    """A retired version's held-out inputs and expected answers (catalog/published.py); a 404
+    while the version is current."""
+    case_version = public_version_or_404(slug, version)
+    if case_version.retired_at is None:
+        raise Http404("This version is current: its held-out inputs are published once it is retired")
+    path = held_out_file(case_version)
+    return download(request, case_version.digest, f"{slug}-{case_version.version}-held-out.zip",
+                    lambda: FileResponse(open(path, "rb"), content_type="application/zip"))
 
 
 def public_version_or_404(slug: str, version: str | None = None) -> CaseVersion:

@@ -16,6 +16,7 @@ from typing import TextIO
 from engine.meter.check import check_main
 from engine.meter.contract import Contract, ContractError, load_contract
 from engine.meter.metering import MeterInput
+from engine.meter.reverify import reverify_main
 from engine.meter.running import REFUSED, UsageError, measure_and_report, read_file
 from lib.schemas import SchemaError, first_violation, load_validator
 from lib.strictjson import JSONDocumentError, loads_strict
@@ -104,6 +105,8 @@ def main(argv: list[str] | None = None, *, contract: Path | None = None, prog: s
     argv = sys.argv[1:] if argv is None else argv
     if argv[:1] == ["check"]:
         return check_main(argv[1:], contract=contract, kit=kit, prog=f"{prog} check")
+    if argv[:1] == ["reverify"]:
+        return reverify_main(argv[1:], prog=f"{prog} reverify")
     # Inputs and their --expected may be given in any order: MODULE a.json --expected a.out b.json …
     args = parser(prog, contract).parse_intermixed_args(argv)
     return run(args, sys.stdout, sys.stderr)

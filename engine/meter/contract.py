@@ -109,17 +109,26 @@ class Contract:
 def load_contract(path: Path) -> Contract:
     """Read a contract file. Raises ContractError with what is wrong."""
     try:
-        document = json.loads(Path(path).read_text(encoding="utf-8"))
+        text = Path(path).read_text(encoding="utf-8")
     except FileNotFoundError:
         raise ContractError(f"{path}: no such contract file") from None
-    except (OSError, UnicodeDecodeError, ValueError) as error:
+    except (OSError, UnicodeDecodeError) as error:
         raise ContractError(f"{path}: not a readable contract ({error})") from None
+    return parse_contract(text, str(path))
+
+
+def parse_contract(text: str, where: str) -> Contract:
+    """A contract from its text (`where` names it in errors). Raises ContractError."""
+    try:
+        document = json.loads(text)
+    except ValueError as error:
+        raise ContractError(f"{where}: not a readable contract ({error})") from None
     if not isinstance(document, dict) or document.get("format") != FORMAT:
-        raise ContractError(f"{path}: not a contract of format {FORMAT}")
+        raise ContractError(f"{where}: not a contract of format {FORMAT}")
     try:
         fields = {key: value for key, value in document.items() if key != "format"}
         fields["runways"] = tuple(Runway(**runway) for runway in fields["runways"])
         contract = Contract(**fields)
     except (KeyError, TypeError) as error:
-        raise ContractError(f"{path}: a damaged contract ({error})") from None
+        raise ContractError(f"{where}: a damaged contract ({error})") from None
     return contract

@@ -50,6 +50,7 @@ class Table:
     meaning: str
     key: tuple[str, ...]  # the columns that tell its rows apart
     columns: tuple[Column, ...]
+    optional: bool = False  # left out of an export where it would have no row
 
     @property
     def file(self) -> str:
@@ -95,6 +96,8 @@ CASES = Table("cases", "Every shown version of every case, one row each: what it
                                       "without one", True),
     Column("url", URL, "the version's page"),
     Column("api_url", URL, "the version's document in the API"),
+    Column("retired_at", TIME, "when the version was retired (its board frozen, its held-out data in "
+                               "`retired_inputs`); null while it is current", True),
 ))
 
 ENTRIES = Table("entries", "Every entry on the leaderboard of a shown version: ranked and unranked, each "
@@ -218,4 +221,21 @@ AGENT_CELLS = Table("agent_cells", "Each agent's cell on each case of the matrix
     Column("url", URL, "the case's leaderboard, every entry of this model"),
 ))
 
-TABLES = (CASES, ENTRIES, RESULTS, AGENTS, AGENT_CELLS)
+RETIRED_INPUTS = Table("retired_inputs", "The held-out inputs and expected answers of every retired version "
+                                         "(`cases.retired_at`), in the version's order, as "
+                                         "`/cases/<slug>/<version>/held-out.zip` gives them: with `results` and an "
+                                         "entry's module, enough to measure the entry again. A current version's "
+                                         "are never here.", ("case", "version", "position"), (
+    Column("case", TEXT, "the case's slug"),
+    Column("version", TEXT, "the retired version"),
+    Column("position", INTEGER, "the input's place among the version's inputs, from 0 (results.position)"),
+    Column("kind", TEXT, "smoke or stress"),
+    Column("input_path", TEXT, "the input's path in the case version (results.input_path)"),
+    Column("expected_path", TEXT, "its expected answer's path in the case version"),
+    Column("fuel_runway", TEXT, "the input's runway, as its manifest writes it (a decimal)"),
+    Column("ceiling", INTEGER, "the fuel at which a run on it is stopped"),
+    Column("input", TEXT, "the input, a JSON document"),
+    Column("expected", TEXT, "the expected answer, a JSON document"),
+), optional=True)
+
+TABLES = (CASES, ENTRIES, RESULTS, AGENTS, AGENT_CELLS, RETIRED_INPUTS)

@@ -24,7 +24,7 @@ from django.conf import settings
 from lib.errors import DomainError
 from scoring.agents import snapshot
 from scoring.dataset import rows
-from scoring.dataset.columns import AGENT_CELLS, AGENTS, CASES, ENTRIES, RESULTS, Table
+from scoring.dataset.columns import AGENT_CELLS, AGENTS, CASES, ENTRIES, RESULTS, RETIRED_INPUTS, Table
 from scoring.dataset.folders import CARD, CROISSANT, staged
 from scoring.dataset.metadata import About, WrittenTable, card, croissant
 
@@ -34,7 +34,7 @@ PARQUET_OPTIONS = {"compression": "zstd", "compression_level": 9, "use_dictionar
                    "version": "2.6", "data_page_version": "1.0", "store_schema": True}
 READERS: tuple[tuple[Table, Callable[[], Iterable[list[dict]]]], ...] = (
     (CASES, rows.case_rows), (ENTRIES, rows.entry_rows), (RESULTS, rows.result_rows), (AGENTS, rows.agent_rows),
-    (AGENT_CELLS, rows.agent_cell_rows),
+    (AGENT_CELLS, rows.agent_cell_rows), (RETIRED_INPUTS, rows.retired_input_rows),
 )
 
 
@@ -58,7 +58,12 @@ def export_dataset(dest: Path, *, exported_at: datetime, progress: Callable[[str
         with staged(dest) as folder, rows.one_snapshot():
             written = []
             for table, reader in READERS:
-                written.append(write_table(folder / table.file, table, reader()))
+                batches = reader()
+                if table.optional:  # left out when it has no row: the Hub cannot load an empty table
+                    batches = [batch for batch in batches if batch]
+                    if not batches:
+                        continue
+                written.append(write_table(folder / table.file, table, batches))
                 progress(f"{table.file}: {written[-1].rows:,} rows")
             matrix = snapshot()
             about = About(exported_at, settings.DATASET_LICENSE, matrix.computed_at if matrix else None)

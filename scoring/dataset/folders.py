@@ -16,7 +16,8 @@ from typing import Iterator
 # Every file an export writes, and the only files the site serves from one
 # (scoring/dataset/columns.py names the tables; a test holds the two lists together).
 CARD, CROISSANT = "README.md", "croissant.json"
-TABLE_FILES = ("cases.parquet", "entries.parquet", "results.parquet", "agents.parquet", "agent_cells.parquet")
+TABLE_FILES = ("cases.parquet", "entries.parquet", "results.parquet", "agents.parquet", "agent_cells.parquet",
+               "retired_inputs.parquet")
 EXPORT_FILES = (CARD, CROISSANT, *TABLE_FILES)
 
 

@@ -73,7 +73,21 @@ def case_row(version: CaseVersion, latest: bool, variants: list[str]) -> dict:
         "best_fuel": version.best_fuel, "reference_fuel": version.reference_fuel,
         "url": site_url(reverse("case-version", args=[slug, version.version])),
         "api_url": site_url(reverse("api-v1:case", args=[slug]) + f"?version={version.version}"),
+        "retired_at": version.retired_at,
     }
+
+
+def retired_input_rows() -> Iterator[list[dict]]:
+    """The held-out inputs and answers of the shown versions that are retired, and of no other."""
+    for version in shown_versions():
+        if version.retired_at is None:
+            continue
+        yield [{"case": version.case.slug, "version": version.version, "position": item.position,
+                "kind": item.kind, "input_path": item.input_path, "expected_path": item.expected_path,
+                "fuel_runway": item.fuel_runway, "ceiling": item.ceiling,
+                "input": bytes(item.input_bytes).decode("utf-8"),
+                "expected": bytes(item.expected_bytes).decode("utf-8")}
+               for item in version.held_out_inputs.order_by("position")]
 
 
 # --- entries and their results ------------------------------------------------------------------------

@@ -1,6 +1,6 @@
 """The results app's models: submissions (`submissions`), what the boards keep (`board_rows`), the
 operators who submit over the API (`operators`), re-measurements (`verifications`) and the agents
-matrix (`agents`)."""
+matrix (`agents`) and the modules entries ran (`modules`)."""
 
 from scoring.models.agents import Agent, AgentCell, AgentLine
 from scoring.models.board_rows import (
@@ -11,6 +11,7 @@ from scoring.models.board_rows import (
                                        StandingsRow,
                                        StandingsSnapshot,
 )
+from scoring.models.modules import StoredModule
 from scoring.models.operators import ApiToken, IdempotentRequest, NameSkeleton, SubmitterName
 from scoring.models.reviews import ReviewRead
 from scoring.models.submissions import AnnotationChange, Result, Submission, SubmissionQuerySet
@@ -18,4 +19,4 @@ from scoring.models.verifications import Verification
 
 __all__ = ["Agent", "AgentCell", "AgentLine", "AnnotationChange", "ApiToken", "BoardSummary", "IdempotentRequest",
            "NameSkeleton", "SubmitterName", "RecordStep", "Result", "ReviewRead", "Standing", "StandingQuerySet",
-           "StandingsRow", "StandingsSnapshot", "Submission", "SubmissionQuerySet", "Verification"]
+           "StandingsRow", "StandingsSnapshot", "StoredModule", "Submission", "SubmissionQuerySet", "Verification"]

@@ -65,7 +65,8 @@ def site(board, settings):
 def export(tmp_path, name: str = "export") -> Path:
     output = io.StringIO()
     call_command("export_dataset", str(tmp_path / name), "--at", AT, stdout=output)
-    assert output.getvalue().splitlines()[-1].startswith("exported 5 tables (")
+    tables = 6 if CaseVersion.objects.public().filter(retired_at__isnull=False).exists() else 5  # retired_inputs
+    assert output.getvalue().splitlines()[-1].startswith(f"exported {tables} tables (")
     assert output.getvalue().splitlines()[-1].endswith(f"to {tmp_path / name} at {AT}")
     return tmp_path / name
 
@@ -85,7 +86,8 @@ def every_page(client, url: str, **query) -> list[dict]:
 
 def test_the_tables_hold_the_apis_rows_and_nothing_it_hides(site, tmp_path, client):
     folder = export(tmp_path)
-    assert sorted(path.name for path in folder.iterdir()) == sorted(EXPORT_FILES)
+    # Every file but retired_inputs, which is left out while no version is retired.
+    assert sorted(path.name for path in folder.iterdir()) == sorted(set(EXPORT_FILES) - {"retired_inputs.parquet"})
     cases, entries, results = (table(folder, name).to_pylist() for name in ("cases", "entries", "results"))
 
     listed = every_page(client, "/api/v1/cases/")
@@ -153,6 +155,7 @@ def test_the_hub_and_croissant_read_every_table(site, tmp_path):
     as a Hub repository by its card's configs, and mlcroissant reads every record of every set."""
     from datasets import Features, Value, load_dataset  # the readers take a second or two to import: here only
 
+    call_command("retire", "adder", "v1", stdout=io.StringIO())  # so that every table has rows
     folder, cache = export(tmp_path), str(tmp_path / "hf")
     card = yaml.safe_load((folder / "README.md").read_text().split("---\n")[1])
     assert card["license"] == "cc-by-4.0"
@@ -182,7 +185,29 @@ def test_no_held_out_input_or_answer_is_in_any_file(site, tmp_path):
     assert len(secrets) > 10
     readable = [path.read_bytes() for path in folder.iterdir()]
     readable += [json.dumps(table(folder, name.removesuffix(".parquet")).to_pylist(), default=str).encode()
-                 for name in TABLE_FILES]  # the tables as their values, not compressed
+                 for name in TABLE_FILES if (folder / name).exists()]  # the tables as their values, not compressed
+    assert not (folder / "retired_inputs.parquet").exists()  # no version is retired
+    assert [secret for secret in secrets if any(secret in content for content in readable)] == []
+
+
+def test_a_retired_versions_held_out_data_is_in_it_and_no_current_versions(site, tmp_path):
+    """Retiring adder v1 publishes its inputs and answers (`retired_inputs`, `cases.retired_at`);
+    every other version's stay out of every file."""
+    call_command("retire", "adder", "v1", stdout=io.StringIO())
+    folder = export(tmp_path)
+    retired = CaseVersion.objects.get(case__slug="adder", version="v1")
+    rows = table(folder, "retired_inputs").to_pylist()
+    assert [(row["case"], row["version"], row["input_path"], row["input"].encode(), row["expected"].encode())
+            for row in rows] == [("adder", "v1", item.input_path, bytes(item.input_bytes), bytes(item.expected_bytes))
+                                 for item in retired.held_out_inputs.order_by("position")]
+    cases = {(row["case"], row["version"]): row["retired_at"] for row in table(folder, "cases").to_pylist()}
+    assert cases[("adder", "v1")] == retired.retired_at
+    assert all(when is None for key, when in cases.items() if key != ("adder", "v1"))
+    secrets = [bytes(value) for pair in HeldOutInput.objects.exclude(version=retired).values_list(
+        "input_bytes", "expected_bytes") for value in pair]
+    readable = [path.read_bytes() for path in folder.iterdir()]
+    readable += [json.dumps(table(folder, name.removesuffix(".parquet")).to_pylist(), default=str).encode()
+                 for name in TABLE_FILES]
     assert [secret for secret in secrets if any(secret in content for content in readable)] == []
 
 
@@ -234,7 +259,8 @@ def test_the_api_links_the_latest_export_and_the_site_serves_its_files(db, tmp_p
     (tmp_path / "zz-link").symlink_to(tmp_path / "2026-12-04")  # a link is no export
     assert latest_export(tmp_path) == tmp_path / "2026-12-05"
     assert client.get("/api/v1/").json()["dataset"] == "http://127.0.0.1:8000/datasets/latest/croissant.json"
-    for name in EXPORT_FILES:
+    assert client.get("/datasets/latest/retired_inputs.parquet").status_code == 404  # none retired: not written
+    for name in set(EXPORT_FILES) - {"retired_inputs.parquet"}:
         response = client.get(f"/datasets/latest/{name}")
         assert response.status_code == 200
         assert b"".join(response.streaming_content) == (tmp_path / "2026-12-05" / name).read_bytes()

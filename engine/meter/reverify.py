@@ -1,0 +1,196 @@
+"""`python3 meter reverify BASE_URL SUBMISSION`: measure an entry of a retired version again, here,
+from what the site publishes once a version is retired — the entry's document, the module it ran,
+the version's held-out inputs and expected answers, and the version's contract (from its kit) —
+and say whether every input gives the status and fuel the site stored: `identical`, or the first
+difference.
+
+Exit status: 0 identical, 1 a difference, 2 when nothing could be measured (the site cannot be
+reached, the version is current, a download does not match its digest, another engine).
+Standard library only besides the meter's own engine: it runs from an unpacked kit.
+"""
+
+from __future__ import annotations
+
+import argparse
+import hashlib
+import io
+import json
+import os
+import sys
+import urllib.error
+import urllib.parse
+import urllib.request
+import zipfile
+from typing import TextIO
+
+from engine.kinds import Kind
+from engine.measure import Item, inputs, measure_module
+from engine.meter.contract import Contract, ContractError, parse_contract
+from engine.meter.metering import check_engine
+from engine.sandbox import WASMTIME_VERSION, InvalidModule, ModuleCache
+
+IDENTICAL, DIFFERENT, REFUSED = 0, 1, 2
+DOCUMENT_BYTES = 16 << 20  # an entry's or a version's JSON document
+ARCHIVE_BYTES = 2 << 30  # a kit, or a version's held-out data
+CONTRACT = "meter/contract.json"
+MANIFEST = "manifest.json"
+
+
+class Refused(Exception):
+    """Nothing could be measured; the message says why."""
+
+
+def fetch(url: str, limit: int, what: str) -> bytes:
+    """The body at `url`, at most `limit` bytes. Raises Refused."""
+    if urllib.parse.urlsplit(url).scheme not in ("http", "https"):
+        raise Refused(f"{what}: {url!r} is not an http(s) address")
+    request = urllib.request.Request(url, headers={"Accept": "application/json, */*"})
+    try:
+        with urllib.request.urlopen(request, timeout=120) as answer:
+            body = answer.read(limit + 1)
+    except urllib.error.HTTPError as error:
+        raise Refused(f"{what}: {url} answered {error.code} ({error.reason})") from None
+    except (urllib.error.URLError, OSError) as error:
+        raise Refused(f"{what}: {url} cannot be reached ({getattr(error, 'reason', error)})") from None
+    if len(body) > limit:
+        raise Refused(f"{what}: {url} sent more than {limit:,} bytes")
+    return body
+
+
+def fetch_json(url: str, what: str) -> dict:
+    try:
+        document = json.loads(fetch(url, DOCUMENT_BYTES, what))
+    except ValueError:
+        raise Refused(f"{what}: {url} did not answer with JSON") from None
+    if not isinstance(document, dict):
+        raise Refused(f"{what}: {url} did not answer with a JSON object")
+    return document
+
+
+def member(archive: zipfile.ZipFile, name: str, limit: int, what: str) -> bytes:
+    try:
+        info = archive.getinfo(name)
+    except KeyError:
+        raise Refused(f"{what} holds no {name}") from None
+    if info.file_size > limit:
+        raise Refused(f"{what}: {name} is more than {limit:,} bytes")
+    with archive.open(info) as stream:
+        content = stream.read(limit + 1)
+    if len(content) > limit:
+        raise Refused(f"{what}: {name} is more than {limit:,} bytes")
+    return content
+
+
+def open_zip(data: bytes, what: str) -> zipfile.ZipFile:
+    try:
+        return zipfile.ZipFile(io.BytesIO(data))
+    except zipfile.BadZipFile:
+        raise Refused(f"{what} is not a zip") from None
+
+
+def published(base: str, number: int) -> tuple[dict, Contract, list[Item], bytes]:
+    """The entry's document, its version's contract, the held-out inputs as the site ran them,
+    and the module. Raises Refused."""
+    api = base.rstrip("/") + "/api/v1/"
+    entry = fetch_json(f"{api}submissions/{number}/", f"entry #{number}")
+    case, version, variant = entry["case"], entry["version"], entry["variant"]
+    detail = fetch_json(f"{api}cases/{urllib.parse.quote(case)}/?version={urllib.parse.quote(version)}",
+                        f"{case} {version}")
+    if not detail.get("retired_at"):
+        raise Refused(f"{case} {version} is current: its held-out inputs and its entries' modules are published "
+                      "only once it is retired")
+    if not entry.get("module_url"):
+        raise Refused(f"entry #{number} has no published module (it built none, or it was scored before the site "
+                      "kept modules)")
+    kits = [found["kit_url"] for found in detail["variants"] if found["slug"] == variant]
+    if not kits:
+        raise Refused(f"{case} {version} has no variant {variant}")
+    with open_zip(fetch(kits[0], ARCHIVE_BYTES, "the kit"), "the kit") as kit:
+        try:
+            contract = parse_contract(member(kit, CONTRACT, DOCUMENT_BYTES, "the kit").decode("utf-8"), CONTRACT)
+        except UnicodeDecodeError:
+            raise Refused(f"the kit's {CONTRACT} is not UTF-8") from None
+    module = fetch(entry["module_url"], contract.module_bytes, "the module")
+    if hashlib.sha256(module).hexdigest() != entry.get("module_sha256"):
+        raise Refused(f"the module at {entry['module_url']} is not the one entry #{number} ran (its SHA-256 differs)")
+    items = []
+    with open_zip(fetch(detail["held_out_url"], ARCHIVE_BYTES, "the held-out data"), "the held-out data") as data:
+        try:
+            manifest = json.loads(member(data, MANIFEST, DOCUMENT_BYTES, "the held-out data"))
+        except ValueError:
+            raise Refused(f"the held-out data's {MANIFEST} is not JSON") from None
+        for listed in manifest["inputs"]:
+            given = member(data, listed["input"], ARCHIVE_BYTES, "the held-out data")
+            expected = member(data, listed["expected"], ARCHIVE_BYTES, "the held-out data")
+            if (hashlib.sha256(given).hexdigest(), hashlib.sha256(expected).hexdigest()) != (
+                    listed["input_sha256"], listed["expected_sha256"]):
+                raise Refused(f"the held-out data's {listed['input']} does not match its manifest's SHA-256")
+            items.append(Item(Kind(listed["kind"]), listed["input"], given, expected, int(listed["ceiling"])))
+    return entry, contract, items, module
+
+
+def compare(entry: dict, outcomes: list[tuple[str, str, int | None]]) -> str | None:
+    """The first input whose status or fuel differs from what the site stored, in words; None."""
+    stored = {row["input"]: (row["status"], row["fuel"]) for row in entry["results"]}
+    if set(stored) != {name for name, _, _ in outcomes}:
+        return f"the site stored results for other inputs ({len(stored)} of them; the data holds {len(outcomes)})"
+    for name, status, fuel in outcomes:
+        if stored[name] != (status, fuel):
+            site_status, site_fuel = stored[name]
+            return (f"{name}: the site stored {site_status} with {_fuel(site_fuel)}, here {status} with {_fuel(fuel)}")
+    return None
+
+
+def _fuel(fuel: int | None) -> str:
+    return "no fuel figure" if fuel is None else f"{fuel:,} fuel"
+
+
+def reverify(base: str, number: int, *, threads: int, out: TextIO, err: TextIO, as_json: bool) -> int:
+    try:
+        entry, contract, items, module = published(base, number)
+        check_engine(contract)
+    except (Refused, ContractError) as refused:
+        err.write(f"meter reverify: {refused}\n")
+        return REFUSED
+    except (KeyError, TypeError, ValueError) as damaged:
+        err.write(f"meter reverify: the site's documents are not as expected ({damaged!r})\n")
+        return REFUSED
+    if entry.get("wasmtime") and entry["wasmtime"] != WASMTIME_VERSION:
+        err.write(f"meter reverify: note: the site counted this entry with wasmtime {entry['wasmtime']}, this meter "
+                  f"has {WASMTIME_VERSION}\n")
+    limits = contract.limits
+    cache = ModuleCache(None, compile_seconds=limits.compile_seconds, compile_memory_bytes=limits.compile_memory_bytes)
+    err.write(f"measuring entry #{number} ({entry['case']} {entry['version']}) on {len(items)} held-out inputs\n")
+    try:
+        reading = measure_module(module, inputs(items, limits), contract.task, limits, cache=cache, threads=threads)
+        outcomes = [(item.name, outcome.status.value, outcome.fuel)
+                    for item, outcome in zip(items, reading.evaluation.outcomes)]
+        difference = compare(entry, outcomes)
+    except InvalidModule as invalid:
+        outcomes = []
+        difference = None if entry["status"] == "invalid_module" else f"the module is refused here: {invalid.message}"
+    if as_json:
+        out.write(json.dumps({"submission": number, "outcome": "different" if difference else "identical",
+                              "difference": difference or "",
+                              "results": [{"input": name, "status": status, "fuel": fuel}
+                                          for name, status, fuel in outcomes]}) + "\n")
+    else:
+        out.write(f"different: {difference}\n" if difference else "identical\n")
+    return DIFFERENT if difference else IDENTICAL
+
+
+def reverify_main(argv: list[str], *, prog: str) -> int:
+    parser = argparse.ArgumentParser(
+        prog=prog, description="Measure an entry of a retired version again from what the site publishes (its "
+                               "module, the version's held-out inputs and answers and its contract) and compare "
+                               "every input's status and fuel with what the site stored.")
+    parser.add_argument("base_url", help="the site, e.g. https://fuelboard.example.org")
+    parser.add_argument("submission", type=int, help="the entry's number (#N)")
+    parser.add_argument("--json", action="store_true", help="print one JSON document on stdout")
+    parser.add_argument("--threads", type=int, default=os.cpu_count() or 1,
+                        help="inputs run at once (the figures do not depend on it; default: one per core)")
+    args = parser.parse_args(argv)
+    if args.threads < 1:
+        parser.error("--threads must be at least 1")
+    return reverify(args.base_url, args.submission, threads=args.threads, out=sys.stdout, err=sys.stderr,
+                    as_json=args.json)

@@ -1,0 +1,145 @@
+"""Retiring a version (`manage.py retire`, docs/retiring.md): its board is frozen, and what it held
+out — its inputs and expected answers, and each entry's module — is published; a current
+version's never is."""
+
+from __future__ import annotations
+
+import hashlib
+import io
+import json
+import zipfile
+
+import pytest
+from django.contrib.messages import get_messages
+from django.core.management import call_command
+from django.core.management.base import CommandError
+
+from catalog.models import CaseVersion
+from scoring.models import Submission
+from scoring.recording import ScoringError, submit
+from tests.operators import make_token, post
+
+pytestmark = pytest.mark.django_db
+
+
+def retire(*arguments: str) -> str:
+    out = io.StringIO()
+    call_command("retire", *arguments, stdout=out)
+    return out.getvalue()
+
+
+def test_a_current_version_publishes_nothing_it_holds_out(client, board, adder_v1):
+    entry = board["alice-2"]
+    assert client.get("/cases/adder/v1/held-out.zip").status_code == 404
+    assert client.get(f"/submissions/{entry.pk}/module.wasm").status_code == 404
+    document = client.get(f"/api/v1/submissions/{entry.pk}/").json()
+    assert document["module_sha256"] == entry.module_digest and document["module_url"] is None
+    detail = client.get("/api/v1/cases/adder/", {"version": "v1"}).json()
+    assert (detail["retired_at"], detail["held_out_url"]) == (None, None)
+    # Every current version, by every address the site has.
+    for version in CaseVersion.objects.all():
+        assert client.get(f"/cases/{version.case.slug}/{version.version}/held-out.zip").status_code == 404
+
+
+def test_retiring_freezes_the_board_and_publishes_the_data_and_the_modules(client, board, adder_v1, tmp_path):
+    said = retire("adder", "v1")
+    assert said.startswith("retired adder v1 on ") and "its board is frozen" in said
+    assert "http://testserver/cases/adder/v1/held-out.zip" in said or "/cases/adder/v1/held-out.zip" in said
+    adder_v1.refresh_from_db()
+    assert adder_v1.retired_at is not None
+
+    # The data: every held-out input and answer, as stored, listed in the manifest's order.
+    response = client.get("/cases/adder/v1/held-out.zip")
+    assert response.status_code == 200 and response["Content-Type"] == "application/zip"
+    content = b"".join(response.streaming_content)
+    with zipfile.ZipFile(io.BytesIO(content)) as archive:
+        manifest = json.loads(archive.read("manifest.json"))
+        stored = list(adder_v1.held_out_inputs.order_by("position"))
+        assert [item["input"] for item in manifest["inputs"]] == [item.input_path for item in stored]
+        for listed, item in zip(manifest["inputs"], stored):
+            assert archive.read(item.input_path) == bytes(item.input_bytes)
+            assert archive.read(item.expected_path) == bytes(item.expected_bytes)
+            assert listed["input_sha256"] == hashlib.sha256(bytes(item.input_bytes)).hexdigest()
+            assert (listed["kind"], listed["ceiling"]) == (item.kind, item.ceiling)
+        assert sorted(archive.namelist()) == sorted(["manifest.json", *(item.input_path for item in stored),
+                                                     *(item.expected_path for item in stored)])
+    again = client.get("/cases/adder/v1/held-out.zip")
+    assert b"".join(again.streaming_content) == content and again["ETag"] == response["ETag"]
+
+    # Each entry's module, the one it ran; the API says where.
+    for entry in board.values():
+        module = client.get(f"/submissions/{entry.pk}/module.wasm")
+        assert module.status_code == 200 and module["Content-Type"] == "application/wasm"
+        assert hashlib.sha256(module.content).hexdigest() == entry.module_digest
+        document = client.get(f"/api/v1/submissions/{entry.pk}/").json()
+        assert document["module_url"].endswith(f"/submissions/{entry.pk}/module.wasm")
+    detail = client.get("/api/v1/cases/adder/", {"version": "v1"}).json()
+    assert detail["retired_at"] and detail["held_out_url"].endswith("/cases/adder/v1/held-out.zip")
+    page = client.get("/cases/adder/v1/").content.decode()
+    assert "Retired on" in page and 'href="/cases/adder/v1/held-out.zip"' in page
+    entry_page = client.get(f"/submissions/{board['alice-2'].pk}/").content.decode()
+    assert f'href="/submissions/{board["alice-2"].pk}/module.wasm"' in entry_page
+
+    # Frozen: no entry is taken, from the shell or over the API; nothing is stored.
+    count = Submission.objects.count()
+    module = tmp_path / "again.wasm"
+    module.write_bytes(bytes(client.get(f"/submissions/{board['alice-2'].pk}/module.wasm").content))
+    with pytest.raises(ScoringError) as refused:
+        submit(adder_v1, adder_v1.default_variant(), "dave", wasm_file=module)
+    assert refused.value.code == "version_retired" and "was retired on" in refused.value.message
+    answer = post(client, make_token(), case="adder", version="v1", name="erin", wasm=module.read_bytes())
+    assert answer.status_code == 409 and answer.json()["code"] == "version_retired", answer.content
+    assert Submission.objects.count() == count
+
+    # Retiring it again changes nothing.
+    first = adder_v1.retired_at
+    assert "already: nothing changed" in retire("adder", "v1")
+    adder_v1.refresh_from_db()
+    assert adder_v1.retired_at == first
+
+
+def test_a_hidden_entrys_module_stays_unpublished(client, board, adder_v1):
+    hidden = board["carol"]
+    Submission.objects.filter(pk=hidden.pk).update(hidden=True)
+    retire("adder", "v1")
+    assert client.get(f"/submissions/{hidden.pk}/module.wasm").status_code == 404
+    assert client.get(f"/submissions/{board['bob'].pk}/module.wasm").status_code == 200
+
+
+def test_a_version_with_an_entry_still_to_be_scored_is_not_retired(adder_v1, correct_wasm):
+    submit(adder_v1, adder_v1.default_variant(), "alice", wasm_file=correct_wasm)  # recorded, not scored
+    with pytest.raises(CommandError, match="1 entry is of adder v1 still to be scored"):
+        retire("adder", "v1")
+    adder_v1.refresh_from_db()
+    assert adder_v1.retired_at is None
+
+
+def test_an_unknown_version_is_refused(imported):
+    with pytest.raises(CommandError, match="no version v9 of a case adder"):
+        retire("adder", "v9")
+    with pytest.raises(CommandError, match="no version v1 of a case nope"):
+        retire("nope", "v1")
+
+
+def test_the_json_says_what_was_published(board, adder_v1):
+    out = json.loads(retire("adder", "v1", "--json"))
+    assert (out["case"], out["version"], out["already"]) == ("adder", "v1", False)
+    assert out["entries"] == out["modules"] == len({entry.pk for entry in board.values()})
+    assert out["held_out_url"].endswith("/cases/adder/v1/held-out.zip")
+
+
+def test_staff_retire_from_the_admin_after_saying_yes(client, board, adder_v1, django_user_model):
+    django_user_model.objects.create_superuser("staff", "s@example.com", "pw")
+    client.login(username="staff", password="pw")
+    url = "/admin/catalog/caseversion/"
+    asked = client.post(url, {"action": "retire_versions", "_selected_action": [adder_v1.pk]})
+    assert asked.status_code == 200 and b"cannot be undone" in asked.content
+    adder_v1.refresh_from_db()
+    assert adder_v1.retired_at is None  # asking retires nothing
+    done = client.post(url, {"action": "retire_versions", "_selected_action": [adder_v1.pk], "confirmed": "yes"})
+    assert done.status_code == 302
+    assert [str(said) for said in get_messages(done.wsgi_request)] == [
+        "adder v1: retired; its held-out data and 4 of 4 entries' modules are published"]
+    adder_v1.refresh_from_db()
+    assert adder_v1.retired_at is not None
+    assert client.get("/cases/adder/v1/held-out.zip").status_code == 200
