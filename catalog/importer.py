@@ -202,6 +202,16 @@ def _check_published(source: VersionSource) -> None:
             "folder_taken",
             f"folder `{source.folder}` is already published as slug `{owner.slug}`; a folder's versions share one slug",
         )
+    published = set(source.held_out_digests)
+    for slug, version, digests in (CaseVersion.objects.filter(retired_at__isnull=False)
+                                   .exclude(case__slug=manifest.slug, version=source.version)
+                                   .values_list("case__slug", "version", "held_out_digests")):
+        if published & set(digests):
+            raise ImportRefused(
+                "held_out_published",
+                f"a held-out input or answer of this version is one that {slug} {version} published when it was "
+                "retired: held-out files must be unknown to solvers, so give this version new ones",
+            )
     existing = CaseVersion.objects.filter(case__slug=manifest.slug, version=source.version).first()
     if existing is not None and existing.digest != source.digest:
         raise ImportRefused(

@@ -169,7 +169,8 @@ class CaseVersion(models.Model):
             models.Index(fields=["difficulty", "name", "id"], name="list_any_difficulty",
                          condition=models.Q(latest_any=True)),
         ]
-        permissions = [("import_caseversion", "Can import case versions (archive upload, catalog re-scan)")]
+        permissions = [("import_caseversion", "Can import case versions (archive upload, catalog re-scan)"),
+                       ("retire_caseversion", "Can retire case versions (publishes their held-out inputs)")]
 
     def __str__(self) -> str:
         return f"{self.case.slug} {self.version}"

@@ -1,10 +1,11 @@
 """What a retired version publishes of what it held out (docs/retiring.md): its held-out inputs and
 expected answers, as one zip with a `manifest.json` that lists them in the manifest's order.
 
-The zip's bytes are fixed (members in order, one timestamp, fixed permissions): the same version
-gives the same file. It is built once, on the first request after the version was retired, and
-kept under VAR_DIR by the version's digest. Nothing here is served for a current version: the
-caller checks `retired_at`, and `held_out_archive` refuses too.
+The zip's bytes are fixed (members in order, one timestamp, fixed permissions): the same
+version gives the same file. It is built once, when the version is retired (or on the first
+request, if it is missing), and kept under VAR_DIR by the version's slug, name and digest.
+Nothing here is served for a current version: the caller checks `retired_at`, and
+`held_out_members` refuses too.
 """
 
 from __future__ import annotations
@@ -64,7 +65,9 @@ def held_out_file(version: CaseVersion) -> Path:
     if version.retired_at is None:
         raise NotRetired(f"{version} is current")
     folder = Path(settings.VAR_DIR) / "held-out"
-    path = folder / f"{version.digest}.zip"  # a version is retired once, for good: its zip never changes
+    # A version is retired once, for good: its zip never changes. Two versions may have the same
+    # digest (the same folder contents), never the same slug and version.
+    path = folder / f"{version.case.slug}-{version.version}-{version.digest}.zip"
     if not path.is_file():
         folder.mkdir(mode=0o755, parents=True, exist_ok=True)
         content = held_out_archive(version)

@@ -218,11 +218,14 @@ class SubmissionAdmin(admin.ModelAdmin):
 
     @admin.action(description="Score again (queue a new scoring job)")
     def rescore(self, request, queryset):
-        count = 0
+        count = frozen = 0
         for submission in queryset.defer("source"):
-            new_attempt(submission, message="queued again by staff")
-            count += 1
-        self.message_user(request, f"{count} submission(s) queued for scoring.", messages.SUCCESS)
+            if new_attempt(submission, message="queued again by staff") is None:
+                frozen += 1  # of a retired version: its board is frozen
+            else:
+                count += 1
+        self.message_user(request, f"{count} submission(s) queued for scoring." + (
+            f" {frozen} of a retired version left as they are." if frozen else ""), messages.SUCCESS)
 
 
     @admin.action(description="Measure again (queue a re-measurement; results stay as they are)")

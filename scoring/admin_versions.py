@@ -39,21 +39,24 @@ def carry_forward_to(modeladmin, request, queryset):
 @admin.action(description="Retire: freeze the board and publish the held-out data and the modules",
               permissions=["retire"])
 def retire_versions(modeladmin, request, queryset):
-    """The admin's twin of `manage.py retire SLUG VERSION`. Publishing held-out data cannot be
-    undone, so it asks first (as deleting does) and retires only on the confirming POST."""
+    """The admin's twin of `manage.py retire`: the chosen versions, together. Publishing held-out
+    data cannot be undone, so it asks first (as deleting does) and retires only on the confirming
+    POST; each retirement is in the admin's log."""
     chosen = list(queryset.select_related("case").order_by("case__slug", "ordinal"))
     if request.POST.get("confirmed") != "yes":
         return TemplateResponse(request, "admin/catalog/caseversion/retire_confirmation.html", {
             **modeladmin.admin_site.each_context(request), "title": "Retire these versions?", "versions": chosen,
             "opts": modeladmin.model._meta, "action_checkbox_name": helpers.ACTION_CHECKBOX_NAME})
-    for version in chosen:
-        try:
-            done = retire(version.case.slug, version.version)
-        except RetireRefused as refused:
-            modeladmin.message_user(request, f"{version}: {refused.message}", messages.ERROR)
-            continue
-        modeladmin.message_user(request, f"{version}: retired before, nothing changed" if done.already else
-                                f"{version}: retired; its held-out data and {done.modules} of {done.entries} "
+    try:  # together: versions that hold out the same files can only be retired at once
+        retired = retire([(version.case.slug, version.version) for version in chosen])
+    except RetireRefused as refused:
+        modeladmin.message_user(request, f"Nothing was retired: {refused.message}", messages.ERROR)
+        return None
+    for done in retired:
+        if not done.already:
+            modeladmin.log_change(request, done.version, "Retired: its board frozen, its held-out data published")
+        modeladmin.message_user(request, f"{done.version}: retired before, nothing changed" if done.already else
+                                f"{done.version}: retired; its held-out data and {done.modules} of {done.entries} "
                                 "entries' modules are published", messages.SUCCESS)
     return None
 
@@ -63,7 +66,7 @@ def _has_carry_permission(self, request) -> bool:
 
 
 def _has_retire_permission(self, request) -> bool:
-    return request.user.has_perm("catalog.import_caseversion")
+    return request.user.has_perm("catalog.retire_caseversion")
 
 
 CaseVersionAdmin.has_carry_permission = _has_carry_permission

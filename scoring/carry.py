@@ -33,7 +33,7 @@ from scoring.entries import earlier
 from scoring.jobs import enqueue_scoring
 from scoring.locking import lock_board
 from scoring.models import Standing, Submission
-from scoring.recording import record_submission
+from scoring.recording import ScoringError, record_submission
 
 logger = logging.getLogger(__name__)
 
@@ -94,6 +94,8 @@ def carry_forward(target: CaseVersion, *, source: CaseVersion | None = None, top
     not yet scored (see `score_carried`). Raises CarryRefused.
     """
     top = settings.CARRY_FORWARD_TOP if top is None else top
+    if CaseVersion.objects.filter(pk=target.pk, retired_at__isnull=False).exists():
+        raise CarryRefused("retired", f"{target} is retired: its board is frozen and takes no entry")
     if source is None:
         source = previous_version(target)
         if source is None:
@@ -146,6 +148,8 @@ def _resubmit(entry: Submission, target: CaseVersion, variant) -> Carried:
             return Carried(entry, new)
     except IntegrityError:
         return Carried(entry, None)  # a concurrent carry-forward created it first (the `carried_once` constraint)
+    except ScoringError as refused:  # the version was retired meanwhile (checked under its board's lock)
+        raise CarryRefused(refused.code, refused.message) from None
 
 
 def score_carried(carried: list[Carried], *, progress: Callable[[Submission], ScoringProgress] | None = None,

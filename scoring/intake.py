@@ -45,7 +45,7 @@ from scoring.entries import EXHAUSTED, STANDING, Claim, claim_entry
 from scoring.locking import lock_operator
 from scoring.models import IdempotentRequest, NameSkeleton, Submission, SubmitterName
 from scoring.models.operators import IDEMPOTENCY_KEEP
-from scoring.recording import ScoringError, check_name, retired_message, source_digest
+from scoring.recording import ScoringError, check_name, source_digest
 
 WASM_MAGIC = b"\0asm\x01\x00\x00\x00"
 MAX_META_BYTES = 16 * 1024
@@ -132,8 +132,6 @@ def _target(request: Request, record) -> tuple[CaseVersion, Variant]:
         raise IntakeRefused(404, unknown.code, f"{where} is not open to entries: no such case or version is "
                                                "published here") from None
     chosen = chosen or found.default_variant()
-    if found.retired_at is not None:
-        raise IntakeRefused(409, "version_retired", retired_message(found))
     if record is not None:
         try:
             check_target(record, found, chosen)
@@ -335,10 +333,6 @@ def take(checked: Checked, user, idempotency_key: str | None = None) -> tuple[Su
         raise refused
 
     def before_recording(version) -> None:
-        # Under the board's lock, which `retire` takes too: a version retired since it was read
-        # takes no entry.
-        if CaseVersion.objects.filter(pk=version.pk, retired_at__isnull=False).exists():
-            raise IntakeRefused(409, "version_retired", retired_message(version))
         _lock_operator(user)
         within_quotas(user)
         _take_name(checked.name, user)
@@ -357,6 +351,8 @@ def take(checked: Checked, user, idempotency_key: str | None = None) -> tuple[Su
         claimed: Claim = claim_entry(checked.version, checked.variant, checked.name, checked.source, run=checked.run,
                                      operator=user, retried_by="the submissions API",
                                      before_recording=before_recording, after_claim=after_claim)
+    except ScoringError as refused:  # a retired version (checked under its board's lock): nothing was stored
+        raise IntakeRefused(409, refused.code, refused.message) from None
     except IntegrityError:
         if idempotency_key is None:
             raise

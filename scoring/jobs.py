@@ -32,6 +32,7 @@ from django.db import transaction
 from django.utils import timezone
 from django_tasks import task
 
+from catalog.models import CaseVersion
 from engine.builds import SandboxUnavailable
 from scoring.agents.computing import refresh_agents_job as refresh_agents_job  # (below)
 from scoring.attempts import Superseded, score
@@ -171,12 +172,15 @@ def new_attempt(submission: Submission, message: str = "", *, enqueue: bool = Tr
 
     `only_if`: a queryset of entries in the state the caller found this one in (stale, say). Under
     the entry's lock it must still be there at the attempt the caller saw, or nothing changes and
-    None is returned: two callers that found it stale at the same moment give it one new attempt."""
+    None is returned: two callers that found it stale at the same moment give it one new attempt.
+    None too, and nothing changes, for an entry of a retired version (its board is frozen)."""
     with transaction.atomic():
         lock_entries([submission.pk])
         if only_if is not None and not only_if.filter(pk=submission.pk, attempt=submission.attempt).exists():
             return None
         current = Submission.objects.get(pk=submission.pk)
+        if CaseVersion.objects.filter(pk=current.version_id, retired_at__isnull=False).exists():
+            return None  # a retired version's board is frozen: nothing of it is scored again
         current.attempt += 1
         current.status = Submission.State.PENDING
         current.message = message

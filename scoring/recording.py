@@ -16,6 +16,7 @@ from engine.sandbox import ENGINE_DIGEST, WASMTIME_VERSION
 from lib.errors import DomainError
 from lib.files import open_regular
 from lib.text import mixed_scripts, name_key, name_problem, refused_character
+from scoring.locking import lock_board
 from scoring.models import NameSkeleton, Submission, SubmitterName
 
 
@@ -104,8 +105,15 @@ def record_submission(version: CaseVersion, variant: Variant, name: str, kind: s
     seen for the first time here, from the shell, belongs to no operator (staff may give it one)
     and holds its skeletons, unless it looks like a name already known (lib.text.name_skeletons):
     that name keeps them, so no operator can take either."""
-    if CaseVersion.objects.filter(pk=version.pk, retired_at__isnull=False).exists():  # read now, not when loaded
-        raise ScoringError("version_retired", retired_message(version))
+    with transaction.atomic():
+        lock_board(version.pk)  # as `retire` does: the version is retired before this, or after
+        if CaseVersion.objects.filter(pk=version.pk, retired_at__isnull=False).exists():
+            raise ScoringError("version_retired", retired_message(version))
+        return _record(version, variant, name, kind, label, source, run=run, carried_from=carried_from,
+                       annotation=annotation, operator=operator)
+
+
+def _record(version, variant, name, kind, label, source, *, run, carried_from, annotation, operator) -> Submission:
     row, made = SubmitterName.objects.get_or_create(key=name_key(name), defaults={"name": name})
     if made:
         try:

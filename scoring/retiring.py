@@ -1,9 +1,13 @@
-"""Retiring a version (docs/retiring.md): its board is frozen from then on (no entry is taken for
-it), and what was held out is published — its inputs and expected answers, and the module each of
-its entries ran — so that anyone can measure any of its entries again with a kit's meter.
+"""Retiring versions (docs/retiring.md): a retired version's board is frozen from then on (no entry
+is taken for it, and none of its entries is scored again), and what it held out is published —
+its inputs and expected answers, and the module each of its entries ran — so that anyone can
+measure any of its entries again with a kit's meter.
 
-Only a version whose entries are all scored can be retired (a frozen board has no entry still to
-come); retiring one already retired changes nothing."""
+What is published must not be what another version still holds out: versions share held-out
+files (a new version often keeps the old inputs), so a version is retired only together with
+every version that holds out one of its files (`retire` names them when they are missing). Only
+versions whose entries are all settled can be retired; retiring one already retired changes
+nothing."""
 
 from __future__ import annotations
 
@@ -14,17 +18,19 @@ from django.db import transaction
 from django.utils import timezone
 
 from catalog.models import CaseVersion
+from catalog.published import held_out_file
 from lib.errors import DomainError
 from scoring.boards.updates import announce_versions
 from scoring.locking import lock_board
 from scoring.models import StoredModule, Submission
 from sitecache.models import CATALOG, Generation
 
-UNFINISHED = (Submission.State.PENDING, Submission.State.RUNNING)
+# Entries whose results may still change: being scored, or failed and waiting to be scored again.
+UNSETTLED = (Submission.State.PENDING, Submission.State.RUNNING, Submission.State.ERROR)
 
 
 class RetireRefused(DomainError):
-    """Nothing was retired. Codes: `unknown_version`, `entries_unfinished`."""
+    """Nothing was retired. Codes: `unknown_version`, `entries_unfinished`, `held_out_shared`."""
 
 
 @dataclass(frozen=True)
@@ -33,35 +39,80 @@ class Retired:
     retired_at: datetime
     already: bool  # it was retired before: nothing changed
     entries: int  # its entries on the site (hidden ones aside)
-    modules: int  # of which one's module is kept, and published
+    modules: int  # of which one's module is published
 
 
-def retire(slug: str, version: str, *, now: datetime | None = None) -> Retired:
-    """Retire version `version` of the case `slug`. Raises RetireRefused."""
-    found = CaseVersion.objects.filter(case__slug=slug, version=version).select_related("case").first()
-    if found is None:
-        raise RetireRefused("unknown_version", f"no version {version} of a case {slug} is imported here")
+def retire(targets: list[tuple[str, str]], *, now: datetime | None = None) -> list[Retired]:
+    """Retire the versions named as (slug, version), together or not at all. Raises RetireRefused."""
+    versions = []
+    for slug, version in dict.fromkeys(targets):
+        found = CaseVersion.objects.filter(case__slug=slug, version=version).select_related("case").first()
+        if found is None:
+            raise RetireRefused("unknown_version", f"no version {version} of a case {slug} is imported here")
+        versions.append(found)
+    when = now or timezone.now()
     with transaction.atomic():
-        lock_board(found.pk)  # no entry of it is stored while it is being retired
+        for found in sorted(versions, key=lambda item: item.pk):
+            lock_board(found.pk)  # no entry of it is stored or scored again while it is being retired
+        fresh = [found for found in versions if CaseVersion.objects.get(pk=found.pk).retired_at is None]
+        refuse_unsettled(fresh)
+        refuse_shared(fresh)
+        CaseVersion.objects.filter(pk__in=[found.pk for found in fresh]).update(retired_at=when)
+        if fresh:
+            ids = {found.pk for found in fresh}
+            transaction.on_commit(lambda: (Generation.bump(CATALOG), announce_versions(ids)))
+    done = []
+    for found in versions:
         found.refresh_from_db(fields=["retired_at"])
-        already = found.retired_at is not None
-        if not already:
-            waiting = Submission.objects.filter(version=found, status__in=UNFINISHED).count()
-            if waiting:
-                raise RetireRefused("entries_unfinished", f"{waiting} entr{'y is' if waiting == 1 else 'ies are'} of "
-                                                          f"{slug} {version} still to be scored: retire it once "
-                                                          "they are (a frozen board has no entry still to come)")
-            found.retired_at = now or timezone.now()
-            CaseVersion.objects.filter(pk=found.pk).update(retired_at=found.retired_at)
-            transaction.on_commit(lambda: (Generation.bump(CATALOG), announce_versions({found.pk})))
-    entries = Submission.objects.shown().filter(version=found, hidden=False)
-    kept = entries.filter(module_digest__in=StoredModule.objects.values("digest")).count()
-    return Retired(found, found.retired_at, already, entries.count(), kept)
+        held_out_file(found)  # the zip made now, not by the first reader to ask
+        entries = Submission.objects.shown().filter(version=found, hidden=False)
+        published = sum(1 for entry in entries if published_module(entry) is not None)
+        done.append(Retired(found, found.retired_at, found not in fresh, entries.count(), published))
+    return done
+
+
+def refuse_unsettled(versions: list[CaseVersion]) -> None:
+    for found in versions:
+        waiting = Submission.objects.filter(version=found, status__in=UNSETTLED).count()
+        if waiting:
+            raise RetireRefused("entries_unfinished", f"{waiting} entr{'y is' if waiting == 1 else 'ies are'} of "
+                                                      f"{found.case.slug} {found.version} still to be scored (or "
+                                                      "failed and waiting to be scored again): retire it once "
+                                                      "they are settled (a frozen board has no entry still to come)")
+
+
+def refuse_shared(versions: list[CaseVersion]) -> None:
+    """Refuse when a version staying current holds out a file one of `versions` would publish,
+    naming every version that would have to be retired with them (those it shares with in turn)."""
+    current = {pk: (slug, version, set(digests)) for pk, slug, version, digests in
+               CaseVersion.objects.filter(retired_at__isnull=True).exclude(pk__in=[found.pk for found in versions])
+               .values_list("pk", "case__slug", "version", "held_out_digests")}
+    published = {digest for found in versions for digest in found.held_out_digests}
+    sharing: set[int] = set()
+    while True:
+        more = {pk for pk, (_, _, digests) in current.items() if pk not in sharing and published & digests}
+        if not more:
+            break
+        sharing |= more
+        published |= {digest for pk in more for digest in current[pk][2]}
+    if sharing:
+        names = sorted(f"{current[pk][0]} {current[pk][1]}" for pk in sharing)
+        raise RetireRefused("held_out_shared", f"{', '.join(names)} hold{'s' if len(names) == 1 else ''} out some "
+                                               "of the same inputs or answers, which retiring would publish: retire "
+                                               "them together (name them too), or not at all")
+
+
+def is_retired(version_id: int) -> bool:
+    """Read now, from the database (a version loaded earlier may have been retired since)."""
+    return CaseVersion.objects.filter(pk=version_id, retired_at__isnull=False).exists()
 
 
 def published_module(submission: Submission) -> StoredModule | None:
     """The module an entry ran, when the public may have it: its version is retired, the entry
-    is on the site (not hidden) and its module was kept."""
+    is on the site (not hidden), its module was kept, and no entry of a version still current ran
+    the same module (a carried copy, or the same module sent again, competes there)."""
     if submission.version.retired_at is None or submission.hidden or not submission.module_digest:
+        return None
+    if Submission.objects.filter(module_digest=submission.module_digest, version__retired_at__isnull=True).exists():
         return None
     return StoredModule.objects.filter(digest=submission.module_digest).first()

@@ -109,6 +109,23 @@ def test_a_changed_published_version_is_refused_and_nothing_changes(catalog):
     assert database_state() == before
 
 
+def test_a_new_version_that_holds_out_what_a_retired_version_published_is_refused(catalog):
+    """A retired version's held-out files are public: a new version may not hold them out again.
+    The retired version itself, scanned again, stays as it is."""
+    import shutil
+
+    import_catalog(catalog.root)
+    CaseVersion.objects.filter(case__slug="adder").update(retired_at="2026-12-01T00:00:00Z")
+    shutil.copytree(catalog.root / "performance/easy/adder/v10", catalog.root / "performance/easy/adder/v11")
+    before = database_state()
+    outcome = import_catalog(catalog.root)
+    result = next(result for result in outcome.results if result.label.endswith("adder/v11"))
+    assert (result.action, result.code) == (REFUSED, "held_out_published")
+    assert "is one that adder v" in result.reasons[0] and "published when it was retired" in result.reasons[0]
+    assert actions(outcome)[ADDER_V1] == UNCHANGED
+    assert database_state() == before
+
+
 def test_a_new_version_folder_is_imported_beside_the_published_ones(catalog):
     import_catalog(catalog.root)
     import shutil

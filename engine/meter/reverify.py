@@ -21,17 +21,19 @@ import urllib.error
 import urllib.parse
 import urllib.request
 import zipfile
+import zlib
 from typing import TextIO
 
 from engine.kinds import Kind
 from engine.measure import Item, inputs, measure_module
 from engine.meter.contract import Contract, ContractError, parse_contract
 from engine.meter.metering import check_engine
-from engine.sandbox import WASMTIME_VERSION, InvalidModule, ModuleCache
+from engine.sandbox import ENGINE_DIGEST, WASMTIME_VERSION, InvalidModule, ModuleCache
 
 IDENTICAL, DIFFERENT, REFUSED = 0, 1, 2
 DOCUMENT_BYTES = 16 << 20  # an entry's or a version's JSON document
-ARCHIVE_BYTES = 2 << 30  # a kit, or a version's held-out data
+ARCHIVE_BYTES = 2 << 30  # a kit, or a version's held-out data, as downloaded and as unpacked in all
+CHUNK = 1 << 20
 CONTRACT = "meter/contract.json"
 MANIFEST = "manifest.json"
 
@@ -45,16 +47,21 @@ def fetch(url: str, limit: int, what: str) -> bytes:
     if urllib.parse.urlsplit(url).scheme not in ("http", "https"):
         raise Refused(f"{what}: {url!r} is not an http(s) address")
     request = urllib.request.Request(url, headers={"Accept": "application/json, */*"})
+    chunks, size = [], 0
     try:
         with urllib.request.urlopen(request, timeout=120) as answer:
-            body = answer.read(limit + 1)
+            if urllib.parse.urlsplit(answer.geturl()).scheme not in ("http", "https"):  # after redirects
+                raise Refused(f"{what}: {url} led to {answer.geturl()!r}, not an http(s) address")
+            while chunk := answer.read(CHUNK):  # read as it comes, never more than the limit at once
+                size += len(chunk)
+                if size > limit:
+                    raise Refused(f"{what}: {url} sent more than {limit:,} bytes")
+                chunks.append(chunk)
     except urllib.error.HTTPError as error:
         raise Refused(f"{what}: {url} answered {error.code} ({error.reason})") from None
-    except (urllib.error.URLError, OSError) as error:
+    except (urllib.error.URLError, OSError, ValueError) as error:
         raise Refused(f"{what}: {url} cannot be reached ({getattr(error, 'reason', error)})") from None
-    if len(body) > limit:
-        raise Refused(f"{what}: {url} sent more than {limit:,} bytes")
-    return body
+    return b"".join(chunks)
 
 
 def fetch_json(url: str, what: str) -> dict:
@@ -67,25 +74,39 @@ def fetch_json(url: str, what: str) -> dict:
     return document
 
 
-def member(archive: zipfile.ZipFile, name: str, limit: int, what: str) -> bytes:
-    try:
-        info = archive.getinfo(name)
-    except KeyError:
-        raise Refused(f"{what} holds no {name}") from None
-    if info.file_size > limit:
-        raise Refused(f"{what}: {name} is more than {limit:,} bytes")
-    with archive.open(info) as stream:
-        content = stream.read(limit + 1)
-    if len(content) > limit:
-        raise Refused(f"{what}: {name} is more than {limit:,} bytes")
-    return content
+class Members:
+    """A downloaded zip's members, read at most once each and within one budget for them all
+    (a zip's sizes are its own claims: what is read is counted)."""
 
+    def __init__(self, data: bytes, what: str, budget: int):
+        self.what, self.budget, self.taken = what, budget, set()
+        try:
+            self.archive = zipfile.ZipFile(io.BytesIO(data))
+        except (zipfile.BadZipFile, ValueError):
+            raise Refused(f"{what} is not a zip") from None
 
-def open_zip(data: bytes, what: str) -> zipfile.ZipFile:
-    try:
-        return zipfile.ZipFile(io.BytesIO(data))
-    except zipfile.BadZipFile:
-        raise Refused(f"{what} is not a zip") from None
+    def read(self, name: str) -> bytes:
+        if name in self.taken:
+            raise Refused(f"{self.what} names {name} twice")
+        self.taken.add(name)
+        try:
+            info = self.archive.getinfo(name)
+        except KeyError:
+            raise Refused(f"{self.what} holds no {name}") from None
+        chunks = []
+        try:
+            with self.archive.open(info) as stream:
+                while chunk := stream.read(CHUNK):
+                    self.budget -= len(chunk)
+                    if self.budget < 0:
+                        raise Refused(f"{self.what} unpacks to more than {ARCHIVE_BYTES:,} bytes")
+                    chunks.append(chunk)
+        except Refused:
+            raise
+        except (zipfile.BadZipFile, zlib.error, EOFError, NotImplementedError, RuntimeError, OSError,
+                ValueError) as error:
+            raise Refused(f"{self.what}: {name} cannot be read ({error})") from None
+        return b"".join(chunks)
 
 
 def published(base: str, number: int) -> tuple[dict, Contract, list[Item], bytes]:
@@ -105,39 +126,47 @@ def published(base: str, number: int) -> tuple[dict, Contract, list[Item], bytes
     kits = [found["kit_url"] for found in detail["variants"] if found["slug"] == variant]
     if not kits:
         raise Refused(f"{case} {version} has no variant {variant}")
-    with open_zip(fetch(kits[0], ARCHIVE_BYTES, "the kit"), "the kit") as kit:
-        try:
-            contract = parse_contract(member(kit, CONTRACT, DOCUMENT_BYTES, "the kit").decode("utf-8"), CONTRACT)
-        except UnicodeDecodeError:
-            raise Refused(f"the kit's {CONTRACT} is not UTF-8") from None
+    kit = Members(fetch(kits[0], ARCHIVE_BYTES, "the kit"), "the kit", ARCHIVE_BYTES)
+    try:
+        contract = parse_contract(kit.read(CONTRACT).decode("utf-8"), CONTRACT)
+    except UnicodeDecodeError:
+        raise Refused(f"the kit's {CONTRACT} is not UTF-8") from None
+    if (contract.case, contract.version, contract.variant) != (case, version, variant):
+        raise Refused(f"the kit's contract is for {contract.case} {contract.version} ({contract.variant}), not for "
+                      f"the entry's {case} {version} ({variant})")
     module = fetch(entry["module_url"], contract.module_bytes, "the module")
     if hashlib.sha256(module).hexdigest() != entry.get("module_sha256"):
         raise Refused(f"the module at {entry['module_url']} is not the one entry #{number} ran (its SHA-256 differs)")
+    data = Members(fetch(detail["held_out_url"], ARCHIVE_BYTES, "the held-out data"), "the held-out data",
+                   ARCHIVE_BYTES)
+    try:
+        manifest = json.loads(data.read(MANIFEST))
+    except ValueError:
+        raise Refused(f"the held-out data's {MANIFEST} is not JSON") from None
+    runways = [(runway.input, runway.kind, runway.ceiling) for runway in contract.runways]
+    listed = [(item["input"], item["kind"], int(item["ceiling"])) for item in manifest["inputs"]]
+    if listed != runways:
+        raise Refused("the held-out data lists other inputs, kinds or ceilings than the version's contract")
     items = []
-    with open_zip(fetch(detail["held_out_url"], ARCHIVE_BYTES, "the held-out data"), "the held-out data") as data:
-        try:
-            manifest = json.loads(member(data, MANIFEST, DOCUMENT_BYTES, "the held-out data"))
-        except ValueError:
-            raise Refused(f"the held-out data's {MANIFEST} is not JSON") from None
-        for listed in manifest["inputs"]:
-            given = member(data, listed["input"], ARCHIVE_BYTES, "the held-out data")
-            expected = member(data, listed["expected"], ARCHIVE_BYTES, "the held-out data")
-            if (hashlib.sha256(given).hexdigest(), hashlib.sha256(expected).hexdigest()) != (
-                    listed["input_sha256"], listed["expected_sha256"]):
-                raise Refused(f"the held-out data's {listed['input']} does not match its manifest's SHA-256")
-            items.append(Item(Kind(listed["kind"]), listed["input"], given, expected, int(listed["ceiling"])))
+    for item in manifest["inputs"]:
+        given, expected = data.read(item["input"]), data.read(item["expected"])
+        if (hashlib.sha256(given).hexdigest(), hashlib.sha256(expected).hexdigest()) != (
+                item["input_sha256"], item["expected_sha256"]):
+            raise Refused(f"the held-out data's {item['input']} does not match its manifest's SHA-256")
+        items.append(Item(Kind(item["kind"]), item["input"], given, expected, int(item["ceiling"])))
     return entry, contract, items, module
 
 
 def compare(entry: dict, outcomes: list[tuple[str, str, int | None]]) -> str | None:
-    """The first input whose status or fuel differs from what the site stored, in words; None."""
-    stored = {row["input"]: (row["status"], row["fuel"]) for row in entry["results"]}
-    if set(stored) != {name for name, _, _ in outcomes}:
-        return f"the site stored results for other inputs ({len(stored)} of them; the data holds {len(outcomes)})"
-    for name, status, fuel in outcomes:
-        if stored[name] != (status, fuel):
-            site_status, site_fuel = stored[name]
-            return (f"{name}: the site stored {site_status} with {_fuel(site_fuel)}, here {status} with {_fuel(fuel)}")
+    """The first input, in the version's order, whose status or fuel differs from what the site
+    stored, in words; None when every one is the same."""
+    stored = [(row["input"], row["status"], row["fuel"]) for row in entry["results"]]
+    if [row[0] for row in stored] != [name for name, _, _ in outcomes]:
+        return (f"the site stored results for other inputs ({len(stored)} of them, the version has "
+                f"{len(outcomes)})")
+    for (name, site_status, site_fuel), (_, status, fuel) in zip(stored, outcomes):
+        if (site_status, site_fuel) != (status, fuel):
+            return f"{name}: the site stored {site_status} with {_fuel(site_fuel)}, here {status} with {_fuel(fuel)}"
     return None
 
 
@@ -152,23 +181,28 @@ def reverify(base: str, number: int, *, threads: int, out: TextIO, err: TextIO, 
     except (Refused, ContractError) as refused:
         err.write(f"meter reverify: {refused}\n")
         return REFUSED
-    except (KeyError, TypeError, ValueError) as damaged:
+    except (KeyError, TypeError, ValueError, AttributeError) as damaged:
         err.write(f"meter reverify: the site's documents are not as expected ({damaged!r})\n")
         return REFUSED
-    if entry.get("wasmtime") and entry["wasmtime"] != WASMTIME_VERSION:
-        err.write(f"meter reverify: note: the site counted this entry with wasmtime {entry['wasmtime']}, this meter "
-                  f"has {WASMTIME_VERSION}\n")
+    counted = f"{WASMTIME_VERSION} ({ENGINE_DIGEST})"
+    if entry.get("engine") and entry["engine"] != counted:
+        err.write(f"meter reverify: note: the site counted this entry with wasmtime {entry['engine']}, this meter "
+                  f"counts with {counted}\n")
     limits = contract.limits
     cache = ModuleCache(None, compile_seconds=limits.compile_seconds, compile_memory_bytes=limits.compile_memory_bytes)
     err.write(f"measuring entry #{number} ({entry['case']} {entry['version']}) on {len(items)} held-out inputs\n")
     try:
         reading = measure_module(module, inputs(items, limits), contract.task, limits, cache=cache, threads=threads)
         outcomes = [(item.name, outcome.status.value, outcome.fuel)
-                    for item, outcome in zip(items, reading.evaluation.outcomes)]
+                    for item, outcome in zip(items, reading.evaluation.outcomes, strict=True)]
         difference = compare(entry, outcomes)
     except InvalidModule as invalid:
         outcomes = []
-        difference = None if entry["status"] == "invalid_module" else f"the module is refused here: {invalid.message}"
+        difference = (None if entry.get("status") == "invalid_module" else
+                      f"the module is refused here: {invalid.message}")
+    except (KeyError, TypeError, ValueError) as damaged:
+        err.write(f"meter reverify: the entry's results are not as expected ({damaged!r})\n")
+        return REFUSED
     if as_json:
         out.write(json.dumps({"submission": number, "outcome": "different" if difference else "identical",
                               "difference": difference or "",

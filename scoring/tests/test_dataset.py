@@ -62,6 +62,10 @@ def site(board, settings):
     return {"hidden": hidden}
 
 
+# adder v1, v2 and v10 and the experimental counter 1.0 hold out some of the same files.
+RETIRED_TOGETHER = ("adder", "v1", "v2", "v10", "--with", "counter/1.0")
+
+
 def export(tmp_path, name: str = "export") -> Path:
     output = io.StringIO()
     call_command("export_dataset", str(tmp_path / name), "--at", AT, stdout=output)
@@ -155,7 +159,7 @@ def test_the_hub_and_croissant_read_every_table(site, tmp_path):
     as a Hub repository by its card's configs, and mlcroissant reads every record of every set."""
     from datasets import Features, Value, load_dataset  # the readers take a second or two to import: here only
 
-    call_command("retire", "adder", "v1", stdout=io.StringIO())  # so that every table has rows
+    call_command("retire", *RETIRED_TOGETHER, stdout=io.StringIO())  # so that every table has rows
     folder, cache = export(tmp_path), str(tmp_path / "hf")
     card = yaml.safe_load((folder / "README.md").read_text().split("---\n")[1])
     assert card["license"] == "cc-by-4.0"
@@ -191,20 +195,25 @@ def test_no_held_out_input_or_answer_is_in_any_file(site, tmp_path):
 
 
 def test_a_retired_versions_held_out_data_is_in_it_and_no_current_versions(site, tmp_path):
-    """Retiring adder v1 publishes its inputs and answers (`retired_inputs`, `cases.retired_at`);
-    every other version's stay out of every file."""
-    call_command("retire", "adder", "v1", stdout=io.StringIO())
+    """Retiring adder v1, v2 and v10 (and counter 1.0, which shares their files) publishes their
+    inputs and answers (`retired_inputs`, `cases.retired_at`; counter is experimental, so not
+    shown); a current version's stay out of every file."""
+    current = CaseVersion.objects.get(case__slug="adder", version="v2")
+    CaseVersion.objects.filter(pk=current.pk).update(held_out_digests=[])  # made to share nothing: stays current
+    call_command("retire", "adder", "v1", "v10", "--with", "counter/1.0", stdout=io.StringIO())
     folder = export(tmp_path)
-    retired = CaseVersion.objects.get(case__slug="adder", version="v1")
+    retired = CaseVersion.objects.filter(case__slug="adder", retired_at__isnull=False).order_by("ordinal")
+    assert [version.version for version in retired] == ["v1", "v10"]
     rows = table(folder, "retired_inputs").to_pylist()
     assert [(row["case"], row["version"], row["input_path"], row["input"].encode(), row["expected"].encode())
-            for row in rows] == [("adder", "v1", item.input_path, bytes(item.input_bytes), bytes(item.expected_bytes))
-                                 for item in retired.held_out_inputs.order_by("position")]
+            for row in rows] == [("adder", version.version, item.input_path, bytes(item.input_bytes),
+                                  bytes(item.expected_bytes))
+                                 for version in retired for item in version.held_out_inputs.order_by("position")]
     cases = {(row["case"], row["version"]): row["retired_at"] for row in table(folder, "cases").to_pylist()}
-    assert cases[("adder", "v1")] == retired.retired_at
-    assert all(when is None for key, when in cases.items() if key != ("adder", "v1"))
-    secrets = [bytes(value) for pair in HeldOutInput.objects.exclude(version=retired).values_list(
+    assert [key for key, when in cases.items() if when is not None] == [("adder", "v1"), ("adder", "v10")]
+    secrets = [bytes(value) for pair in HeldOutInput.objects.filter(version=current).values_list(
         "input_bytes", "expected_bytes") for value in pair]
+    assert len(secrets) > 4
     readable = [path.read_bytes() for path in folder.iterdir()]
     readable += [json.dumps(table(folder, name.removesuffix(".parquet")).to_pylist(), default=str).encode()
                  for name in TABLE_FILES]

@@ -7,6 +7,7 @@ from __future__ import annotations
 import hashlib
 import io
 import json
+import shutil
 import zipfile
 
 import pytest
@@ -20,6 +21,10 @@ from scoring.recording import ScoringError, submit
 from tests.operators import make_token, post
 
 pytestmark = pytest.mark.django_db
+
+# adder v1, v2 and v10 and the experimental counter 1.0 hold out some of the same files: what one
+# publishes the others hold out, so they are retired together or not at all.
+TOGETHER = ("adder", "v1", "v2", "v10", "--with", "counter/1.0")
 
 
 def retire(*arguments: str) -> str:
@@ -42,8 +47,9 @@ def test_a_current_version_publishes_nothing_it_holds_out(client, board, adder_v
 
 
 def test_retiring_freezes_the_board_and_publishes_the_data_and_the_modules(client, board, adder_v1, tmp_path):
-    said = retire("adder", "v1")
+    said = retire(*TOGETHER)
     assert said.startswith("retired adder v1 on ") and "its board is frozen" in said
+    assert "retired adder v10 on " in said and "retired counter 1.0 on " in said
     assert "http://testserver/cases/adder/v1/held-out.zip" in said or "/cases/adder/v1/held-out.zip" in said
     adder_v1.refresh_from_db()
     assert adder_v1.retired_at is not None
@@ -93,7 +99,7 @@ def test_retiring_freezes_the_board_and_publishes_the_data_and_the_modules(clien
 
     # Retiring it again changes nothing.
     first = adder_v1.retired_at
-    assert "already: nothing changed" in retire("adder", "v1")
+    assert "already: nothing changed" in retire("adder", "v1")  # alone: retired already, nothing to publish
     adder_v1.refresh_from_db()
     assert adder_v1.retired_at == first
 
@@ -101,7 +107,7 @@ def test_retiring_freezes_the_board_and_publishes_the_data_and_the_modules(clien
 def test_a_hidden_entrys_module_stays_unpublished(client, board, adder_v1):
     hidden = board["carol"]
     Submission.objects.filter(pk=hidden.pk).update(hidden=True)
-    retire("adder", "v1")
+    retire(*TOGETHER)
     assert client.get(f"/submissions/{hidden.pk}/module.wasm").status_code == 404
     assert client.get(f"/submissions/{board['bob'].pk}/module.wasm").status_code == 200
 
@@ -109,7 +115,7 @@ def test_a_hidden_entrys_module_stays_unpublished(client, board, adder_v1):
 def test_a_version_with_an_entry_still_to_be_scored_is_not_retired(adder_v1, correct_wasm):
     submit(adder_v1, adder_v1.default_variant(), "alice", wasm_file=correct_wasm)  # recorded, not scored
     with pytest.raises(CommandError, match="1 entry is of adder v1 still to be scored"):
-        retire("adder", "v1")
+        retire(*TOGETHER)
     adder_v1.refresh_from_db()
     assert adder_v1.retired_at is None
 
@@ -122,24 +128,88 @@ def test_an_unknown_version_is_refused(imported):
 
 
 def test_the_json_says_what_was_published(board, adder_v1):
-    out = json.loads(retire("adder", "v1", "--json"))
+    [out, *others] = json.loads(retire(*TOGETHER, "--json"))["versions"]
     assert (out["case"], out["version"], out["already"]) == ("adder", "v1", False)
     assert out["entries"] == out["modules"] == len({entry.pk for entry in board.values()})
     assert out["held_out_url"].endswith("/cases/adder/v1/held-out.zip")
+    assert [(other["case"], other["version"]) for other in others] == [("adder", "v2"), ("adder", "v10"),
+                                                                        ("counter", "1.0")]
+
+
+def test_a_version_sharing_held_out_files_with_a_current_one_is_not_retired_alone(client, board, adder_v1):
+    """What retiring adder v1 would publish, v2, v10 and counter 1.0 hold out: refused, naming
+    them all, and nothing is published."""
+    with pytest.raises(CommandError, match="adder v10, adder v2, counter 1.0 hold out some of the same inputs"):
+        retire("adder", "v1")
+    with pytest.raises(CommandError, match="counter 1.0 holds out some of the same inputs"):
+        retire("adder", "v1", "v2", "v10")
+    assert not CaseVersion.objects.filter(retired_at__isnull=False).exists()
+    assert client.get("/cases/adder/v1/held-out.zip").status_code == 404
+
+
+def test_nothing_of_a_frozen_board_is_scored_again_or_carried_to_it(client, board, adder_v1, django_user_model):
+    from scoring.carry import CarryRefused, carry_forward
+    from scoring.jobs import new_attempt
+
+    retire(*TOGETHER)
+    entry = board["alice-2"]
+    before = list(Submission.objects.order_by("pk").values_list("pk", "status", "attempt", "total_fuel"))
+    assert new_attempt(entry, message="again") is None
+    with pytest.raises(CarryRefused, match="is retired"):
+        carry_forward(adder_v1)
+    django_user_model.objects.create_superuser("staff", "s@example.com", "pw")
+    client.login(username="staff", password="pw")
+    done = client.post("/admin/scoring/submission/", {"action": "rescore", "_selected_action": [entry.pk]})
+    assert [str(said) for said in get_messages(done.wsgi_request)] == [
+        "0 submission(s) queued for scoring. 1 of a retired version left as they are."]
+    assert list(Submission.objects.order_by("pk").values_list("pk", "status", "attempt", "total_fuel")) == before
+
+
+def test_a_module_an_entry_of_a_current_version_runs_too_stays_unpublished(client, board, adder_v1, imported,
+                                                                           tmp_path):
+    """A new adder v3 holds out other files, so v1 and its sharers retire without it; an entry of
+    v3 that ran alice's module keeps that module unpublished (it competes there)."""
+    from catalog.importer import import_catalog
+    from scoring.attempts import score
+
+    shutil.copytree(imported.root / "performance/easy/adder/v10", imported.root / "performance/easy/adder/v3")
+    for rel, numbers in (("smoke/one", [8]), ("cases/small", [2, 3, 4]), ("cases/large", [5, 5, 5, 5])):
+        imported.write(f"{rel}.json", json.dumps({"numbers": numbers}) + "\n", label="performance/easy/adder/v3")
+        imported.write(f"{rel}.out", json.dumps({"sum": sum(numbers)}) + "\n", label="performance/easy/adder/v3")
+    assert import_catalog(imported.root).ok
+    v3 = CaseVersion.objects.get(case__slug="adder", version="v3")
+    entry = board["alice-2"]
+    other = score(submit(v3, v3.default_variant(), "mallory", wasm_file=write(tmp_path / "alice.wasm", entry)))
+    assert other.module_digest == entry.module_digest
+    retire(*TOGETHER)
+    assert client.get(f"/submissions/{entry.pk}/module.wasm").status_code == 404
+    assert client.get(f"/api/v1/submissions/{entry.pk}/").json()["module_url"] is None
+    assert client.get(f"/submissions/{board['bob'].pk}/module.wasm").status_code == 200
+    assert client.get("/cases/adder/v3/held-out.zip").status_code == 404
+
+
+def write(path, entry):
+    from scoring.models import StoredModule
+
+    path.write_bytes(bytes(StoredModule.objects.get(digest=entry.module_digest).content))
+    return path
 
 
 def test_staff_retire_from_the_admin_after_saying_yes(client, board, adder_v1, django_user_model):
     django_user_model.objects.create_superuser("staff", "s@example.com", "pw")
     client.login(username="staff", password="pw")
     url = "/admin/catalog/caseversion/"
-    asked = client.post(url, {"action": "retire_versions", "_selected_action": [adder_v1.pk]})
+    together = [version.pk for version in CaseVersion.objects.all() if (version.case.slug, version.version) in
+                {("adder", "v1"), ("adder", "v2"), ("adder", "v10"), ("counter", "1.0")}]
+    asked = client.post(url, {"action": "retire_versions", "_selected_action": together})
     assert asked.status_code == 200 and b"cannot be undone" in asked.content
     adder_v1.refresh_from_db()
     assert adder_v1.retired_at is None  # asking retires nothing
-    done = client.post(url, {"action": "retire_versions", "_selected_action": [adder_v1.pk], "confirmed": "yes"})
+    done = client.post(url, {"action": "retire_versions", "_selected_action": together, "confirmed": "yes"})
     assert done.status_code == 302
-    assert [str(said) for said in get_messages(done.wsgi_request)] == [
-        "adder v1: retired; its held-out data and 4 of 4 entries' modules are published"]
+    said = [str(said) for said in get_messages(done.wsgi_request)]
+    assert "adder v1: retired; its held-out data and 4 of 4 entries' modules are published" in said, said
+    assert len(said) == 4
     adder_v1.refresh_from_db()
     assert adder_v1.retired_at is not None
     assert client.get("/cases/adder/v1/held-out.zip").status_code == 200

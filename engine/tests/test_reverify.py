@@ -1,0 +1,62 @@
+"""`meter reverify`'s own rules, on what a site could send it (the whole path, against a served
+site, is in tests/test_meter_kit.py): results compared input by input in the version's order, a
+zip read within one budget and each member once, only http(s) fetched."""
+
+from __future__ import annotations
+
+import io
+import zipfile
+
+import pytest
+
+from engine.meter import reverify
+from engine.meter.reverify import Members, Refused, compare, fetch
+
+
+def entry(*rows: tuple[str, str, int | None]) -> dict:
+    return {"results": [{"input": name, "status": status, "fuel": fuel} for name, status, fuel in rows]}
+
+
+def test_results_are_compared_in_the_versions_order_even_when_an_input_comes_twice():
+    """The same input may be two of a version's cases: each is compared at its own place."""
+    here = [("cases/a.json", "passed", 100), ("cases/a.json", "passed", 100)]
+    assert compare(entry(("cases/a.json", "passed", 100), ("cases/a.json", "passed", 100)), here) is None
+    assert compare(entry(("cases/a.json", "passed", 999), ("cases/a.json", "passed", 100)), here) == (
+        "cases/a.json: the site stored passed with 999 fuel, here passed with 100 fuel")
+    assert compare(entry(("cases/a.json", "passed", 100)), here).startswith("the site stored results for other inputs")
+    assert compare(entry(("smoke/b.json", "passed", 5), ("cases/a.json", "skipped", None)),
+                   [("smoke/b.json", "passed", 5), ("cases/a.json", "passed", 7)]) == (
+        "cases/a.json: the site stored skipped with no fuel figure, here passed with 7 fuel")
+
+
+def zipped(members: dict[str, bytes]) -> bytes:
+    buffer = io.BytesIO()
+    with zipfile.ZipFile(buffer, "w", compression=zipfile.ZIP_DEFLATED) as archive:
+        for name, content in members.items():
+            archive.writestr(name, content)
+    return buffer.getvalue()
+
+
+def test_a_zip_is_read_within_one_budget_and_each_member_once(monkeypatch):
+    monkeypatch.setattr(reverify, "CHUNK", 1 << 10)
+    bomb = zipped({"a": b"\0" * (1 << 20), "b": b"\0" * (1 << 20)})  # 2 MiB of zeros in a few KiB
+    members = Members(bomb, "the held-out data", budget=(1 << 20) + 10)
+    assert len(members.read("a")) == 1 << 20
+    with pytest.raises(Refused, match="unpacks to more than"):
+        members.read("b")
+    with pytest.raises(Refused, match="names a twice"):
+        members.read("a")
+    with pytest.raises(Refused, match="holds no c"):
+        members.read("c")
+    with pytest.raises(Refused, match="is not a zip"):
+        Members(b"PK\3\4 not really", "the kit", budget=100)
+    damaged = bytearray(zipped({"x": b"x" * 4000}))
+    damaged[60:70] = b"\xff" * 10  # inside the compressed member
+    with pytest.raises(Refused, match="x cannot be read"):
+        Members(bytes(damaged), "the kit", budget=1 << 20).read("x")
+
+
+@pytest.mark.parametrize("url", ["file:///etc/passwd", "ftp://example.org/x", "/api/v1/", "gopher://x"])
+def test_only_http_addresses_are_fetched(url):
+    with pytest.raises(Refused, match="is not an http"):
+        fetch(url, 100, "the module")
