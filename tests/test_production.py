@@ -21,6 +21,7 @@ from pathlib import Path
 import pytest
 
 from catalog.importer import import_catalog
+from tests import bundled
 from tests.serve_stack import (
     first_answer,
     free_port,
@@ -360,7 +361,11 @@ def test_make_serve_serves_the_site_with_hashed_compressed_static_files_behind_n
     # A state folder nginx's workers can reach (pytest's own tmp folders are private to root).
     state = Path(tempfile.mkdtemp(prefix="fuelboard-serve-"))
     state.chmod(0o755)
+    # The cases this run proves (tests/bundled.py), where the site's account can read them: make
+    # serve imports them and scores their examples as it does the whole catalog's.
+    shutil.copytree(bundled.catalog(), state / "test-cases")
     env = {**os.environ, "VAR_DIR": str(state / "var"), "STATIC_ROOT": str(state / "static"),
+           "CATALOG_DIR": str(state / "test-cases"),
            "WEB_CONCURRENCY": "2", "DATABASE_URL": f"sqlite:///{state / 'var' / 'serve.sqlite3'}",
            "FRONT_RATE": "20", "FRONT_BURST": "60", "FRONT_CONNECTIONS": "16",
            "TASKS_BACKEND": "database", "TASK_WORKERS": "3"}
