@@ -315,10 +315,13 @@ def serve_behind_nginx(template: Database, *, front_limits: bool = False, **sett
     env = environment(database, folder, SITE_URL=url, HOST="127.0.0.1", PORT=str(port), WEB_CONCURRENCY="3",
                       STATIC_ROOT=str(folder / "static"), TASK_WORKERS="1",
                       **({} if front_limits else {"FRONT_RATE": "0", "FRONT_CONNECTIONS": "0"}), **settings)
-    process = subprocess.Popen([str(ROOT / "scripts" / "serve.sh")], cwd=ROOT, env=env, start_new_session=True,
-                               stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    site = Site(url, database, folder, process, dict(settings), group=True)
-    _wait_for(site)
+    from engine.tests.launchers import starting_a_launcher
+
+    with starting_a_launcher():  # serve.sh starts one (as root)
+        process = subprocess.Popen([str(ROOT / "scripts" / "serve.sh")], cwd=ROOT, env=env, start_new_session=True,
+                                   stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        site = Site(url, database, folder, process, dict(settings), group=True)
+        _wait_for(site)
     return site
 
 

@@ -21,6 +21,7 @@ from pathlib import Path
 import pytest
 
 from catalog.importer import import_catalog
+from engine.tests.launchers import starting_a_launcher
 from tests import bundled
 from tests.serve_stack import (
     first_answer,
@@ -370,10 +371,12 @@ def test_make_serve_serves_the_site_with_hashed_compressed_static_files_behind_n
            "FRONT_RATE": "20", "FRONT_BURST": "60", "FRONT_CONNECTIONS": "16",
            "TASKS_BACKEND": "database", "TASK_WORKERS": "3"}
     env.pop("DJANGO_SETTINGS_MODULE", None)
-    server = subprocess.Popen(["make", "serve", f"PORT={port}"], cwd=ROOT, env=env, start_new_session=True,
-                              stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    with starting_a_launcher():  # make serve starts one (as root)
+        server = subprocess.Popen(["make", "serve", f"PORT={port}"], cwd=ROOT, env=env, start_new_session=True,
+                                  stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+        answered = first_answer(server, f"http://127.0.0.1:{port}/", 240)
     try:
-        status, headers, body = first_answer(server, f"http://127.0.0.1:{port}/", 240)
+        status, headers, body = answered
         assert status == 200
         html = body.decode()
         assert "Lattice" in html  # the bundled catalog, imported by make serve

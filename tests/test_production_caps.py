@@ -29,6 +29,7 @@ import pytest
 from catalog.tests.trees import ADDER_V1, VALID_CATALOG, CatalogTree
 from engine.builds import pack_folder
 from engine.tests import wat
+from engine.tests.launchers import no_launcher_starting, starting_a_launcher
 from scoring.tests.helpers import adder_answers
 from tests.serve_stack import (
     ROOT,
@@ -236,19 +237,20 @@ def _a_killed_task_worker_and_launcher_are_started_again(site: Site, var: Path, 
     workers = pids_of("db_worker", var)
     assert len(workers) == 2, workers
     ranges = Path("/run/fuelboard-build-ranges")
-    ranges.chmod(0o777)
-    try:
-        os.kill(workers[0], signal.SIGKILL)
-        os.kill(pids_of("build-launcher", var)[0], signal.SIGKILL)
-        deadline = time.monotonic() + 60
-        while "the build launcher did not start again (its message is above): trying again in 2s" not in (
-                said := log.read_text()):
-            assert time.monotonic() < deadline, said[-3000:]
-            time.sleep(0.2)
-        assert "writable by root alone" in said
-        assert httpx.get(f"{site.base}/health/", timeout=10).status_code == 200  # served all along
-    finally:
-        ranges.chmod(0o700)
+    with no_launcher_starting():  # elsewhere on the machine (other tests) while the folder is unusable
+        ranges.chmod(0o777)
+        try:
+            os.kill(workers[0], signal.SIGKILL)
+            os.kill(pids_of("build-launcher", var)[0], signal.SIGKILL)
+            deadline = time.monotonic() + 60
+            while "the build launcher did not start again (its message is above): trying again in 2s" not in (
+                    said := log.read_text()):
+                assert time.monotonic() < deadline, said[-3000:]
+                time.sleep(0.2)
+            assert "writable by root alone" in said
+            assert httpx.get(f"{site.base}/health/", timeout=10).status_code == 200  # served all along
+        finally:
+            ranges.chmod(0o700)
     deadline = time.monotonic() + 60
     while not ("starting 1 task worker(s) again" in (said := log.read_text())
                and "the build launcher stopped: starting it again" in said and len(pids_of("db_worker", var)) == 2
@@ -286,10 +288,11 @@ def _a_second_host_takes_jobs_and_killing_it_loses_nothing(site: Site, env: dict
     host = _worker_host(env, state / "var", state / "var2", output)
     try:
         deadline = time.monotonic() + 120
-        while "worker host: 1 workers" not in output.read_text():
-            assert host.poll() is None, output.read_text()
-            assert time.monotonic() < deadline
-            time.sleep(0.2)
+        with starting_a_launcher():  # the host starts one of its own
+            while "worker host: 1 workers" not in output.read_text():
+                assert host.poll() is None, output.read_text()
+                assert time.monotonic() < deadline
+                time.sleep(0.2)
         low, high = json.loads(output.read_text().split("build uids ", 1)[1].split("\n", 1)[0])
         second = range(low, high + 1)  # its own launcher's accounts
         # Its one task worker killed: the host starts another, and says so.
@@ -350,11 +353,12 @@ def test_the_production_path_caps_every_build_and_keeps_the_queue_fair(tmp_path)
                "SCORING_BUILD_TOTAL_MEMORY_BYTES": str(256 << 20), "SCORING_BUILD_PROCESSES": "512",
                "SCORING_SANDBOX_RETRY_SECONDS": "1", "SCORING_HEARTBEAT_SECONDS": "1", "LOG_LEVEL": "WARNING"}
         env.pop("DJANGO_SETTINGS_MODULE", None)
-        with open(state / "serve.log", "w") as log:
+        with open(state / "serve.log", "w") as log, starting_a_launcher():
             server = subprocess.Popen(["scripts/serve.sh"], cwd=ROOT, env={**env, "PORT": str(port)},
                                       start_new_session=True, stdout=log, stderr=subprocess.STDOUT)
+            answered = first_answer(server, f"http://127.0.0.1:{port}/health/", 240)
         try:
-            assert first_answer(server, f"http://127.0.0.1:{port}/health/", 240)[0] == 200
+            assert answered[0] == 200
             manage_as_site(env, "import_catalog", str(tree.root))
             status = json.loads(manage_as_site({**env, "SCORING_BUILD_LAUNCHER": launcher_socket(state / "var")},
                                                "sandbox_status", "--json").stdout)
@@ -381,9 +385,10 @@ def test_a_worker_host_whose_set_up_fails_leaves_nothing_running(tmp_path):
     state.chmod(0o755)
     var = state / "var"
     try:
-        done = subprocess.run(["scripts/worker.sh"], cwd=ROOT, capture_output=True, text=True, timeout=120,
-                              env={**os.environ, "VAR_DIR": str(var), "STANDINGS_REFRESH_SECONDS": "often",
-                                   "DATABASE_URL": "postgres://nobody@127.0.0.1:1/none"})
+        with starting_a_launcher():
+            done = subprocess.run(["scripts/worker.sh"], cwd=ROOT, capture_output=True, text=True, timeout=120,
+                                  env={**os.environ, "VAR_DIR": str(var), "STANDINGS_REFRESH_SECONDS": "often",
+                                       "DATABASE_URL": "postgres://nobody@127.0.0.1:1/none"})
         assert "build launcher on" in done.stderr, done.stderr  # it had started
         assert done.returncode != 0 and "STANDINGS_REFRESH_SECONDS" in done.stderr, done.stderr
         assert processes_of("build-launcher", var) == []

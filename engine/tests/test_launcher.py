@@ -25,6 +25,7 @@ from engine.builds.cgroups import layout
 from engine.builds.protocol import HEAD
 from engine.builds.run import LOG_MARGIN
 from engine.tests.hostile import BUILD, LAUNCHER_REQUESTS, request
+from engine.tests.launchers import starting_a_launcher
 from tests.serve_stack import uids_running
 
 pytestmark = pytest.mark.slow
@@ -45,15 +46,17 @@ class Launcher:
         inside = ["unshare", "--pid", "--fork", "--mount-proc", "--kill-child", "--"] if namespace else []
         if memory_cgroup is not None:  # started in another memory cgroup than this process's
             inside = ["/bin/sh", "-c", f'echo $$ > {memory_cgroup}/cgroup.procs && exec "$@"', "launcher"]
-        self.process = subprocess.Popen(
-            [*inside, str(ROOT / "scripts" / "build-launcher"), "--socket", str(self.socket), "--client-user",
-             "nobody"],
-            env={"PATH": "/usr/bin:/bin", **environment}, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
-        deadline = time.monotonic() + 60
-        while not self.socket.exists():
-            assert self.process.poll() is None, self.process.stdout.read()
-            assert time.monotonic() < deadline, "the launcher did not start"
-            time.sleep(0.05)
+        with starting_a_launcher():
+            self.process = subprocess.Popen(
+                [*inside, str(ROOT / "scripts" / "build-launcher"), "--socket", str(self.socket), "--client-user",
+                 "nobody"],
+                env={"PATH": "/usr/bin:/bin", **environment}, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                text=True)
+            deadline = time.monotonic() + 60
+            while not self.socket.exists():
+                assert self.process.poll() is None, self.process.stdout.read()
+                assert time.monotonic() < deadline, "the launcher did not start"
+                time.sleep(0.05)
         # The launcher itself, as this namespace numbers it (unshare's child when in one of its own).
         self.pid = self.process.pid
         if namespace:
