@@ -87,6 +87,11 @@ ENGINE_DIGEST = hashlib.sha256(json.dumps(ENGINE_SETTINGS, sort_keys=True).encod
 # How often the engine's epoch advances; the wall-clock guard is counted in these ticks.
 EPOCH_TICK_SECONDS = 0.01
 
+# The fuel instantiation may use, whatever the input's ceiling, and none of it counted (the
+# wall-clock guard bounds its time too): 2³⁰, far above what copying the largest module's data
+# segments costs where wasmtime charges for it.
+INSTANTIATION_FUEL = 1 << 30
+
 
 _engine: wasmtime.Engine | None = None
 

@@ -13,7 +13,15 @@ import wasmtime
 from engine.judging import INVALID_OUTPUT, WRONG_ANSWER, Verdict
 from engine.sandbox.cache import ModuleCache
 from engine.sandbox.checks import InvalidModule, check_module, module_digest, trap_detail, trap_message
-from engine.sandbox.engine import EPOCH_TICK_SECONDS, MAX_TABLES, TABLE_ELEMENTS_LIMIT, U32, U64, engine
+from engine.sandbox.engine import (
+    EPOCH_TICK_SECONDS,
+    INSTANTIATION_FUEL,
+    MAX_TABLES,
+    TABLE_ELEMENTS_LIMIT,
+    U32,
+    U64,
+    engine,
+)
 
 
 class Status(StrEnum):
@@ -89,7 +97,10 @@ class Solution:
         # beyond the case's memory cap (and 8 MiB of table) through anything but its own memory.
         store.set_limits(memory_size=self.max_memory_bytes, table_elements=TABLE_ELEMENTS_LIMIT,
                          instances=1, tables=MAX_TABLES, memories=1)
-        store.set_fuel(ceiling)
+        # Instantiation (copying data segments) runs under an allowance of its own, the same for every
+        # input and every ceiling: hosts that charge it fuel and hosts that do not (wasmtime counts it
+        # on some platforms only) pass and fail alike. The count proper starts after it.
+        store.set_fuel(INSTANTIATION_FUEL)
         # Instantiation can check the epoch too (copying a data segment that lies high in memory
         # does): it runs under the guard, rather than against the store's default deadline of 0.
         guard_ticks = max(1, round(wall_seconds / EPOCH_TICK_SECONDS))
@@ -142,6 +153,9 @@ class Solution:
             try:
                 instance = wasmtime.Instance(store, self.module, [])
             except (wasmtime.Trap, wasmtime.WasmtimeError) as error:
+                if isinstance(error, wasmtime.Trap) and error.trap_code == wasmtime.TrapCode.OUT_OF_FUEL:
+                    raise _Stop(finish(Status.TRAPPED, fuel=0, message="instantiation used more than its allowance "
+                                                                      f"of {INSTANTIATION_FUEL:,} fuel")) from None
                 raise _Stop(finish(Status.TRAPPED, fuel=0, message=f"instantiation failed: {trap_message(error)}",
                                    detail=trap_detail(error))) from None
             # Instantiation (data segments) may cost fuel on some hosts: count from here.

@@ -74,6 +74,18 @@ def test_instantiation_costs_no_fuel():
     assert big.fuel == small.fuel
 
 
+def test_instantiation_has_an_allowance_of_its_own_whatever_the_ceiling():
+    """Under a ceiling of 1, a module with 6 MB of data segments instantiates (on a host where
+    copying them costs fuel, the ceiling would have been used up there) and its count starts
+    after: the same as a module with none."""
+    segment = f'(data (i32.const 4096) "{wat.wat_bytes(bytes(6_000_000))}")'
+    big = run(wat.module("i64.const 2", memory='(memory (export "memory") 200)', extra=segment), fuel_limit=1,
+              max_memory_bytes=200 * PAGE)
+    plain = run(wat.module("i64.const 2"), fuel_limit=1)
+    assert big.status is plain.status is Status.FUEL_EXHAUSTED and "instantiation" not in big.message
+    assert big.fuel == plain.fuel == 1
+
+
 def test_a_data_segment_high_in_memory_instantiates_under_the_guard():
     """Copying it checks the epoch: against the store's default deadline (0) that was a trap."""
     import time
