@@ -78,6 +78,7 @@ def main() -> dict:
     parser.add_argument("--submitters", type=int, default=1_000)
     # Short, so refreshes run while the page is measured (the default setting is 60).
     parser.add_argument("--refresh-seconds", type=int, default=5)
+    parser.add_argument("--load-seconds", type=int, default=5, help="how long each page is loaded (with wrk)")
     args = parser.parse_args()
     workdir = setup(os.environ["DATABASE_URL"] if args.postgres else None)
     from scoring.standings import refresh, snapshot
@@ -105,8 +106,8 @@ def main() -> dict:
         base = f"http://127.0.0.1:{port}"
         try:
             time.sleep(1)
-            trivial = requests_per_second(base + "/health/")
-            page = requests_per_second(base + "/standings/")
+            trivial = requests_per_second(base + "/health/", f"{args.load_seconds}s")
+            page = requests_per_second(base + "/standings/", f"{args.load_seconds}s")
             result["under_writes"] = {"trivial_rps": trivial, "standings_rps": page, "ratio": page / trivial,
                                       "age_s": page_age(base)}
         finally:

@@ -59,10 +59,10 @@ def stop_server(server: subprocess.Popen) -> None:
         os.killpg(server.pid, signal.SIGKILL)
 
 
-def requests_per_second(url: str) -> float:
+def requests_per_second(url: str, duration: str = DURATION) -> float:
     for _ in range(3):  # warm the page cache in every worker
         urllib.request.urlopen(url, timeout=60).read()
-    done = subprocess.run(["wrk", "-t2", "-c16", f"-d{DURATION}", url], capture_output=True, text=True, check=True)
+    done = subprocess.run(["wrk", "-t2", "-c16", f"-d{duration}", url], capture_output=True, text=True, check=True)
     match = re.search(r"Requests/sec:\s+([\d.]+)", done.stdout)
     errors = re.search(r"Non-2xx or 3xx responses: (\d+)", done.stdout)
     if errors:

@@ -67,6 +67,16 @@ def meter_env(tmp_path_factory) -> Path:
     return folder / "env"
 
 
+@pytest.fixture(scope="module")
+def shown_site(site_template):
+    """The served bundled catalog with its experimental cases shown, for the tests that only read it."""
+    from tests import served
+
+    site = served.serve(site_template, CATALOG_SHOW_EXPERIMENTAL="1")
+    yield site
+    site.stop()
+
+
 def normal(name: str) -> str:
     return re.sub(r"[-_.]+", "-", name).lower()
 
@@ -126,16 +136,10 @@ def latest_versions() -> list[CaseVersion]:
 @pytest.mark.long
 @pytest.mark.catalog
 def test_the_meter_of_each_cases_kit_counts_what_the_site_stored_for_every_bundled_example(
-        client, bundled, site_template, meter_env, tmp_path):
+        client, bundled, shown_site, meter_env, tmp_path):
     """Against what the served site stored for each example (`score_examples`, as `make run` scores
     them), read from its API (experimental cases shown), under the same engine and configuration."""
-    from tests import served
-
-    served_site = served.serve(site_template, CATALOG_SHOW_EXPERIMENTAL="1")
-    try:
-        _each_example_metered_as_stored(client, served_site, meter_env, tmp_path)
-    finally:
-        served_site.stop()
+    _each_example_metered_as_stored(client, shown_site, meter_env, tmp_path)
 
 
 def _each_example_metered_as_stored(client, served_site, meter_env, tmp_path) -> None:
@@ -270,46 +274,41 @@ def test_a_module_built_from_the_kits_starter_with_its_build_command_is_metered_
 
 @pytest.mark.long
 @pytest.mark.catalog
-def test_one_command_checks_a_workspace_on_every_sample_as_the_site_measured_it(client, bundled, site_template,
+def test_one_command_checks_a_workspace_on_every_sample_as_the_site_measured_it(client, bundled, shown_site,
                                                                                  meter_env, tmp_path):
     """Each bundled case's latest kit, downloaded from the site: `python3 meter check` builds the
     kit's starter (it runs, passing or not) and the case's accepted solution with the kit's build
     command, and meters the solution on every public sample: it passes each, with the fuel the
     site stored for the same example on that sample."""
-    from tests import served
-
-    served_site = served.serve(site_template, CATALOG_SHOW_EXPERIMENTAL="1")
-    try:
-        checked = 0
-        for version in latest_versions():
-            kit = unpack_kit(client, version, tmp_path / version.case.slug)
-            (kit / ".meter").symlink_to(meter_env)
-            samples = sorted(path.name for path in (kit / "run/samples").glob("*.json"))
-            assert samples, f"{version}: no samples in its kit"
-            assert ".meter/bin/python meter check" in (kit / "README.md").read_text()
-            starter = _check(kit, [])
-            assert starter.returncode in (0, 1) and "Traceback" not in starter.stderr, starter.stderr[-2000:]
-            board = served_site.json(f"/api/v1/cases/{version.case.slug}/leaderboard/"
-                                     f"?version={version.version}&all=1&page_size=200")
-            entries = {row["name"]: row["submission"] for row in board["results"]}
-            for solution in case_solutions(ROOT / "solutions", version.case.slug).for_version(version.version):
-                if solution.expected != "accepted" or not solution.is_source:
-                    continue
-                workspace = kit / f"solution-{solution.stem}"
-                subprocess.run(["cp", "-r", str(solution.path), str(workspace)], check=True)
-                done = _check(kit, [str(workspace.relative_to(kit)), "--json"])
-                assert done.returncode == 0, (version, solution.stem, done.stdout[-2000:], done.stderr[-2000:])
-                metered = {row["input"]: row for row in json.loads(done.stdout)["results"]}
-                site = served_site.json(f"/api/v1/submissions/{entries[EXAMPLE_PREFIX + solution.stem]}/")
-                stored = {row["input"]: row for row in site["samples"]}
-                assert sorted(stored) == sorted(metered) == [f"samples/{name}" for name in samples]
-                for name, row in stored.items():
-                    assert (metered[name]["status"], metered[name]["fuel"]) == (row["status"], row["fuel"]), name
-                    assert row["status"] == "passed"
-                    checked += 1
-        assert checked >= 10
-    finally:
-        served_site.stop()
+    served_site = shown_site
+    checked = 0
+    for version in latest_versions():
+        kit = unpack_kit(client, version, tmp_path / version.case.slug)
+        (kit / ".meter").symlink_to(meter_env)
+        samples = sorted(path.name for path in (kit / "run/samples").glob("*.json"))
+        assert samples, f"{version}: no samples in its kit"
+        assert ".meter/bin/python meter check" in (kit / "README.md").read_text()
+        starter = _check(kit, [])
+        assert starter.returncode in (0, 1) and "Traceback" not in starter.stderr, starter.stderr[-2000:]
+        board = served_site.json(f"/api/v1/cases/{version.case.slug}/leaderboard/"
+                                 f"?version={version.version}&all=1&page_size=200")
+        entries = {row["name"]: row["submission"] for row in board["results"]}
+        for solution in case_solutions(ROOT / "solutions", version.case.slug).for_version(version.version):
+            if solution.expected != "accepted" or not solution.is_source:
+                continue
+            workspace = kit / f"solution-{solution.stem}"
+            subprocess.run(["cp", "-r", str(solution.path), str(workspace)], check=True)
+            done = _check(kit, [str(workspace.relative_to(kit)), "--json"])
+            assert done.returncode == 0, (version, solution.stem, done.stdout[-2000:], done.stderr[-2000:])
+            metered = {row["input"]: row for row in json.loads(done.stdout)["results"]}
+            site = served_site.json(f"/api/v1/submissions/{entries[EXAMPLE_PREFIX + solution.stem]}/")
+            stored = {row["input"]: row for row in site["samples"]}
+            assert sorted(stored) == sorted(metered) == [f"samples/{name}" for name in samples]
+            for name, row in stored.items():
+                assert (metered[name]["status"], metered[name]["fuel"]) == (row["status"], row["fuel"]), name
+                assert row["status"] == "passed"
+                checked += 1
+    assert checked >= 10
 
 
 def _check(kit: Path, arguments: list[str]) -> subprocess.CompletedProcess:
