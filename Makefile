@@ -27,8 +27,13 @@ $(PY):
 		{ echo "Python 3.11 or newer is required ($(PYTHON) is $$($(PYTHON) --version))"; exit 1; }
 	$(PYTHON) -m venv $(VENV)
 
+# uv installs the pins (in seconds); pip, where uv cannot be had or cannot reach the index.
+UV_PIN := $(shell grep -m1 '^uv==' requirements-dev.txt)
+
 $(REQUIREMENTS_STAMP): requirements.txt requirements-dev.txt | $(PY)
-	$(PY) -m pip install --quiet --disable-pip-version-check --no-compile -r requirements-dev.txt
+	{ $(PY) -m pip install --quiet --disable-pip-version-check $(UV_PIN) && \
+		$(VENV)/bin/uv pip install --quiet --python $(PY) -r requirements-dev.txt; } || \
+		$(PY) -m pip install --quiet --disable-pip-version-check --no-compile -r requirements-dev.txt
 	$(PY) -m compileall -q -j0 $(VENV)/lib >/dev/null  # on every core (pip compiles on one)
 	rm -f $(VENV)/.requirements-*
 	touch $@
