@@ -437,8 +437,9 @@ def test_a_launcher_killed_in_another_memory_cgroup_is_swept_whole_by_one_that_i
             assert ask(following, "status")["ready"]
         finally:
             log = following.kill()
-        assert not (elsewhere / status["cgroup"]).exists() and cgroup_folders(status["cgroup"]) == []
-        assert f"removed the cgroup {status['cgroup']}" in log
+        # Swept whole by the time it is ready: by it, or by a launcher another test started meanwhile
+        # (either says so in its log; which one is not this test's to know).
+        assert not (elsewhere / status["cgroup"]).exists() and cgroup_folders(status["cgroup"]) == [], log
         assert not Path(f"/run/fuelboard-cgroup-owners/{token}.lock").exists()
     finally:
         elsewhere.rmdir()
