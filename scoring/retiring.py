@@ -84,19 +84,20 @@ def refuse_unsettled(versions: list[CaseVersion]) -> None:
 def refuse_shared(versions: list[CaseVersion]) -> None:
     """Refuse when a version staying current holds out a file one of `versions` would publish,
     naming every version that would have to be retired with them (those it shares with in turn)."""
-    current = {pk: (slug, version, set(digests)) for pk, slug, version, digests in
+    current = {pk: (slug, version, set(digests), ordinal) for pk, slug, version, digests, ordinal in
                CaseVersion.objects.filter(retired_at__isnull=True).exclude(pk__in=[found.pk for found in versions])
-               .values_list("pk", "case__slug", "version", "held_out_digests")}
+               .values_list("pk", "case__slug", "version", "held_out_digests", "ordinal")}
     published = {digest for found in versions for digest in found.held_out_digests}
     sharing: set[int] = set()
     while True:
-        more = {pk for pk, (_, _, digests) in current.items() if pk not in sharing and published & digests}
+        more = {pk for pk, (_, _, digests, _) in current.items() if pk not in sharing and published & digests}
         if not more:
             break
         sharing |= more
         published |= {digest for pk in more for digest in current[pk][2]}
     if sharing:
-        names = sorted(f"{current[pk][0]} {current[pk][1]}" for pk in sharing)
+        names = [f"{current[pk][0]} {current[pk][1]}" for pk in sorted(sharing, key=lambda pk: (current[pk][0],
+                                                                                               current[pk][3]))]
         raise RetireRefused("held_out_shared", f"{', '.join(names)} hold{'s' if len(names) == 1 else ''} out some "
                                                "of the same inputs or answers, which retiring would publish: retire "
                                                "them together (name them too), or not at all")
