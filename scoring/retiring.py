@@ -15,13 +15,14 @@ from dataclasses import dataclass
 from datetime import datetime
 
 from django.db import transaction
+from django.db.models import Q
 from django.utils import timezone
 
 from catalog.models import CaseVersion
 from catalog.published import held_out_file
 from lib.errors import DomainError
 from scoring.boards.updates import announce_versions
-from scoring.locking import lock_board
+from scoring.locking import lock_entries
 from scoring.models import StoredModule, Submission
 from sitecache.models import CATALOG, Generation
 
@@ -52,8 +53,9 @@ def retire(targets: list[tuple[str, str]], *, now: datetime | None = None) -> li
         versions.append(found)
     when = now or timezone.now()
     with transaction.atomic():
-        for found in sorted(versions, key=lambda item: item.pk):
-            lock_board(found.pk)  # no entry of it is stored or scored again while it is being retired
+        # Their boards, in one call (in the order of the boards' rows, as every other path takes them):
+        # no entry of them is stored or scored again while they are being retired.
+        lock_entries([], versions=[found.pk for found in versions])
         fresh = [found for found in versions if CaseVersion.objects.get(pk=found.pk).retired_at is None]
         refuse_unsettled(fresh)
         refuse_shared(fresh)
@@ -111,9 +113,11 @@ def is_retired(version_id: int) -> bool:
 def published_module(submission: Submission) -> StoredModule | None:
     """The module an entry ran, when the public may have it: its version is retired, the entry
     is on the site (not hidden), its module was kept, and no entry of a version still current ran
-    the same module (a carried copy, or the same module sent again, competes there)."""
+    the same module or was sent the same source (a carried copy, or the same module sent again,
+    competes there, built or not yet)."""
     if submission.version.retired_at is None or submission.hidden or not submission.module_digest:
         return None
-    if Submission.objects.filter(module_digest=submission.module_digest, version__retired_at__isnull=True).exists():
-        return None
+    current = Submission.objects.filter(version__retired_at__isnull=True)
+    if current.filter(Q(module_digest=submission.module_digest) | Q(source_digest=submission.source_digest)).exists():
+        return None  # (a copy of the same source not yet built has no module digest: its source tells)
     return StoredModule.objects.filter(digest=submission.module_digest).first()

@@ -15,6 +15,7 @@ import argparse
 import hashlib
 import io
 import json
+import lzma
 import os
 import sys
 import urllib.error
@@ -34,6 +35,7 @@ IDENTICAL, DIFFERENT, REFUSED = 0, 1, 2
 DOCUMENT_BYTES = 16 << 20  # an entry's or a version's JSON document
 ARCHIVE_BYTES = 2 << 30  # a kit, or a version's held-out data, as downloaded and as unpacked in all
 CHUNK = 1 << 20
+MODULE_BYTES = 256 << 20  # the most a module is read, whatever the site's contract says
 CONTRACT = "meter/contract.json"
 MANIFEST = "manifest.json"
 
@@ -79,16 +81,14 @@ class Members:
     (a zip's sizes are its own claims: what is read is counted)."""
 
     def __init__(self, data: bytes, what: str, budget: int):
-        self.what, self.budget, self.taken = what, budget, set()
+        self.what, self.budget = what, budget
         try:
             self.archive = zipfile.ZipFile(io.BytesIO(data))
         except (zipfile.BadZipFile, ValueError):
             raise Refused(f"{what} is not a zip") from None
 
     def read(self, name: str) -> bytes:
-        if name in self.taken:
-            raise Refused(f"{self.what} names {name} twice")
-        self.taken.add(name)
+        # A member read again (two cases may share an input) counts against the budget again.
         try:
             info = self.archive.getinfo(name)
         except KeyError:
@@ -103,8 +103,8 @@ class Members:
                     chunks.append(chunk)
         except Refused:
             raise
-        except (zipfile.BadZipFile, zlib.error, EOFError, NotImplementedError, RuntimeError, OSError,
-                ValueError) as error:
+        except (zipfile.BadZipFile, zlib.error, lzma.LZMAError, EOFError, NotImplementedError, RuntimeError,
+                OSError, ValueError) as error:
             raise Refused(f"{self.what}: {name} cannot be read ({error})") from None
         return b"".join(chunks)
 
@@ -131,10 +131,11 @@ def published(base: str, number: int) -> tuple[dict, Contract, list[Item], bytes
         contract = parse_contract(kit.read(CONTRACT).decode("utf-8"), CONTRACT)
     except UnicodeDecodeError:
         raise Refused(f"the kit's {CONTRACT} is not UTF-8") from None
+    del kit  # only its contract was needed: its bytes go before the next download
     if (contract.case, contract.version, contract.variant) != (case, version, variant):
         raise Refused(f"the kit's contract is for {contract.case} {contract.version} ({contract.variant}), not for "
                       f"the entry's {case} {version} ({variant})")
-    module = fetch(entry["module_url"], contract.module_bytes, "the module")
+    module = fetch(entry["module_url"], min(contract.module_bytes, MODULE_BYTES), "the module")
     if hashlib.sha256(module).hexdigest() != entry.get("module_sha256"):
         raise Refused(f"the module at {entry['module_url']} is not the one entry #{number} ran (its SHA-256 differs)")
     data = Members(fetch(detail["held_out_url"], ARCHIVE_BYTES, "the held-out data"), "the held-out data",
@@ -181,8 +182,8 @@ def reverify(base: str, number: int, *, threads: int, out: TextIO, err: TextIO, 
     except (Refused, ContractError) as refused:
         err.write(f"meter reverify: {refused}\n")
         return REFUSED
-    except (KeyError, TypeError, ValueError, AttributeError) as damaged:
-        err.write(f"meter reverify: the site's documents are not as expected ({damaged!r})\n")
+    except (KeyError, TypeError, ValueError, AttributeError, OverflowError, RecursionError) as damaged:
+        err.write(f"meter reverify: the site's documents are not as expected ({damaged!r:.200})\n")
         return REFUSED
     counted = f"{WASMTIME_VERSION} ({ENGINE_DIGEST})"
     if entry.get("engine") and entry["engine"] != counted:
@@ -200,8 +201,8 @@ def reverify(base: str, number: int, *, threads: int, out: TextIO, err: TextIO, 
         outcomes = []
         difference = (None if entry.get("status") == "invalid_module" else
                       f"the module is refused here: {invalid.message}")
-    except (KeyError, TypeError, ValueError) as damaged:
-        err.write(f"meter reverify: the entry's results are not as expected ({damaged!r})\n")
+    except (KeyError, TypeError, ValueError, OverflowError, RecursionError) as damaged:
+        err.write(f"meter reverify: the entry's results are not as expected ({damaged!r:.200})\n")
         return REFUSED
     if as_json:
         out.write(json.dumps({"submission": number, "outcome": "different" if difference else "identical",

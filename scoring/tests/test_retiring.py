@@ -181,8 +181,12 @@ def test_a_module_an_entry_of_a_current_version_runs_too_stays_unpublished(clien
     entry = board["alice-2"]
     other = score(submit(v3, v3.default_variant(), "mallory", wasm_file=write(tmp_path / "alice.wasm", entry)))
     assert other.module_digest == entry.module_digest
+    # carol's module sent to v3 too, not built yet: its source tells it is the same.
+    waiting = submit(v3, v3.default_variant(), "trent", wasm_file=write(tmp_path / "carol.wasm", board["carol"]))
+    assert not waiting.module_digest
     retire(*TOGETHER)
     assert client.get(f"/submissions/{entry.pk}/module.wasm").status_code == 404
+    assert client.get(f"/submissions/{board['carol'].pk}/module.wasm").status_code == 404
     assert client.get(f"/api/v1/submissions/{entry.pk}/").json()["module_url"] is None
     assert client.get(f"/submissions/{board['bob'].pk}/module.wasm").status_code == 200
     assert client.get("/cases/adder/v3/held-out.zip").status_code == 404
