@@ -36,6 +36,7 @@ from catalog.models import (
     Variant,
     VersionFile,
 )
+from catalog.published import held_out_files, shares_content
 from catalog.samples import workspace_samples
 from catalog.signals import versions_published
 from lib.errors import DomainError
@@ -202,11 +203,13 @@ def _check_published(source: VersionSource) -> None:
             "folder_taken",
             f"folder `{source.folder}` is already published as slug `{owner.slug}`; a folder's versions share one slug",
         )
-    published = set(source.held_out_digests)
-    for slug, version, digests in (CaseVersion.objects.filter(retired_at__isnull=False)
-                                   .exclude(case__slug=manifest.slug, version=source.version)
-                                   .values_list("case__slug", "version", "held_out_digests")):
-        if published & set(digests):
+    retired = {pk: (slug, version) for pk, slug, version in CaseVersion.objects.filter(retired_at__isnull=False)
+               .exclude(case__slug=manifest.slug, version=source.version).values_list("pk", "case__slug", "version")}
+    files = dict(source.files) if retired else {}
+    held = [files[path] for case_ in manifest.cases for path in (case_.input, case_.expected) if path in files]
+    for pk, published in held_out_files(retired).items():
+        slug, version = retired[pk]
+        if shares_content(published, held):  # the same file, the same document, or one inside the other
             raise ImportRefused(
                 "held_out_published",
                 f"a held-out input or answer of this version is one that {slug} {version} published when it was "

@@ -21,7 +21,8 @@ from pathlib import Path
 from django.conf import settings
 
 from catalog.kits import FIXED_TIME
-from catalog.models import CaseVersion
+from catalog.manifest.files import MIN_EMBEDDED_BYTES, content_digests
+from catalog.models import CaseVersion, HeldOutInput
 
 MANIFEST = "manifest.json"
 FORMAT = 1
@@ -29,6 +30,29 @@ FORMAT = 1
 
 class NotRetired(Exception):
     """The version is current: what it holds out stays held out."""
+
+
+def held_out_files(version_ids) -> dict[int, list[bytes]]:
+    """Each version's held-out inputs and answers, as stored."""
+    found: dict[int, list[bytes]] = {}
+    for version_id, given, expected in (HeldOutInput.objects.filter(version_id__in=list(version_ids))
+                                        .values_list("version_id", "input_bytes", "expected_bytes")):
+        found.setdefault(version_id, []).extend((bytes(given), bytes(expected)))
+    return found
+
+
+def shares_content(published: list[bytes], held: list[bytes]) -> bool:
+    """Whether publishing `published` would show any of `held`: the same bytes or JSON document,
+    or one inside the other (as the catalog's own check for shown files: catalog/manifest/files.py)."""
+    digests = {digest for content in published for digest in content_digests(content)}
+    if any(digests & content_digests(content) for content in held):
+        return True
+    for content in published:
+        for other in held:
+            for needle, haystack in ((other.strip(), content), (content.strip(), other)):
+                if len(needle) >= MIN_EMBEDDED_BYTES and needle in haystack:
+                    return True
+    return False
 
 
 def held_out_members(version: CaseVersion) -> dict[str, bytes]:

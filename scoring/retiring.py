@@ -19,7 +19,7 @@ from django.db.models import Q
 from django.utils import timezone
 
 from catalog.models import CaseVersion
-from catalog.published import held_out_file
+from catalog.published import held_out_file, held_out_files, shares_content
 from lib.errors import DomainError
 from scoring.boards.updates import announce_versions
 from scoring.locking import lock_entries
@@ -84,22 +84,26 @@ def refuse_unsettled(versions: list[CaseVersion]) -> None:
 
 
 def refuse_shared(versions: list[CaseVersion]) -> None:
-    """Refuse when a version staying current holds out a file one of `versions` would publish,
-    naming every version that would have to be retired with them (those it shares with in turn)."""
-    current = {pk: (slug, version, set(digests), ordinal) for pk, slug, version, digests, ordinal in
+    """Refuse when a version staying current holds out a file one of `versions` would publish — the
+    same bytes or JSON document, or one inside the other — naming every version that would have to
+    be retired with them (those they share with in turn)."""
+    current = {pk: (slug, version, ordinal) for pk, slug, version, ordinal in
                CaseVersion.objects.filter(retired_at__isnull=True).exclude(pk__in=[found.pk for found in versions])
-               .values_list("pk", "case__slug", "version", "held_out_digests", "ordinal")}
-    published = {digest for found in versions for digest in found.held_out_digests}
+               .values_list("pk", "case__slug", "version", "ordinal")}
+    if not current:
+        return
+    held = held_out_files([*current, *(found.pk for found in versions)])
+    published = [content for found in versions for content in held.get(found.pk, [])]
     sharing: set[int] = set()
     while True:
-        more = {pk for pk, (_, _, digests, _) in current.items() if pk not in sharing and published & digests}
+        more = {pk for pk in current if pk not in sharing and shares_content(published, held.get(pk, []))}
         if not more:
             break
         sharing |= more
-        published |= {digest for pk in more for digest in current[pk][2]}
+        published += [content for pk in more for content in held.get(pk, [])]
     if sharing:
         names = [f"{current[pk][0]} {current[pk][1]}" for pk in sorted(sharing, key=lambda pk: (current[pk][0],
-                                                                                               current[pk][3]))]
+                                                                                               current[pk][2]))]
         raise RetireRefused("held_out_shared", f"{', '.join(names)} hold{'s' if len(names) == 1 else ''} out some "
                                                "of the same inputs or answers, which retiring would publish: retire "
                                                "them together (name them too), or not at all")
