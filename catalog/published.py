@@ -21,7 +21,7 @@ from pathlib import Path
 from django.conf import settings
 
 from catalog.kits import FIXED_TIME
-from catalog.manifest.files import MIN_EMBEDDED_BYTES, content_digests
+from catalog.manifest.files import content_digests, embeds
 from catalog.models import CaseVersion, HeldOutInput
 
 MANIFEST = "manifest.json"
@@ -47,12 +47,7 @@ def shares_content(published: list[bytes], held: list[bytes]) -> bool:
     digests = {digest for content in published for digest in content_digests(content)}
     if any(digests & content_digests(content) for content in held):
         return True
-    for content in published:
-        for other in held:
-            for needle, haystack in ((other.strip(), content), (content.strip(), other)):
-                if len(needle) >= MIN_EMBEDDED_BYTES and needle in haystack:
-                    return True
-    return False
+    return any(embeds(content, other) or embeds(other, content) for content in published for other in held)
 
 
 def held_out_members(version: CaseVersion) -> dict[str, bytes]:

@@ -33,7 +33,7 @@ from scoring.entries import earlier
 from scoring.jobs import enqueue_scoring
 from scoring.locking import lock_board
 from scoring.models import Standing, Submission
-from scoring.recording import ScoringError, record_submission
+from scoring.recording import ScoringError, is_retired, record_submission
 
 logger = logging.getLogger(__name__)
 
@@ -94,7 +94,7 @@ def carry_forward(target: CaseVersion, *, source: CaseVersion | None = None, top
     not yet scored (see `score_carried`). Raises CarryRefused.
     """
     top = settings.CARRY_FORWARD_TOP if top is None else top
-    if CaseVersion.objects.filter(pk=target.pk, retired_at__isnull=False).exists():
+    if is_retired(target.pk):
         raise CarryRefused("retired", f"{target} is retired: its board is frozen and takes no entry")
     if source is None:
         source = previous_version(target)

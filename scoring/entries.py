@@ -19,7 +19,7 @@ from catalog.models import CaseVersion, Variant
 from scoring.jobs import new_attempt
 from scoring.locking import lock_board
 from scoring.models import Submission
-from scoring.recording import ScoringError, record_submission, retired_message, source_digest
+from scoring.recording import record_submission, refuse_retired, source_digest
 
 NEW, RETRIED, STANDING, EXHAUSTED = "new", "retried", "standing", "exhausted"
 
@@ -68,8 +68,7 @@ def claim_entry(version: CaseVersion, variant: Variant, name: str, source: tuple
 
 def _claim(version: CaseVersion, variant: Variant, name: str, source: tuple[str, str, bytes], *, run, operator,
            retried_by: str, before_recording) -> Claim:
-    if CaseVersion.objects.filter(pk=version.pk, retired_at__isnull=False).exists():  # under the board's lock
-        raise ScoringError("version_retired", retired_message(version))
+    refuse_retired(version)  # under the board's lock
     standing, left = earlier(version, variant, name, source_digest(source[2]))
     if standing is not None:
         return Claim(standing, STANDING)

@@ -32,7 +32,6 @@ from django.db import transaction
 from django.utils import timezone
 from django_tasks import task
 
-from catalog.models import CaseVersion
 from engine.builds import SandboxUnavailable
 from scoring.agents.computing import refresh_agents_job as refresh_agents_job  # (below)
 from scoring.attempts import Superseded, score
@@ -40,6 +39,7 @@ from scoring.boards.updates import update_boards
 from scoring.locking import lock_entries, lock_operator
 from scoring.models import Submission
 from scoring.queue import in_flight
+from scoring.recording import is_retired
 from scoring.standings.computing import refresh_standings_job as refresh_standings_job  # (below)
 from scoring.verification import verify_submission_job as verify_submission_job  # (below)
 
@@ -179,7 +179,7 @@ def new_attempt(submission: Submission, message: str = "", *, enqueue: bool = Tr
         if only_if is not None and not only_if.filter(pk=submission.pk, attempt=submission.attempt).exists():
             return None
         current = Submission.objects.get(pk=submission.pk)
-        if CaseVersion.objects.filter(pk=current.version_id, retired_at__isnull=False).exists():
+        if is_retired(current.version_id):
             return None  # a retired version's board is frozen: nothing of it is scored again
         current.attempt += 1
         current.status = Submission.State.PENDING

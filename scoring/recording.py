@@ -78,10 +78,19 @@ def read_source(*, folder: Path | None = None, wasm_file: Path | None = None) ->
     return Submission.SourceKind.WASM, str(wasm_file), source
 
 
-def retired_message(version: CaseVersion) -> str:
-    version.refresh_from_db(fields=["retired_at"])
-    return (f"version {version.version} of {version.case.slug} was retired on {version.retired_at:%Y-%m-%d}: its "
-            "board is frozen and takes no entry (submit to a current version)")
+def is_retired(version_id: int) -> bool:
+    """Read now, from the database: a version loaded earlier may have been retired since (read it
+    under the version's board lock, which `retire` takes, for an answer that holds)."""
+    return CaseVersion.objects.filter(pk=version_id, retired_at__isnull=False).exists()
+
+
+def refuse_retired(version: CaseVersion) -> None:
+    """Raise ScoringError("version_retired") for a retired version: its board takes no entry."""
+    if is_retired(version.pk):
+        version.refresh_from_db(fields=["retired_at"])
+        raise ScoringError("version_retired", f"version {version.version} of {version.case.slug} was retired on "
+                                              f"{version.retired_at:%Y-%m-%d}: its board is frozen and takes no "
+                                              "entry (submit to a current version)")
 
 
 def source_digest(source: bytes) -> str:
@@ -107,8 +116,7 @@ def record_submission(version: CaseVersion, variant: Variant, name: str, kind: s
     that name keeps them, so no operator can take either."""
     with transaction.atomic():
         lock_board(version.pk)  # as `retire` does: the version is retired before this, or after
-        if CaseVersion.objects.filter(pk=version.pk, retired_at__isnull=False).exists():
-            raise ScoringError("version_retired", retired_message(version))
+        refuse_retired(version)
         return _record(version, variant, name, kind, label, source, run=run, carried_from=carried_from,
                        annotation=annotation, operator=operator)
 

@@ -109,11 +109,6 @@ def refuse_shared(versions: list[CaseVersion]) -> None:
                                                "them together (name them too), or not at all")
 
 
-def is_retired(version_id: int) -> bool:
-    """Read now, from the database (a version loaded earlier may have been retired since)."""
-    return CaseVersion.objects.filter(pk=version_id, retired_at__isnull=False).exists()
-
-
 def published_module(submission: Submission) -> StoredModule | None:
     """The module an entry ran, when the public may have it: its version is retired, the entry
     is on the site (not hidden), its module was kept, and no entry of a version still current ran

@@ -204,7 +204,12 @@ def content_relation(content: bytes, held: "FileIdentity", digests: frozenset[st
     """How `content` (a file's, or what a template rendered) shares a held-out file's content."""
     if (digests if digests is not None else content_digests(content)) & held.digests:
         return "has the same content"
-    needle = held.content.strip()
-    if len(needle) >= MIN_EMBEDDED_BYTES and needle in content:
+    if embeds(content, held.content):
         return "contains it"
     return None
+
+
+def embeds(content: bytes, held: bytes) -> bool:
+    """Whether `held` (without surrounding white space, MIN_EMBEDDED_BYTES or more) lies inside `content`."""
+    needle = held.strip()
+    return len(needle) >= MIN_EMBEDDED_BYTES and needle in content

@@ -103,6 +103,8 @@ class Members:
                     chunks.append(chunk)
         except Refused:
             raise
+        # What zipfile raises for a damaged member: NotImplementedError for a compression method it
+        # does not support, RuntimeError for an encrypted one (as lib/unpack.py reads archives).
         except (zipfile.BadZipFile, zlib.error, lzma.LZMAError, EOFError, NotImplementedError, RuntimeError,
                 OSError, ValueError) as error:
             raise Refused(f"{self.what}: {name} cannot be read ({error})") from None
