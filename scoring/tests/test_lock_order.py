@@ -4,6 +4,7 @@ on PostgreSQL's row locks, and never wait on each other for ever."""
 from __future__ import annotations
 
 import threading
+import time
 from datetime import timedelta
 from pathlib import Path
 
@@ -164,3 +165,76 @@ def test_a_token_revoked_while_its_request_is_counted_lets_that_request_in(impor
     token = ApiToken.objects.get(user__username="revoking")
     ApiToken.objects.filter(pk=token.pk).delete()
     assert token.spend_request(10) is None
+
+
+@pytest.mark.skipif(connection.vendor != "postgresql",
+                    reason="row locks and deadlocks are PostgreSQL's: SQLite locks the whole database at once")
+@pytest.mark.django_db(transaction=True)
+def test_retiring_a_version_while_entries_arrive_and_staff_hide_one_takes_turns(imported, settings, tmp_path):
+    """Round after round, at the same moment: a harness sends an entry over the API, the shell
+    records one (`score`'s path), staff hide an entry, and `retire` runs on the versions. None
+    waits on another for ever; an entry is either recorded before the version is retired (and then
+    retiring waited for it, or was refused while it was unsettled) or refused after, and no entry
+    is recorded on a version already retired."""
+    from django.core.management import call_command
+    from django.core.management.base import CommandError
+
+    from catalog.models import CaseVersion
+    from scoring.attempts import score
+    from scoring.recording import ScoringError, submit
+
+    settings.API_SUBMISSIONS_PER_HOUR = settings.API_REQUESTS_PER_HOUR = 10_000
+    settings.API_SUBMISSIONS_IN_FLIGHT = 1_000
+    token = make_token()
+    module = wat.lookup(adder_answers(imported))
+    shelled = tmp_path / "module.wasm"
+    shelled.write_bytes(module)
+    adder = CaseVersion.objects.get(case__slug="adder", version="v1")
+    together = ("adder", "v1", "v2", "v10", "--with", "counter/1.0")
+    failures: list[str] = []
+    retired_rounds = 0
+    for round_number in range(ROUNDS):
+        CaseVersion.objects.update(retired_at=None)  # every round from a current version
+        kept = _send(token, module, f"kept-{round_number}")
+        assert kept.status_code == 202, kept.content
+        start = threading.Barrier(4)
+
+        def api():
+            status = _send(token, module, f"api-{round_number}").status_code
+            if status not in (202, 409):
+                failures.append(f"round {round_number}: the API answered {status}")
+
+        def shell():
+            try:
+                score(submit(adder, adder.default_variant(), f"shell-{round_number}", wasm_file=shelled))
+            except ScoringError as refused:
+                if refused.code != "version_retired":
+                    raise
+
+        def hide():
+            set_hidden(Submission.objects.filter(name=f"kept-{round_number}"), True)
+
+        def retire():
+            time.sleep(0.2 * (round_number % 4))  # at once, or as the entries are being scored, or after
+            try:
+                call_command("retire", *together, stdout=open("/dev/null", "w"))
+            except CommandError as refused:
+                if "still to be scored" not in str(refused):
+                    raise
+
+        threads = [threading.Thread(target=_raced, args=(start, action, failures, round_number))
+                   for action in (api, shell, hide, retire)]
+        for thread in threads:
+            thread.start()
+        for thread in threads:
+            thread.join(timeout=120)
+        assert not any(thread.is_alive() for thread in threads), f"round {round_number}: a path never finished"
+        adder.refresh_from_db()
+        if adder.retired_at is not None:
+            retired_rounds += 1
+            late = Submission.objects.filter(version=adder, submitted_at__gt=adder.retired_at)
+            assert not late.exists(), f"round {round_number}: recorded after the version was retired"
+            assert not Submission.objects.filter(version=adder, status__in=(
+                Submission.State.PENDING, Submission.State.RUNNING)).exists(), round_number
+    assert failures == []
+    assert retired_rounds > 0  # the race was run against retirements that happened
