@@ -37,6 +37,13 @@ def _page_cache_off_unless_asked(settings):
 
 
 @pytest.fixture(autouse=True)
+def _held_out_zips_of_this_test(settings, tmp_path):
+    """Each test's database is its own: a retired version's zip made in one test (from its own
+    rows) is never served in another that retired a version of the same name."""
+    settings.HELD_OUT_DIR = tmp_path / "held-out"
+
+
+@pytest.fixture(autouse=True)
 def _standings_looked_at_afresh(monkeypatch):
     """Each test starts as a new process would: it has not yet looked whether the standings (or the
     agents matrix) are behind."""

@@ -3,7 +3,9 @@ expected answers, as one zip with a `manifest.json` that lists them in the manif
 
 The zip's bytes are fixed (members in order, one timestamp, fixed permissions): the same
 version gives the same file. It is built once, when the version is retired (or on the first
-request, if it is missing), and kept under VAR_DIR by the version's slug, name and digest.
+request, if it is missing), and kept under HELD_OUT_DIR (VAR_DIR/held-out) by the version's slug, name, digest and the
+instant it was retired (a database made again and retired again later is a new file, never an old
+one with another date in its manifest).
 Nothing here is served for a current version: the caller checks `retired_at`, and
 `held_out_members` refuses too.
 """
@@ -83,10 +85,12 @@ def held_out_file(version: CaseVersion) -> Path:
     """The version's published zip on disk (written now if it is not yet). Raises NotRetired."""
     if version.retired_at is None:
         raise NotRetired(f"{version} is current")
-    folder = Path(settings.VAR_DIR) / "held-out"
+    folder = Path(settings.HELD_OUT_DIR)
     # A version is retired once, for good: its zip never changes. Two versions may have the same
-    # digest (the same folder contents), never the same slug and version.
-    path = folder / f"{version.case.slug}-{version.version}-{version.digest}.zip"
+    # digest (the same folder contents), never the same slug and version; the instant tells a
+    # database made afresh (retired again: another date in the manifest) from the one before.
+    instant = version.retired_at.strftime("%Y%m%dT%H%M%S%f")
+    path = folder / f"{version.case.slug}-{version.version}-{version.digest}-{instant}.zip"
     if not path.is_file():
         folder.mkdir(mode=0o755, parents=True, exist_ok=True)
         content = held_out_archive(version)

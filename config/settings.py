@@ -172,6 +172,9 @@ CATALOG_MAX_FILE_BYTES = envint("CATALOG_MAX_FILE_BYTES", 256 << 20, minimum=102
 CATALOG_MAX_VERSION_BYTES = envint("CATALOG_MAX_VERSION_BYTES", 1 << 30, minimum=1024)
 CATALOG_MAX_VERSION_FILES = envint("CATALOG_MAX_VERSION_FILES", 10_000, minimum=1)
 
+# Retired versions' held-out zips (catalog/published.py), made once each and kept.
+HELD_OUT_DIR = VAR_DIR / "held-out"
+
 # --- scoring -------------------------------------------------------------------------------
 # Wall-clock guard per input (alloc + entry). Fuel is the measure; this only protects the host.
 SCORING_WALL_SECONDS = envfloat("SCORING_WALL_SECONDS", 60.0, minimum=0.001)
