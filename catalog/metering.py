@@ -45,12 +45,13 @@ def _normal(name: str) -> str:
 
 
 def requirements() -> str:
-    """meter/requirements.txt: each of METER_PACKAGES with the site's own pin."""
-    pins = {}
+    """meter/requirements.txt: each of METER_PACKAGES with the site's own pin, and wasmtime as the
+    engine this process counts with (the same release but on a candidate host: docs/epochs.md)."""
+    pins = {_normal("wasmtime"): f"wasmtime=={WASMTIME_VERSION}"}
     for line in (ROOT / "requirements.txt").read_text().splitlines():
         found = re.fullmatch(r"([A-Za-z0-9_.-]+)==(\S+)", line.strip())
         if found:
-            pins[_normal(found.group(1))] = found.group(0)
+            pins.setdefault(_normal(found.group(1)), found.group(0))
     missing = [name for name in METER_PACKAGES if _normal(name) not in pins]
     if missing:
         raise RuntimeError(f"requirements.txt pins no {', '.join(missing)}: the meter's requirements need them")

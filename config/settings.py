@@ -283,7 +283,9 @@ if TASKS_BACKEND not in _TASK_BACKENDS:
     from django.core.exceptions import ImproperlyConfigured
 
     raise ImproperlyConfigured(f"TASKS_BACKEND={TASKS_BACKEND!r}: use one of {', '.join(_TASK_BACKENDS)}")
-TASKS = {"default": {"BACKEND": _TASK_BACKENDS[TASKS_BACKEND]}}
+# Scoring and re-measurement jobs wait in "default"; a candidate epoch's measurements in "epoch",
+# which only a host running the candidate engine takes (docs/epochs.md).
+TASKS = {"default": {"BACKEND": _TASK_BACKENDS[TASKS_BACKEND], "QUEUES": ["default", "epoch"]}}
 # A scoring attempt refreshes its heartbeat this often; `requeue_stale_jobs` gives up on an
 # attempt whose heartbeat is older than SCORING_STALE_SECONDS, at most SCORING_MAX_ATTEMPTS times.
 SCORING_HEARTBEAT_SECONDS = envfloat("SCORING_HEARTBEAT_SECONDS", 10.0, minimum=0.05)

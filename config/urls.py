@@ -9,7 +9,7 @@ from api.main import docs as api_docs
 from catalog.manifest import VERSION_PATTERN
 from config import permits
 from lib.urlparts import NameConverter
-from web import about, agents, boards, cases, datasets, docs, feeds, standings
+from web import about, agents, boards, cases, datasets, docs, epochs, feeds, standings
 
 
 class VersionConverter:
@@ -57,6 +57,8 @@ urlpatterns = [
     path("cases/<slug:slug>/<version:version>/", cases.case_detail, name="case-version"),
     path("cases/<slug:slug>/<version:version>/kit/<slug:variant>.zip", cases.kit, name="kit"),
     path("cases/<slug:slug>/<version:version>/held-out.zip", cases.held_out, name="held-out"),
+    path("cases/<slug:slug>/<version:version>/counted-by/<int:epoch>/", epochs.counted_by, name="counted-by"),
+    path("changes/", epochs.changes, name="changes"),
     path("about/", about.about, name="about"),
     path("docs/", docs.page, name="docs"),
     path("docs/screenshots/<str:file>", docs.image, name="docs-image"),
@@ -81,6 +83,7 @@ urlpatterns = [
     path("sitemap.xml", sitemap, {"sitemaps": feeds.SITEMAPS}, name="sitemap"),
     path("feeds/versions.atom", feeds.NewVersionsFeed(), name="feed-versions"),
     path("feeds/records/", feeds.RecordsFeed(), name="feed-records"),
+    path("feeds/changes.atom", feeds.ChangesFeed(), name="feed-changes"),
     path("feeds/cases/<slug:slug>/records/", feeds.CaseRecordsFeed(), name="feed-case-records"),
     path("favicon.ico", favicon),
 ]

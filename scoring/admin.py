@@ -6,6 +6,7 @@ from django import forms
 from django.contrib import admin, messages
 from django.db import transaction
 
+import scoring.admin_epochs  # noqa: F401  (the epochs, their reports and the switch)
 import scoring.admin_versions  # noqa: F401  (the case versions' actions: carry forward, retire)
 from lib.admin import ReadOnlyInline
 from lib.text import refused_character

@@ -1,7 +1,8 @@
 """What the results app does when other parts of the site speak: a submission deleted (its boards
 change in the same transaction), versions published (the previous version's best entries carried
 forward), new records set (each queued for a re-measurement, with VERIFY_NEW_RECORDS: connected in
-scoring/verification.py). Imported once the app registry is ready (scoring/apps.py)."""
+scoring/verification.py), the database migrated (the site's epoch recorded: scoring/epochs.py).
+Imported once the app registry is ready (scoring/apps.py)."""
 
 from __future__ import annotations
 
@@ -10,7 +11,7 @@ from django.db.models.signals import post_delete, pre_delete
 from django.dispatch import receiver
 
 from catalog.signals import versions_published
-from scoring import verification  # noqa: F401  (connects its receiver of new records)
+from scoring import epochs, verification  # noqa: F401  (connect their receivers: migrated, new records)
 from scoring.boards.updates import forget_submission
 from scoring.carry import carry_after_import
 from scoring.locking import lock_entries

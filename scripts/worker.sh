@@ -6,6 +6,10 @@
 # is started again if it stops (scripts/task-workers.sh). Run as another account, the workers run as that account and refuse to start unless
 # builds can be confined some other way (SCORING_BUILD_LAUNCHER) or SCORING_ALLOW_UNCONFINED_BUILDS=1.
 #
+# With CANDIDATE_WASMTIME=RELEASE it is a candidate host (docs/epochs.md): the site's pins with that
+# wasmtime release in a virtualenv of their own (scripts/candidate-venv.sh), `manage.py epoch
+# prepare` run once, and workers that take only the candidate's measurements (the `epoch` queue).
+#
 #   DATABASE_URL (required: the site's PostgreSQL, over TCP), SECRET_KEY (the site's), VAR_DIR
 #   (this host's own state: the compiled-module cache; var/), APP_USER (fuelboard), TASK_WORKERS,
 #   and every SCORING_* setting (the limits of a build among them, read by the launcher too).
@@ -26,6 +30,11 @@ VAR_DIR="$(realpath -m -s "$VAR_DIR")"
 APP_USER="${APP_USER:-fuelboard}"
 export TASKS_BACKEND VAR_DIR
 PY=.venv/bin/python
+QUEUES=""
+if [ -n "${CANDIDATE_WASMTIME:-}" ]; then
+    PY="$(scripts/candidate-venv.sh "$CANDIDATE_WASMTIME")"
+    QUEUES="--queue-name epoch"
+fi
 AS_APP=""
 
 # Everything this script starts stops with it, however it ends; stopping twice is stopping once.
@@ -54,9 +63,13 @@ else
 fi
 # Where builds cannot be confined, stop here with the reason and the way to fix it.
 $AS_APP $PY manage.py sandbox_status
+if [ -n "$QUEUES" ]; then
+    $AS_APP $PY manage.py epoch prepare
+fi
 count="${TASK_WORKERS:-$(nproc)}"
-start_workers "$count" --no-reload
-echo "worker host: $count workers for $(printf '%s' "$DATABASE_URL" | sed 's|//[^@]*@|//|')"
+# shellcheck disable=SC2086
+start_workers "$count" --no-reload $QUEUES
+echo "worker host${QUEUES:+ (candidate: wasmtime $CANDIDATE_WASMTIME)}: $count workers for $(printf '%s' "$DATABASE_URL" | sed 's|//[^@]*@|//|')"
 ticks=0
 while true; do
     sleep 1

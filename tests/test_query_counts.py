@@ -24,8 +24,9 @@ def queries_for(client, url: str, **params) -> int:
 CASE_LIST_QUERIES = 4
 # version, the board's summary (count, engines), entries, their shared places (ties), stress
 # inputs, results of the page's entries, versions, variants, the latest record steps (the history
-# chart); a later page adds one for the top of the board (the bar chart).
-LEADERBOARD_QUERIES = 9
+# chart), the earlier epochs it can be read as counted by; a later page adds one for the top of
+# the board (the bar chart).
+LEADERBOARD_QUERIES = 10
 # version, versions, variants, held-out inputs (kind, path, runway, ceiling), the contract
 # schemas' sizes and then their text, top of the leaderboard and its shared places, and what the
 # agents matrix observed of it (its cells)

@@ -17,6 +17,7 @@ from scoring.boards.places import speedup
 from scoring.boards.reading import BadModel, Leaderboard, model_filter, place_of
 from scoring.compare import NotComparable, compare, leader_of
 from scoring.documents import board_table, pass_line, share_of_limit, stress_fuel, stress_inputs_of
+from scoring.epochs import epochs_of
 from scoring.models import Submission, Verification
 from scoring.references import reference_of
 from scoring.retiring import published_module
@@ -108,6 +109,7 @@ def leaderboard(request: HttpRequest, slug: str) -> HttpResponse:
         "mixed_engines": sorted(entries.engines() - {CURRENT_ENGINE}),
         "current_engine": CURRENT_ENGINE,
         "wasmtime_version": WASMTIME_VERSION,
+        "earlier_epochs": epochs_of(version),
         "page_query": query_without(request, LEADERBOARD_PARAMETERS),
         "model_query": query_without(request, LEADERBOARD_PARAMETERS, ("page", "model", "format")),
         "review": review,

@@ -1,5 +1,6 @@
-"""What crawlers and feed readers read: the sitemap, robots.txt, and the Atom feeds of new versions
-and of new records (on any case, and on one case: its latest public versions' boards)."""
+"""What crawlers and feed readers read: the sitemap, robots.txt, and the Atom feeds of new versions,
+of new records (on any case, and on one case: its latest public versions' boards) and of the
+site's changes (web/epochs.py)."""
 
 from __future__ import annotations
 
@@ -75,6 +76,40 @@ class NewVersionsFeed(SiteFeed):
 
     def item_categories(self, version: CaseVersion) -> list[str]:
         return [version.difficulty, *version.tag_names]
+
+
+class ChangesFeed(SiteFeed):
+    """An Atom feed of the site's changes: the engine it counts fuel with, versions retired."""
+
+    feed_type = Atom1Feed
+    title = "Fuelboard: changes to the site"
+    subtitle = "The engine fuel is counted by, and versions retired."
+
+    def feed_path(self, obj) -> str:
+        return reverse("feed-changes")
+
+    def link_path(self) -> str:
+        return reverse("changes")
+
+    def items(self):
+        from web.epochs import changes_list
+
+        return changes_list()[:FEED_ITEMS]
+
+    def item_title(self, change) -> str:
+        return change.title
+
+    def item_description(self, change) -> str:
+        return escape(change.text)
+
+    def item_path(self, change) -> str:
+        return change.path
+
+    def item_guid(self, change) -> str:
+        return site_url(reverse("changes")) + "#" + change.key
+
+    def item_pubdate(self, change):
+        return change.when
 
 
 class RecordsFeed(SiteFeed):

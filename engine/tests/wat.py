@@ -55,10 +55,12 @@ def returning(packed: int, *, entry: str = "solve") -> bytes:
     return module(f"i64.const {packed}", entry=entry)
 
 
-def lookup(answers: dict[int, bytes], *, iterations: int = 0, pages: int = 1, slow_length: int | None = None) -> bytes:
+def lookup(answers: dict[int, bytes], *, iterations: int = 0, pages: int = 1, slow_length: int | None = None,
+           prelude: str = "") -> bytes:
     """Answer by input length: `answers[len(input)]` (or `{}` for any other length).
 
-    Lets a few lines of WAT answer a real case's inputs correctly without parsing JSON.
+    Lets a few lines of WAT answer a real case's inputs correctly without parsing JSON. `prelude`
+    runs first on every input (it may use the local `$i`).
     """
     segments, branches, address = [], [], 0
     for length, output in sorted(answers.items()):
@@ -71,7 +73,7 @@ def lookup(answers: dict[int, bytes], *, iterations: int = 0, pages: int = 1, sl
     slow = burn(iterations)
     if slow_length is not None:  # only the input of this length costs the loop
         slow = f"(if (i32.eq (local.get 1) (i32.const {slow_length})) (then {slow}))"
-    body = f"{slow} {' '.join(branches)} i64.const {(fallback_address << 32) | 2}"
+    body = f"{prelude} {slow} {' '.join(branches)} i64.const {(fallback_address << 32) | 2}"
     return module(body, extra=" ".join(segments), memory=f'(memory (export "memory") {pages})')
 
 

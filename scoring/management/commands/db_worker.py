@@ -7,6 +7,10 @@ their sum, so it does not start (unless SCORING_ALLOW_UNCONFINED_BUILDS says thi
 development machine). A job whose build met no sandbox goes back to the queue (scoring/jobs.py);
 the worker then waits as long as that job does before it takes another, so a worker whose
 sandbox is broken does not empty the queue into itself.
+
+A worker that takes scoring jobs (any queue but `epoch` alone) runs the engine the site counts
+with, or does not start: an entry scored by another engine would sit on a board counted by this
+one. A candidate host's workers take only the `epoch` queue (scoring/epochs.py, docs/epochs.md).
 """
 
 from __future__ import annotations
@@ -17,7 +21,7 @@ import time
 from django.core.management.base import CommandError
 from django_tasks_db.management.commands import db_worker as upstream
 
-from scoring import building, jobs
+from scoring import building, epochs, jobs
 
 logger = logging.getLogger(__name__)
 
@@ -36,6 +40,11 @@ class Command(upstream.Command):
             "given an account and a cgroup of its own.")
 
     def handle(self, *args, **options):
+        queues = {name.strip() for name in (options.get("queue_name") or "").split(",") if name.strip()}
+        try:
+            epochs.refuse_other_engine(scoring=queues != {epochs.QUEUE})
+        except epochs.EpochError as refused:
+            raise CommandError(str(refused)) from None
         problem, _ = building.build_sandbox()
         if problem is not None:
             if not building.unconfined_builds_allowed():
