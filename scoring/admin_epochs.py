@@ -4,6 +4,7 @@ switch to a candidate — the staff's twin of `manage.py epoch report` and `mana
 from __future__ import annotations
 
 from django.contrib import admin, messages
+from django.core.exceptions import PermissionDenied
 from django.http import HttpResponseRedirect, JsonResponse
 from django.shortcuts import get_object_or_404
 from django.template.response import TemplateResponse
@@ -49,7 +50,7 @@ class EpochAdmin(admin.ModelAdmin):
 
     def _candidate(self, request, pk: int) -> Epoch:
         if not self.has_view_permission(request):
-            raise PermissionError
+            raise PermissionDenied
         return get_object_or_404(Epoch, pk=pk, state=Epoch.State.CANDIDATE)
 
     def report_view(self, request, pk: int):

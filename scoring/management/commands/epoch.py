@@ -43,7 +43,7 @@ class Command(BaseCommand):
                     "current": epochs.epoch_json(current) if current else None,
                     "candidate": {**epochs.epoch_json(candidate), "measurements": progress} if candidate else None}
         lines = [f"this host: {epochs.label(epochs.THIS_ENGINE)}",
-                 f"the site counts with: {current}" + (f" (since {current.switched_at:%Y-%m-%d})" if current else "")
+                 f"the site counts with: {current} (since {(current.switched_at or current.prepared_at):%Y-%m-%d})"
                  if current else "the site counts with: no epoch recorded yet"]
         if candidate is not None:
             lines.append(f"candidate: {candidate}: " + ", ".join(f"{count} {name}" for name, count in progress.items()))

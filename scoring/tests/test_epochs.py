@@ -1,0 +1,166 @@
+"""Epochs in one process (scoring/epochs.py): what is refused and why, the report, the switch from
+the admin, and the pages that read a board as an earlier engine counted it.
+
+Here the site's current epoch is recorded as an older release than the one this process runs, so
+this process stands for a candidate host whose engine counts exactly as the entries were scored:
+nothing moves, and every page and refusal can be checked. A candidate that really counts
+differently, on a host of its own, is tests/test_epochs.py.
+"""
+
+from __future__ import annotations
+
+import pytest
+from django.contrib.messages import get_messages
+from django.core.management import call_command
+from django.core.management.base import CommandError
+from django.utils import timezone
+
+from engine.sandbox import ENGINE_DIGEST, WASMTIME_VERSION
+from scoring import epochs
+from scoring.models import Epoch, EpochMeasurement, Submission
+
+OLD = ("49.0.0", "0123456789ab")
+
+
+@pytest.fixture
+def older_site(board):
+    """The board's entries, and the site's epoch recorded as an older engine than this process's."""
+    Epoch.objects.all().delete()
+    return Epoch.objects.create(wasmtime_version=OLD[0], engine_digest=OLD[1], state=Epoch.State.CURRENT,
+                                switched_at=timezone.now())
+
+
+def measured_candidate() -> Epoch:
+    candidate, queued = epochs.prepare(enqueue=False)
+    for measurement_id in queued:
+        epochs.run_measurement(measurement_id)
+    return candidate
+
+
+def test_the_site_records_its_epoch_when_it_migrates(db):
+    epoch = epochs.current_epoch()
+    assert epoch is not None and epoch.engine == (WASMTIME_VERSION, ENGINE_DIGEST)
+    with pytest.raises(epochs.EpochError, match="runs the site's own engine"):
+        epochs.prepare()
+    with pytest.raises(epochs.EpochError, match="no candidate epoch"):
+        epochs.switch()
+    with pytest.raises(epochs.EpochError, match="no candidate epoch to drop"):
+        epochs.drop()
+
+
+def test_a_candidate_is_measured_reported_and_refused_until_every_entry_is_measured(older_site, board):
+    candidate, queued = epochs.prepare(enqueue=False)
+    assert candidate.engine == epochs.THIS_ENGINE and len(queued) == len(board)
+    assert epochs.prepare(enqueue=False)[1] == []  # queued already: nothing twice
+    report = epochs.report(candidate)
+    assert not report["complete"] and report["counts"]["not_measured"] == len(board)
+    with pytest.raises(epochs.EpochError, match=f"{len(board)} entries are not measured"):
+        epochs.switch()
+
+    for measurement_id in queued:
+        assert epochs.run_measurement(measurement_id).outcome == "measured"
+    report = epochs.report(candidate)
+    assert report["complete"] and report["counts"]["flagged"] == 0 and report["boards_changed"] == 0
+    alice = next(entry for entry in report["entries"] if entry["id"] == board["alice-2"].pk)
+    assert alice["candidate"] == {"status": "scored", "passed": True, "total_fuel": board["alice-2"].total_fuel,
+                                  "module_identical": True}
+
+    # Scored again after it was measured: the switch waits for it to be measured again.
+    Submission.objects.filter(pk=board["carol"].pk).update(attempt=5)
+    assert epochs.report(candidate)["counts"]["scored_again"] == 1
+    with pytest.raises(epochs.EpochError, match="1 entry is not measured"):
+        epochs.switch()
+    assert len(epochs.prepare(enqueue=False)[1]) == 1
+
+
+def test_an_entry_that_rebuilds_to_another_module_is_flagged_and_keeps_its_own_figures(older_site, board):
+    bob = board["bob"]
+    Submission.objects.filter(pk=bob.pk).update(module_digest="f" * 64)
+    candidate = measured_candidate()
+    entry = next(entry for entry in epochs.report(candidate)["entries"] if entry["id"] == bob.pk)
+    assert entry["flags"] == ["not_rebuilt_identically"] and entry["candidate"]["module_identical"] is False
+    Submission.objects.filter(pk=bob.pk).update(total_fuel=12345, wasmtime_version=OLD[0], engine_digest=OLD[1])
+    epochs.switch()
+    bob.refresh_from_db()
+    assert (bob.total_fuel, bob.wasmtime_version) == (12345, OLD[0])  # as the old engine counted it
+    alice = Submission.objects.get(pk=board["alice-2"].pk)
+    assert (alice.wasmtime_version, alice.engine_digest) == epochs.THIS_ENGINE
+
+
+def test_staff_read_the_report_and_switch_from_the_admin(client, older_site, board, django_user_model):
+    candidate = measured_candidate()
+    django_user_model.objects.create_user("viewer", password="pw", is_staff=True)
+    client.login(username="viewer", password="pw")
+    assert client.get(f"/admin/scoring/epoch/{candidate.pk}/report/").status_code == 403  # no view permission
+    django_user_model.objects.create_superuser("staff", "s@example.com", "pw")
+    client.login(username="staff", password="pw")
+    listed = client.get("/admin/scoring/epoch/")
+    assert listed.status_code == 200 and f"/admin/scoring/epoch/{candidate.pk}/report/".encode() in listed.content
+    page = client.get(f"/admin/scoring/epoch/{candidate.pk}/report/")
+    assert page.status_code == 200 and b"every entry measured the same" in page.content
+    assert f"Switch the site to {candidate}".encode() in page.content
+    document = client.get(f"/admin/scoring/epoch/{candidate.pk}/report.json").json()
+    assert document["complete"] and document["counts"]["entries"] == len(board)
+    assert client.get(f"/admin/scoring/epoch/{candidate.pk}/switch/").status_code == 302  # a GET switches nothing
+    assert Epoch.objects.get(pk=candidate.pk).state == "candidate"
+
+    done = client.post(f"/admin/scoring/epoch/{candidate.pk}/switch/")
+    assert done.status_code == 302
+    said = [str(message) for message in get_messages(done.wsgi_request)]
+    assert any(message.startswith(f"The site now counts fuel with {candidate}") for message in said), said
+    assert Epoch.objects.get(pk=candidate.pk).state == "current"
+    assert Epoch.objects.get(pk=older_site.pk).state == "past"
+    # The old engine's figures of every entry are kept, input by input.
+    kept = EpochMeasurement.objects.filter(epoch=older_site)
+    assert kept.count() == len(board)
+    alice = kept.get(submission=board["alice-2"])
+    assert alice.total_fuel == board["alice-2"].total_fuel
+    assert [row["fuel"] for row in alice.inputs] == list(board["alice-2"].results.order_by("position")
+                                                         .values_list("fuel", flat=True))
+    # Switched once: the report of what is now the current epoch is gone with its candidacy.
+    assert client.get(f"/admin/scoring/epoch/{candidate.pk}/report/").status_code == 404
+
+
+def test_a_board_can_be_read_as_an_earlier_engine_counted_it(client, older_site, board):
+    epochs.switch(measured_candidate())
+    leaderboard = client.get("/cases/adder/leaderboard/?version=v1").content.decode()
+    counted = f"/cases/adder/v1/counted-by/{older_site.pk}/"
+    assert counted in leaderboard and f"wasmtime {OLD[0]}" in leaderboard
+    page = client.get(counted)
+    assert page.status_code == 200
+    body = page.content.decode()
+    assert f"as counted by wasmtime {OLD[0]}" in body
+    assert body.index(">alice<") < body.index(">bob<") < body.index(">carol<")
+    assert f"{board['alice-2'].total_fuel:,}" in body and "not passed" in body
+    changes = client.get("/changes/").content.decode()
+    assert f"Fuel is counted by wasmtime {WASMTIME_VERSION}" in changes and "0 boards reordered" in changes
+    feed = client.get("/feeds/changes.atom")
+    assert feed.status_code == 200 and f"wasmtime {WASMTIME_VERSION}".encode() in feed.content
+    # Nothing else is a board as counted by an epoch: not a candidate, not one that measured nothing here.
+    assert client.get("/cases/adder/v2/counted-by/{}/".format(older_site.pk)).status_code == 404
+    assert client.get("/cases/adder/v1/counted-by/999999/").status_code == 404
+    candidate = Epoch.objects.create(wasmtime_version="99.0.0", engine_digest="x", state=Epoch.State.CANDIDATE)
+    assert client.get(f"/cases/adder/v1/counted-by/{candidate.pk}/").status_code == 404
+
+
+def test_a_worker_on_another_engine_than_the_sites_does_not_start(older_site, settings):
+    settings.TASKS = {"default": {"BACKEND": "django_tasks_db.DatabaseBackend", "QUEUES": ["default", "epoch"]}}
+    with pytest.raises(CommandError, match=f"the site counts fuel with wasmtime {OLD[0]}"):
+        call_command("db_worker", "--batch", "--no-startup-delay", "--no-reload")
+    # A candidate host's workers take only the epoch queue: they start.
+    call_command("db_worker", "--batch", "--no-startup-delay", "--no-reload", "--queue-name", "epoch")
+
+
+def test_the_command_says_what_it_did_and_refuses_in_one_line(older_site, board, capsys):
+    call_command("epoch", "status")
+    assert f"the site counts with: wasmtime {OLD[0]}" in capsys.readouterr().out
+    with pytest.raises(CommandError, match="there is no candidate epoch"):
+        call_command("epoch", "report")
+    call_command("epoch", "prepare", "--here")
+    out = capsys.readouterr().out
+    assert f"[1/{len(board)}]" in out and f"{len(board)} entries measured here" in out
+    call_command("epoch", "report")
+    assert f"{len(board)} of {len(board)} entries measured, 0 flagged, 0 board(s) reordered" in capsys.readouterr().out
+    call_command("epoch", "drop")
+    assert "dropped the candidate" in capsys.readouterr().out
+    assert not EpochMeasurement.objects.exists() and epochs.candidate_epoch() is None
