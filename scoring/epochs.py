@@ -189,8 +189,12 @@ def run_measurement(measurement_id: int, progress: ScoringProgress | None = None
         logger.exception("measuring submission %s under %s failed", submission.pk, measurement.epoch)
         return _failed(measurement, "not measured: the scorer failed", f"{type(exc).__name__}: {exc}")
     measurement.module_digest = measured.module_digest
-    measurement.module_identical = (measured.module_digest == submission.module_digest
-                                    if measured.module_digest and submission.module_digest else None)
+    # A rebuild that failed, or gave another module, measured something else than the entry: its
+    # figures are reported and never given to the entry. None: neither time gave a module.
+    if submission.module_digest or measured.module_digest:
+        measurement.module_identical = measured.module_digest == submission.module_digest
+    else:
+        measurement.module_identical = None
     measurement.status, measurement.message = measured.state, storable(measured.message)[:500]
     measurement.detail = storable(measured.detail)
     measurement.input_count = submission.input_count
@@ -370,7 +374,7 @@ def switch(epoch: Epoch | None = None) -> Epoch:
         reordered = sum(before[version_id] != after[version_id] for version_id in version_ids)
         kept_old = sum(not row.applies for row in found)
         rebuild(version_ids)
-        announce_versions(set(version_ids))
+        announce_versions(set(version_ids), best_fuel=True)
         if previous is not None:
             Epoch.objects.filter(pk=previous.pk, state=State.CURRENT).update(state=State.PAST, ended_at=now)
         summary = (f"{len(found)} entr{'y' if len(found) == 1 else 'ies'} measured again: fuel or status moved for "

@@ -85,10 +85,11 @@ def refresh_reference_fuel(version_ids: Iterable[int] | None) -> set[int]:
     return changed
 
 
-def announce_versions(version_ids: set[int]) -> None:
+def announce_versions(version_ids: set[int], *, best_fuel: bool = False) -> None:
     """Something every page of these versions' boards shows changed (an annotation); the
-    catalog-wide standings, which show it too, are recomputed when they count the version."""
-    _announce(set(version_ids), set())
+    catalog-wide standings, which show it too, are recomputed when they count the version. With
+    `best_fuel`, their best fuel may have changed too (the case list shows it)."""
+    _announce(set(version_ids), set(version_ids) if best_fuel else set())
 
 
 def _announce(version_ids: set[int], best_fuel_changed: set[int]) -> None:
