@@ -18,6 +18,7 @@ import json
 import lzma
 import os
 import sys
+import time
 import urllib.error
 import urllib.parse
 import urllib.request
@@ -35,6 +36,8 @@ IDENTICAL, DIFFERENT, REFUSED = 0, 1, 2
 DOCUMENT_BYTES = 16 << 20  # an entry's or a version's JSON document
 ARCHIVE_BYTES = 2 << 30  # a kit, or a version's held-out data, as downloaded and as unpacked in all
 CHUNK = 1 << 20
+READ_SECONDS = 120  # the longest the site may leave one read waiting
+DOWNLOAD_SECONDS = 600  # one download, whole: a site sending a byte now and then is given up on too
 MODULE_BYTES = 256 << 20  # the most a module is read, whatever the site's contract says
 CONTRACT = "meter/contract.json"
 MANIFEST = "manifest.json"
@@ -44,20 +47,37 @@ class Refused(Exception):
     """Nothing could be measured; the message says why."""
 
 
+class _HttpOnly(urllib.request.HTTPRedirectHandler):
+    """Redirects are followed only to http(s) addresses, checked before they are followed."""
+
+    def redirect_request(self, req, fp, code, msg, headers, newurl):
+        if urllib.parse.urlsplit(newurl).scheme not in ("http", "https"):
+            raise Refused(f"{req.what}: {req.full_url} led to {newurl!r}, not an http(s) address")
+        followed = super().redirect_request(req, fp, code, msg, headers, newurl)
+        if followed is not None:
+            followed.what = req.what
+        return followed
+
+
+_opener = urllib.request.build_opener(_HttpOnly)
+
+
 def fetch(url: str, limit: int, what: str) -> bytes:
-    """The body at `url`, at most `limit` bytes. Raises Refused."""
+    """The body at `url`, at most `limit` bytes, within DOWNLOAD_SECONDS. Raises Refused."""
     if urllib.parse.urlsplit(url).scheme not in ("http", "https"):
         raise Refused(f"{what}: {url!r} is not an http(s) address")
     request = urllib.request.Request(url, headers={"Accept": "application/json, */*"})
+    request.what = what
     chunks, size = [], 0
+    deadline = time.monotonic() + DOWNLOAD_SECONDS
     try:
-        with urllib.request.urlopen(request, timeout=120) as answer:
-            if urllib.parse.urlsplit(answer.geturl()).scheme not in ("http", "https"):  # after redirects
-                raise Refused(f"{what}: {url} led to {answer.geturl()!r}, not an http(s) address")
-            while chunk := answer.read(CHUNK):  # read as it comes, never more than the limit at once
+        with _opener.open(request, timeout=READ_SECONDS) as answer:
+            while chunk := answer.read1(CHUNK):  # read as it comes, never more than the limit at once
                 size += len(chunk)
                 if size > limit:
                     raise Refused(f"{what}: {url} sent more than {limit:,} bytes")
+                if time.monotonic() > deadline:
+                    raise Refused(f"{what}: {url} took more than {DOWNLOAD_SECONDS} s to send {size:,} bytes")
                 chunks.append(chunk)
     except urllib.error.HTTPError as error:
         raise Refused(f"{what}: {url} answered {error.code} ({error.reason})") from None

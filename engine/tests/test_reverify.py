@@ -90,3 +90,63 @@ def test_a_hostile_site_gets_a_one_line_refusal_never_a_traceback(body):
         server.shutdown()
     assert code == reverify.REFUSED and out.getvalue() == ""
     assert err.getvalue().startswith("meter reverify: ") and err.getvalue().count("\n") == 1, err.getvalue()
+
+
+def serve(handler):
+    import http.server
+    import threading
+
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    return server, f"http://127.0.0.1:{server.server_address[1]}"
+
+
+@pytest.mark.parametrize("target", ["file:///etc/passwd", "ftp://127.0.0.1/x"])
+def test_a_redirect_is_followed_only_to_an_http_address(target):
+    import http.server
+
+    class Redirect(http.server.BaseHTTPRequestHandler):
+        def do_GET(self):
+            self.send_response(302)
+            self.send_header("Location", target)
+            self.send_header("Content-Length", "0")
+            self.end_headers()
+
+        def log_message(self, *args):
+            pass
+
+    server, url = serve(Redirect)
+    try:
+        # urllib itself refuses a redirect to a file; the meter refuses any other scheme but http(s).
+        with pytest.raises(Refused, match=f"'{target}'(, not an http| is not allowed)"):
+            fetch(url + "/module.wasm", 100, "the module")
+    finally:
+        server.shutdown()
+
+
+def test_a_site_that_sends_a_byte_now_and_then_is_given_up_on(monkeypatch):
+    import http.server
+    import time
+
+    class Trickle(http.server.BaseHTTPRequestHandler):
+        def do_GET(self):
+            self.send_response(200)
+            self.send_header("Content-Length", "1000")
+            self.end_headers()
+            for _ in range(1000):
+                self.wfile.write(b"x")
+                self.wfile.flush()
+                time.sleep(0.05)
+
+        def log_message(self, *args):
+            pass
+
+    monkeypatch.setattr(reverify, "DOWNLOAD_SECONDS", 0.5)
+    server, url = serve(Trickle)
+    started = time.monotonic()
+    try:
+        with pytest.raises(Refused, match="took more than 0.5 s"):
+            fetch(url, 10_000, "the data")
+    finally:
+        server.shutdown()
+    assert time.monotonic() - started < 5
