@@ -40,7 +40,7 @@ from catalog.published import held_out_files, shares_content
 from catalog.samples import workspace_samples
 from catalog.signals import versions_published
 from lib.errors import DomainError
-from lib.locking import lock_rows
+from lib.locking import hold_publishing, lock_rows
 from sitecache.models import CATALOG, Generation
 
 logger = logging.getLogger(__name__)
@@ -154,6 +154,7 @@ def import_scan(scan: CatalogScan, *, dry_run: bool = False, all_or_nothing: boo
             # One transaction writes versions of several cases: every case it may write to is
             # locked here, in the house's order, and the page generation is bumped once at the end
             # (lib/locking.py), so an importer of one of these cases waits rather than deadlocks.
+            hold_publishing()
             lock_rows(Case.objects.filter(slug__in={source.manifest.slug for source in scan.versions}))
         for label in scan.labels:
             if label in scan.unchanged:
@@ -237,6 +238,7 @@ def import_version(source: VersionSource, *, dry_run: bool = False, bump: bool =
     for attempt in range(3):
         try:
             with transaction.atomic():
+                hold_publishing()  # a retirement publishing what this holds out commits first, or waits
                 _check_published(source)
                 if CaseVersion.objects.filter(case__slug=source.manifest.slug, version=source.version).exists():
                     return ImportResult(source.label, UNCHANGED)  # the same digest: checked just above

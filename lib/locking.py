@@ -4,6 +4,8 @@ Two transactions that lock the same rows in opposite orders can each wait for th
 ever (PostgreSQL then aborts one: "deadlock detected"). So every row lock is taken here, in this
 order of tables, and within a table in the order of primary keys:
 
+    0. publishing           the catalog's one publishing lock (`hold_publishing`): an import that
+                            writes a version and a retirement take it before anything else
     1. catalog.Case         a case, while a version of it is imported
     2. scoring.BoardSummary a version's boards: its every-variant summary row is the board's lock,
                             taken before anything on the version changes; its variants' summary
@@ -29,6 +31,7 @@ the whole database for a write and ignores row locks.
 from __future__ import annotations
 
 from django.conf import settings
+from django.db import connection
 from django.db.models import QuerySet
 
 ORDER = ("catalog.case", "scoring.boardsummary", "operator", "scoring.apitoken", "scoring.submission",
@@ -55,3 +58,22 @@ def lock_rows(*querysets: QuerySet) -> list[list]:
     for position in sorted(range(len(querysets)), key=lambda index: rank(querysets[index].model)):
         rows[position] = list(querysets[position].select_for_update(no_key=True).order_by("pk"))
     return rows
+
+
+# The publishing lock's key among PostgreSQL's advisory locks ("Fuel" in ASCII).
+PUBLISHING_KEY = 0x4675656C
+
+
+def hold_publishing() -> None:
+    """Take the catalog's publishing lock until the transaction ends: first, before any row lock.
+
+    An import checks that no retired version published a file it holds out, and a retirement
+    that no current version holds out a file it publishes; each must see what the other wrote, so
+    they take turns. PostgreSQL: a transaction-level advisory lock. SQLite: an empty write takes
+    the database's write lock, which one transaction holds at a time. Call inside
+    `transaction.atomic()`, before the transaction reads what it checks."""
+    with connection.cursor() as cursor:
+        if connection.vendor == "postgresql":
+            cursor.execute("SELECT pg_advisory_xact_lock(%s)", [PUBLISHING_KEY])
+        else:
+            cursor.execute("UPDATE catalog_case SET id = id WHERE 0")

@@ -21,6 +21,7 @@ from django.utils import timezone
 from catalog.models import CaseVersion
 from catalog.published import held_out_file, held_out_files, shares_content
 from lib.errors import DomainError
+from lib.locking import hold_publishing
 from scoring.boards.updates import announce_versions
 from scoring.locking import lock_entries
 from scoring.models import StoredModule, Submission
@@ -53,6 +54,8 @@ def retire(targets: list[tuple[str, str]], *, now: datetime | None = None) -> li
         versions.append(found)
     when = now or timezone.now()
     with transaction.atomic():
+        # An import holding out what this publishes commits first, or waits (lib/locking.py).
+        hold_publishing()
         # Their boards, in one call (in the order of the boards' rows, as every other path takes them):
         # no entry of them is stored or scored again while they are being retired.
         lock_entries([], versions=[found.pk for found in versions])

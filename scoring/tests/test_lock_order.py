@@ -238,3 +238,56 @@ def test_retiring_a_version_while_entries_arrive_and_staff_hide_one_takes_turns(
                 Submission.State.PENDING, Submission.State.RUNNING)).exists(), round_number
     assert failures == []
     assert retired_rounds > 0  # the race was run against retirements that happened
+
+
+@pytest.mark.skipif(connection.vendor != "postgresql",
+                    reason="row locks and deadlocks are PostgreSQL's: SQLite locks the whole database at once")
+@pytest.mark.django_db(transaction=True)
+def test_an_import_and_a_retirement_that_share_a_held_out_file_never_both_happen(imported):
+    """Round after round, at the same moment: a new version that holds out adder v1's inputs is
+    imported, and adder v1 is retired (publishing them). One of the two goes first under the
+    catalog's publishing lock and the other is refused: never a current version holding out what a
+    retired one published."""
+    import shutil
+
+    from catalog.importer import import_catalog
+    from catalog.models import CaseVersion
+    from scoring.retiring import RetireRefused, retire
+
+    new = imported.root / "performance/easy/adder/v99"
+    shutil.copytree(imported.root / "performance/easy/adder/v1", new)
+    (new / "changelog.md").write_text("# Changelog\n\n## v99\n\nThe same inputs again.\n")
+    together = [("adder", "v1"), ("adder", "v2"), ("adder", "v10"), ("counter", "1.0")]
+    failures: list[str] = []
+    outcomes = set()
+    for round_number in range(ROUNDS):
+        CaseVersion.objects.filter(version="v99").delete()
+        CaseVersion.objects.update(retired_at=None)
+        start = threading.Barrier(2)
+        said = {}
+
+        def importing():
+            time.sleep(0.05 * (round_number % 3))
+            said["import"] = [result.code for result in import_catalog(imported.root).results
+                              if result.label.endswith("v99")]
+
+        def retiring():
+            try:
+                retire(together)
+                said["retire"] = "retired"
+            except RetireRefused as refused:
+                said["retire"] = refused.code
+
+        threads = [threading.Thread(target=_raced, args=(start, action, failures, round_number))
+                   for action in (importing, retiring)]
+        for thread in threads:
+            thread.start()
+        for thread in threads:
+            thread.join(timeout=120)
+        assert not any(thread.is_alive() for thread in threads), f"round {round_number}: a path never finished"
+        imported_now = CaseVersion.objects.filter(case__slug="adder", version="v99").exists()
+        retired_now = CaseVersion.objects.get(case__slug="adder", version="v1").retired_at is not None
+        assert imported_now != retired_now, f"round {round_number}: {said}"
+        outcomes.add("imported" if imported_now else "retired")
+    assert failures == []
+    assert outcomes == {"imported", "retired"}  # both orders were raced
