@@ -1,4 +1,4 @@
-"""The admin's epochs (scoring/epochs.py): each with its report, as a page and as JSON, and the
+"""The admin's epochs (scoring/epochs/): each with its report, as a page and as JSON, and the
 switch to a candidate — the staff's twin of `manage.py epoch report` and `manage.py epoch switch`."""
 
 from __future__ import annotations

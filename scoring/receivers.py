@@ -1,7 +1,7 @@
 """What the results app does when other parts of the site speak: a submission deleted (its boards
 change in the same transaction), versions published (the previous version's best entries carried
 forward), new records set (each queued for a re-measurement, with VERIFY_NEW_RECORDS: connected in
-scoring/verification.py), the database migrated (the site's epoch recorded: scoring/epochs.py).
+scoring/verification.py), the database migrated (the site's epoch recorded: scoring/epochs/).
 Imported once the app registry is ready (scoring/apps.py)."""
 
 from __future__ import annotations

@@ -1,5 +1,5 @@
 """A board read as an earlier epoch counted it, and the site's changes (epoch switches, retired
-versions) as a page and an Atom feed (scoring/epochs.py, docs/epochs.md)."""
+versions) as a page and an Atom feed (scoring/epochs/, docs/epochs.md)."""
 
 from __future__ import annotations
 

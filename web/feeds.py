@@ -14,6 +14,7 @@ from catalog.models import Case, CaseVersion
 from engine.progress import fuel_text
 from lib.siteurl import SiteFeed, SiteSitemap, site_url
 from scoring.history import newest_records
+from web.epochs import changes_list
 
 FEED_ITEMS = 50
 
@@ -92,8 +93,6 @@ class ChangesFeed(SiteFeed):
         return reverse("changes")
 
     def items(self):
-        from web.epochs import changes_list
-
         return changes_list()[:FEED_ITEMS]
 
     def item_title(self, change) -> str:

@@ -1,4 +1,4 @@
-"""Measurement epochs (scoring/epochs.py, docs/epochs.md): the engine the site counts fuel with —
+"""Measurement epochs (scoring/epochs/, docs/epochs.md): the engine the site counts fuel with —
 a wasmtime release and an engine configuration digest — and what each entry measured under each.
 
 One epoch is current: the engine the site's hosts run. A candidate is measured on a host of its

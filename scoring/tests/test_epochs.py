@@ -1,4 +1,4 @@
-"""Epochs in one process (scoring/epochs.py): what is refused and why, the report, the switch from
+"""Epochs in one process (scoring/epochs/): what is refused and why, the report, the switch from
 the admin, and the pages that read a board as an earlier engine counted it.
 
 Here the site's current epoch is recorded as an older release than the one this process runs, so

@@ -9,6 +9,7 @@ from datetime import datetime, timedelta, timezone
 import pytest
 from django.core.management import call_command
 
+from engine.sandbox import WASMTIME_VERSION
 from scoring.attempts import score
 from scoring.boards.reading import Leaderboard
 from scoring.boards.rebuilding import rebuild
@@ -29,7 +30,7 @@ def row(name: str, *, passed: bool, total: int | None, passed_count: int = 0, mi
 def stored(version, rows: list[dict]) -> list[int]:
     """Submissions with these outcomes, on the boards as the scoring write path puts them."""
     made = [Submission.objects.create(version=version, variant=version.default_variant(), source_kind="wasm",
-                                      source=b"", wasmtime_version="50.0.1", input_count=3, **fields)
+                                      source=b"", wasmtime_version=WASMTIME_VERSION, input_count=3, **fields)
             for fields in rows]
     for submission, fields in zip(made, rows):  # auto_now_add ignores a given time
         Submission.objects.filter(pk=submission.pk).update(submitted_at=fields["submitted_at"])

@@ -10,7 +10,7 @@ sandbox is broken does not empty the queue into itself.
 
 A worker that takes scoring jobs (any queue but `epoch` alone) runs the engine the site counts
 with, or does not start: an entry scored by another engine would sit on a board counted by this
-one. A candidate host's workers take only the `epoch` queue (scoring/epochs.py, docs/epochs.md).
+one. A candidate host's workers take only the `epoch` queue (scoring/epochs/, docs/epochs.md).
 """
 
 from __future__ import annotations
@@ -40,11 +40,6 @@ class Command(upstream.Command):
             "given an account and a cgroup of its own.")
 
     def handle(self, *args, **options):
-        queues = {name.strip() for name in (options.get("queue_name") or "").split(",") if name.strip()}
-        try:
-            epochs.refuse_other_engine(scoring=queues != {epochs.QUEUE})
-        except epochs.EpochError as refused:
-            raise CommandError(str(refused)) from None
         problem, _ = building.build_sandbox()
         if problem is not None:
             if not building.unconfined_builds_allowed():
@@ -52,5 +47,10 @@ class Command(upstream.Command):
                                    f"To fix it: {building.HOW_TO_CONFINE}.")
             logger.warning("builds here run without an account and a cgroup of their own (%s): "
                            "SCORING_ALLOW_UNCONFINED_BUILDS is on", problem)
+        queues = {name.strip() for name in (options.get("queue_name") or "").split(",") if name.strip()}
+        try:
+            epochs.refuse_other_engine(scoring=queues != {epochs.QUEUE})
+        except epochs.EpochError as refused:
+            raise CommandError(str(refused)) from None
         upstream.Worker = Worker  # the upstream command makes its worker by this name
         return super().handle(*args, **options)

@@ -1,5 +1,5 @@
 """`manage.py epoch status|prepare|report|switch|drop`: move the site to another engine only once
-every entry has been measured under it (scoring/epochs.py, docs/epochs.md)."""
+every entry has been measured under it (scoring/epochs/, docs/epochs.md)."""
 
 from __future__ import annotations
 

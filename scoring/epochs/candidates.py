@@ -1,0 +1,133 @@
+"""A candidate epoch recorded, and each entry measured under it on a host that runs it (steps 1
+and 2 of scoring/epochs/__init__.py)."""
+
+from __future__ import annotations
+
+import logging
+import socket
+
+from django.db import IntegrityError, transaction
+from django.utils import timezone
+from django_tasks import task
+
+from engine.progress import ScoringProgress
+from lib.text import storable
+from scoring.epochs.engines import QUEUE, THIS_ENGINE, EpochError, candidate_epoch, current_epoch, label, to_measure
+from scoring.measuring import measure
+from scoring.models import Epoch, EpochMeasurement
+
+logger = logging.getLogger(__name__)
+State, Outcome = Epoch.State, EpochMeasurement.Outcome
+
+
+def prepare(*, enqueue: bool = True) -> tuple[Epoch, list[int]]:
+    """Record this host's engine as the candidate (or find it recorded) and queue a measurement
+    of every entry it has not measured yet (or measured before the entry was scored again, or
+    failed to). Returns the candidate and the measurements queued (or, without `enqueue`, left
+    for the caller to run: `run_measurement`)."""
+    current = current_epoch()
+    if current is None:
+        raise EpochError("the site has recorded no epoch yet: run `manage.py migrate` on one of its own hosts first")
+    if current.engine == THIS_ENGINE:
+        raise EpochError(f"this host runs the site's own engine ({label(THIS_ENGINE)}): a candidate runs another "
+                         f"wasmtime release (scripts/candidate-venv.sh RELEASE; docs/epochs.md)")
+    candidate = candidate_epoch()
+    if candidate is not None and candidate.engine != THIS_ENGINE:
+        raise EpochError(f"another candidate ({label(candidate.engine)}) is being prepared: drop it first "
+                         f"(`manage.py epoch drop`)")
+    if candidate is None:
+        try:
+            with transaction.atomic():
+                candidate = Epoch.objects.create(wasmtime_version=THIS_ENGINE[0], engine_digest=THIS_ENGINE[1],
+                                                 state=State.CANDIDATE)
+        except IntegrityError:
+            return prepare(enqueue=enqueue)  # recorded meanwhile by another host: read it again
+    queued = []
+    with transaction.atomic():
+        entries = dict(to_measure().values_list("pk", "attempt"))
+        kept = {submission_id: (outcome, attempt) for submission_id, outcome, attempt in
+                candidate.measurements.values_list("submission_id", "outcome", "attempt")}
+        for submission_id, attempt in sorted(entries.items()):
+            if submission_id in kept:
+                outcome, measured_attempt = kept[submission_id]
+                if outcome in (Outcome.PENDING, Outcome.RUNNING) or (
+                        outcome == Outcome.MEASURED and measured_attempt == attempt):
+                    continue
+                candidate.measurements.filter(submission_id=submission_id).update(
+                    outcome=Outcome.PENDING, attempt=attempt, message="", detail="", measured_at=None)
+                measurement_id = candidate.measurements.get(submission_id=submission_id).pk
+            else:
+                measurement_id = EpochMeasurement.objects.create(epoch=candidate, submission_id=submission_id,
+                                                                 attempt=attempt).pk
+            queued.append(measurement_id)
+            if enqueue:
+                _enqueue(measurement_id)
+    return candidate, queued
+
+
+def _enqueue(measurement_id: int) -> None:
+    def send() -> None:
+        result = measure_for_epoch_job.enqueue(measurement_id)
+        EpochMeasurement.objects.filter(pk=measurement_id).update(job_id=str(result.id)[:64])
+
+    transaction.on_commit(send)
+
+
+@task(queue_name=QUEUE)
+def measure_for_epoch_job(measurement_id: int) -> str:
+    """Measure one entry under the candidate, on a host that runs it. Returns the outcome."""
+    return run_measurement(measurement_id).outcome
+
+
+def run_measurement(measurement_id: int, progress: ScoringProgress | None = None) -> EpochMeasurement:
+    """Measure the entry under this process's engine, which must be the candidate's. Never
+    changes the entry."""
+    claimed = EpochMeasurement.objects.filter(pk=measurement_id, outcome=Outcome.PENDING,
+                                              epoch__state=State.CANDIDATE).update(outcome=Outcome.RUNNING)
+    measurement = EpochMeasurement.objects.select_related("epoch", "submission__version__case").get(pk=measurement_id)
+    if not claimed:
+        return measurement  # done, taken by another worker, or its candidate was dropped
+    measurement.host = socket.gethostname()[:255]
+    submission = measurement.submission
+    if measurement.epoch.engine != THIS_ENGINE:
+        return _failed(measurement, f"not measured: host {measurement.host} runs {label(THIS_ENGINE)}, "
+                                    f"not the candidate's engine")
+    try:
+        measured = measure(submission.version, submission.source_kind, bytes(submission.source),
+                           progress or ScoringProgress())
+    except Exception as exc:  # the scorer failed: staff see why; prepare queues it again
+        logger.exception("measuring submission %s under %s failed", submission.pk, measurement.epoch)
+        return _failed(measurement, "not measured: the scorer failed", f"{type(exc).__name__}: {exc}")
+    measurement.module_digest = measured.module_digest
+    # A rebuild that failed, or gave another module, measured something else than the entry: its
+    # figures are reported and never given to the entry. None: neither time gave a module.
+    if submission.module_digest or measured.module_digest:
+        measurement.module_identical = measured.module_digest == submission.module_digest
+    else:
+        measurement.module_identical = None
+    measurement.status, measurement.message = measured.state, storable(measured.message)[:500]
+    measurement.detail = storable(measured.detail)
+    measurement.input_count = submission.input_count
+    if measured.evaluation is not None:
+        evaluation = measured.evaluation
+        measurement.passed, measurement.total_fuel = evaluation.passed, evaluation.total_fuel
+        measurement.overshoot, measurement.passed_count = evaluation.overshoot, evaluation.passed_count
+        measurement.inputs = [
+            {"kind": item.kind, "input_path": item.input_path, "status": outcome.status.value, "fuel": outcome.fuel,
+             "fuel_limit": outcome.fuel_limit, "ceiling": outcome.ceiling, "overshoot": outcome.overshoot,
+             "message": storable(outcome.message), "detail": storable(outcome.detail), "wall_ms": outcome.wall_ms,
+             "output_size": outcome.output_size, "answer_digest": outcome.answer_digest}
+            for item, outcome in zip(evaluation.held_out, evaluation.outcomes)]
+    else:
+        measurement.passed, measurement.total_fuel, measurement.overshoot, measurement.passed_count = False, None, 0, 0
+        measurement.inputs = []
+    measurement.outcome, measurement.measured_at = Outcome.MEASURED, timezone.now()
+    measurement.save()
+    return measurement
+
+
+def _failed(measurement: EpochMeasurement, message: str, detail: str = "") -> EpochMeasurement:
+    measurement.outcome, measurement.message, measurement.detail = Outcome.FAILED, message[:500], storable(detail)
+    measurement.measured_at = timezone.now()
+    measurement.save()
+    return measurement
