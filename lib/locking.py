@@ -69,8 +69,9 @@ def hold_publishing() -> None:
 
     An import checks that no retired version published a file it holds out, and a retirement
     that no current version holds out a file it publishes; each must see what the other wrote, so
-    they take turns. PostgreSQL: a transaction-level advisory lock. SQLite: an empty write takes
-    the database's write lock, which one transaction holds at a time. Call inside
+    they take turns. PostgreSQL: a transaction-level advisory lock. SQLite: the site's transactions
+    begin IMMEDIATE (config/env.py), holding the database's one write lock already; an empty write
+    makes sure of it whatever the connection's settings. Call inside
     `transaction.atomic()`, before the transaction reads what it checks."""
     with connection.cursor() as cursor:
         if connection.vendor == "postgresql":
