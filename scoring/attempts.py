@@ -17,9 +17,11 @@ from django.utils import timezone
 from engine.builds import SandboxUnavailable
 from engine.evaluate import Evaluation
 from engine.progress import ScoringProgress
+from engine.sandbox import ENGINE_DIGEST, WASMTIME_VERSION
 from lib.text import storable
 from scoring import building
 from scoring.boards.updates import update_boards
+from scoring.epochs.engines import THIS_ENGINE, current_epoch, label
 from scoring.locking import lock_entries
 from scoring.measuring import measure, sample_inputs
 from scoring.models import Result, StoredModule, Submission
@@ -31,8 +33,14 @@ class Superseded(Exception):
     """This attempt is no longer the submission's current one; its results must not be stored."""
 
 
+class OtherEngine(SandboxUnavailable):
+    """This process runs another engine than the one the site counts with (scoring/epochs/): the
+    attempt goes back to the queue, as one without a sandbox does, for a worker on the site's engine."""
+
+
 # The columns a scoring attempt writes besides its outcome's fields.
 SCORING_OWNS = ("build_log", "build_confinement", "toolchain", "module_digest", "module_size", "sample_results",
+               "wasmtime_version", "engine_digest",
                 "status", "scored_at")
 
 
@@ -114,9 +122,11 @@ def score(submission: Submission, *, progress: ScoringProgress | None = None) ->
         raise
     except SandboxUnavailable as unavailable:
         logger.warning("submission %s waits for a build sandbox: %s", submission.pk, unavailable)
+        waiting = ("waiting for a worker on the site's engine" if isinstance(unavailable, OtherEngine)
+                   else "waiting for a build sandbox")
         Submission.objects.filter(pk=submission.pk, attempt=submission.attempt, status=Submission.State.RUNNING).update(
             status=Submission.State.PENDING, heartbeat_at=None, job_id="", sandbox_waits=F("sandbox_waits") + 1,
-            message="waiting for a build sandbox", detail=storable(f"no build sandbox could be had: {unavailable}"))
+            message=waiting, detail=storable(f"{waiting}: {unavailable}"))
         raise
     except Exception as exc:
         logger.exception("scoring submission %s failed", submission.pk)
@@ -127,10 +137,15 @@ def score(submission: Submission, *, progress: ScoringProgress | None = None) ->
 
 
 def _score(submission: Submission, progress: ScoringProgress) -> Submission:
+    epoch = current_epoch()
+    if epoch is not None and epoch.engine != THIS_ENGINE:
+        raise OtherEngine(f"this worker runs {label(THIS_ENGINE)}; the site counts fuel with {label(epoch.engine)}")
     measured = measure(submission.version, submission.source_kind, bytes(submission.source), progress,
                        wall_seconds=building.build_wall(submission),
                        samples=sample_inputs(submission.version))
     submission.build_log = measured.build_log
+    # The engine that measured it (not the one of the process that recorded it): its board says so.
+    submission.wasmtime_version, submission.engine_digest = WASMTIME_VERSION, ENGINE_DIGEST
     submission.build_confinement = measured.confinement
     submission.toolchain = measured.toolchain
     submission.sample_results = measured.samples

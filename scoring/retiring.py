@@ -120,6 +120,9 @@ def published_module(submission: Submission) -> StoredModule | None:
     if submission.version.retired_at is None or submission.hidden or not submission.module_digest:
         return None
     current = Submission.objects.filter(version__retired_at__isnull=True)
-    if current.filter(Q(module_digest=submission.module_digest) | Q(source_digest=submission.source_digest)).exists():
-        return None  # (a copy of the same source not yet built has no module digest: its source tells)
+    if current.filter(Q(module_digest=submission.module_digest) | Q(source_digest=submission.source_digest)
+                      | Q(source_digest=submission.module_digest)).exists():
+        # A copy of the same source not yet built has no module digest: its source tells; so does
+        # the module itself sent as an entry (its source is the module), scored or not.
+        return None
     return StoredModule.objects.filter(digest=submission.module_digest).first()

@@ -17,7 +17,9 @@ import io
 import json
 import lzma
 import os
+import signal
 import sys
+import threading
 import time
 import urllib.error
 import urllib.parse
@@ -62,6 +64,31 @@ class _HttpOnly(urllib.request.HTTPRedirectHandler):
 _opener = urllib.request.build_opener(_HttpOnly)
 
 
+class _whole_download_within:
+    """In the main thread (the command's), an alarm that ends the download after `seconds`
+    whatever the site is doing — headers or chunk trailers sent a byte at a time included; elsewhere
+    the deadline between reads is all there is."""
+
+    def __init__(self, seconds: float, message: str):
+        self.seconds, self.message = seconds, message
+        self.armed = threading.current_thread() is threading.main_thread() and hasattr(signal, "setitimer")
+
+    def _ring(self, signum, frame):
+        raise Refused(self.message)
+
+    def __enter__(self):
+        if self.armed:
+            self.previous = signal.signal(signal.SIGALRM, self._ring)
+            signal.setitimer(signal.ITIMER_REAL, self.seconds)
+        return self
+
+    def __exit__(self, *exc):
+        if self.armed:
+            signal.setitimer(signal.ITIMER_REAL, 0)
+            signal.signal(signal.SIGALRM, self.previous)
+        return False
+
+
 def fetch(url: str, limit: int, what: str) -> bytes:
     """The body at `url`, at most `limit` bytes, within DOWNLOAD_SECONDS. Raises Refused."""
     if urllib.parse.urlsplit(url).scheme not in ("http", "https"):
@@ -71,7 +98,8 @@ def fetch(url: str, limit: int, what: str) -> bytes:
     chunks, size = [], 0
     deadline = time.monotonic() + DOWNLOAD_SECONDS
     try:
-        with _opener.open(request, timeout=READ_SECONDS) as answer:
+        with _whole_download_within(DOWNLOAD_SECONDS, f"{what}: {url} took more than {DOWNLOAD_SECONDS} s"), \
+                _opener.open(request, timeout=READ_SECONDS) as answer:
             while chunk := answer.read1(CHUNK):  # read as it comes, never more than the limit at once
                 size += len(chunk)
                 if size > limit:

@@ -150,3 +150,33 @@ def test_a_site_that_sends_a_byte_now_and_then_is_given_up_on(monkeypatch):
     finally:
         server.shutdown()
     assert time.monotonic() - started < 5
+
+
+def test_a_site_that_trickles_its_headers_is_given_up_on_too(monkeypatch):
+    import socket
+    import threading
+    import time
+
+    listener = socket.socket()
+    listener.bind(("127.0.0.1", 0))
+    listener.listen()
+
+    def trickle():
+        connection, _ = listener.accept()
+        with connection:
+            connection.recv(4096)
+            connection.sendall(b"HTTP/1.1 200 OK\r\n")
+            for _ in range(200):  # a header line that never ends, a byte every 50 ms
+                try:
+                    connection.sendall(b"X")
+                except OSError:
+                    return
+                time.sleep(0.05)
+
+    threading.Thread(target=trickle, daemon=True).start()
+    monkeypatch.setattr(reverify, "DOWNLOAD_SECONDS", 0.5)
+    started = time.monotonic()
+    with pytest.raises(Refused, match="took more than 0.5 s"):
+        fetch(f"http://127.0.0.1:{listener.getsockname()[1]}/", 10_000, "the data")
+    assert time.monotonic() - started < 5
+    listener.close()

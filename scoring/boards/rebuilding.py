@@ -39,7 +39,8 @@ def rebuild(version_ids: Iterable[int] | None = None, *, models_module=None) -> 
         submissions.update(**board_place_expressions(final_states))
         scope = {} if version_ids is None else {"version_id__in": version_ids}
         standing.objects.filter(**scope).delete()
-        summary.objects.filter(**scope).delete()
+        # Summary rows are kept and written over (`_insert_summaries`): a version's every-variant
+        # row is its board's lock, which the caller may hold and others may be waiting on.
         written = _insert_standings(submission, standing, version_ids, per_variant=True)
         written += _insert_standings(submission, standing, version_ids, per_variant=False)
         _insert_summaries(submission, standing, summary, models_module.CaseVersion, version_ids)
@@ -97,10 +98,14 @@ def _insert_summaries(Submission, Standing, BoardSummary, CaseVersion, version_i
         item = summary(row["version_id"], row["variant_key"])
         item["entries"] += row["n"]
         item["entry_engines"][row["engine"]] = item["entry_engines"].get(row["engine"], 0) + row["n"]
+    empty = {"entries": 0, "submissions": 0, "entry_engines": {}, "submission_engines": {}}
+    kept, new = list(BoardSummary.objects.filter(**scope)), dict(summaries)
+    for row in kept:
+        for name, value in new.pop((row.version_id, row.variant_key), empty).items():
+            setattr(row, name, value)
+    BoardSummary.objects.bulk_update(kept, list(empty), batch_size=500)
     BoardSummary.objects.bulk_create(
-        BoardSummary(version_id=version_id, variant_key=key, **fields)
-        for (version_id, key), fields in summaries.items()
-    )
+        BoardSummary(version_id=version_id, variant_key=key, **fields) for (version_id, key), fields in new.items())
     best = dict(Standing.objects.filter(board_group=RANKED, variant_key=ALL_VARIANTS, **scope).values("version_id")
                 .annotate(best=Min("board_key")).values_list("version_id", "best"))
     versions = CaseVersion.objects.all() if version_ids is None else CaseVersion.objects.filter(pk__in=version_ids)

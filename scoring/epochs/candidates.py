@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import logging
 import socket
+from datetime import timedelta
 
 from django.db import IntegrityError, transaction
 from django.utils import timezone
@@ -18,6 +19,9 @@ from scoring.models import Epoch, EpochMeasurement
 
 logger = logging.getLogger(__name__)
 State, Outcome = Epoch.State, EpochMeasurement.Outcome
+# A measurement claimed this long ago and not finished is taken for lost (its host died): `prepare`
+# queues it again. A build and a run of every input take far less.
+STALE_SECONDS = 2 * 60 * 60
 
 
 def prepare(*, enqueue: bool = True) -> tuple[Epoch, list[int]]:
@@ -43,24 +47,27 @@ def prepare(*, enqueue: bool = True) -> tuple[Epoch, list[int]]:
         except IntegrityError:
             return prepare(enqueue=enqueue)  # recorded meanwhile by another host: read it again
     queued = []
+    stale = timezone.now() - timedelta(seconds=STALE_SECONDS)
     with transaction.atomic():
         entries = dict(to_measure().values_list("pk", "attempt"))
-        kept = {submission_id: (outcome, attempt) for submission_id, outcome, attempt in
-                candidate.measurements.values_list("submission_id", "outcome", "attempt")}
+        kept = {submission_id: (outcome, attempt, claimed_at) for submission_id, outcome, attempt, claimed_at in
+                candidate.measurements.values_list("submission_id", "outcome", "attempt", "claimed_at")}
+        # Two hosts preparing at once make each row once (the second finds it made).
+        fresh = [EpochMeasurement(epoch=candidate, submission_id=submission_id, attempt=attempt)
+                 for submission_id, attempt in entries.items() if submission_id not in kept]
+        EpochMeasurement.objects.bulk_create(fresh, ignore_conflicts=True)
         for submission_id, attempt in sorted(entries.items()):
             if submission_id in kept:
-                outcome, measured_attempt = kept[submission_id]
-                if outcome in (Outcome.PENDING, Outcome.RUNNING) or (
+                outcome, measured_attempt, claimed_at = kept[submission_id]
+                if outcome == Outcome.PENDING or (outcome == Outcome.RUNNING and claimed_at and claimed_at > stale) or (
                         outcome == Outcome.MEASURED and measured_attempt == attempt):
-                    continue
-                candidate.measurements.filter(submission_id=submission_id).update(
-                    outcome=Outcome.PENDING, attempt=attempt, message="", detail="", measured_at=None)
-                measurement_id = candidate.measurements.get(submission_id=submission_id).pk
-            else:
-                measurement_id = EpochMeasurement.objects.create(epoch=candidate, submission_id=submission_id,
-                                                                 attempt=attempt).pk
-            queued.append(measurement_id)
-            if enqueue:
+                    continue  # queued, being measured, or measured for what the entry shows
+                # Failed, measured before the entry was scored again, or claimed by a host that died.
+                candidate.measurements.filter(submission_id=submission_id, outcome=outcome).update(
+                    outcome=Outcome.PENDING, attempt=attempt, message="", detail="", measured_at=None, claimed_at=None)
+            queued.append(candidate.measurements.get(submission_id=submission_id).pk)
+        if enqueue:
+            for measurement_id in queued:
                 _enqueue(measurement_id)
     return candidate, queued
 
@@ -83,7 +90,8 @@ def run_measurement(measurement_id: int, progress: ScoringProgress | None = None
     """Measure the entry under this process's engine, which must be the candidate's. Never
     changes the entry."""
     claimed = EpochMeasurement.objects.filter(pk=measurement_id, outcome=Outcome.PENDING,
-                                              epoch__state=State.CANDIDATE).update(outcome=Outcome.RUNNING)
+                                              epoch__state=State.CANDIDATE).update(outcome=Outcome.RUNNING,
+                                                                                   claimed_at=timezone.now())
     measurement = EpochMeasurement.objects.select_related("epoch", "submission__version__case").get(pk=measurement_id)
     if not claimed:
         return measurement  # done, taken by another worker, or its candidate was dropped
@@ -121,13 +129,24 @@ def run_measurement(measurement_id: int, progress: ScoringProgress | None = None
     else:
         measurement.passed, measurement.total_fuel, measurement.overshoot, measurement.passed_count = False, None, 0, 0
         measurement.inputs = []
-    measurement.outcome, measurement.measured_at = Outcome.MEASURED, timezone.now()
-    measurement.save()
-    return measurement
+    measurement.outcome = Outcome.MEASURED
+    return _store(measurement)
 
 
 def _failed(measurement: EpochMeasurement, message: str, detail: str = "") -> EpochMeasurement:
     measurement.outcome, measurement.message, measurement.detail = Outcome.FAILED, message[:500], storable(detail)
+    return _store(measurement)
+
+
+STORED = ("outcome", "status", "passed", "total_fuel", "overshoot", "passed_count", "input_count", "inputs",
+          "module_digest", "module_identical", "message", "detail", "host", "measured_at")
+
+
+def _store(measurement: EpochMeasurement) -> EpochMeasurement:
+    """Write what was measured onto the row this host claimed, if it is still that: a candidate
+    dropped or switched meanwhile, or a claim given up on (`prepare` again), keeps what it has."""
     measurement.measured_at = timezone.now()
-    measurement.save()
+    EpochMeasurement.objects.filter(pk=measurement.pk, outcome=Outcome.RUNNING, claimed_at=measurement.claimed_at,
+                                    epoch__state=State.CANDIDATE).update(
+        **{name: getattr(measurement, name) for name in STORED})
     return measurement

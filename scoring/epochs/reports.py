@@ -20,6 +20,7 @@ class Row:
     submission: Submission
     measurement: EpochMeasurement | None
     flags: list[str]
+    moved: int = 0  # 1 once the switch gave it the candidate's figures, and they differ from its own
 
     @property
     def applies(self) -> bool:
@@ -85,18 +86,20 @@ def report(epoch: Epoch) -> dict:
                             "before": [{"id": pk, "group": group} for pk, group in before],
                             "after": [{"id": pk, "group": group} for pk, group in after]})
     counts = {"entries": len(found), **{name: 0 for name in (
-        "measured", "pending", "failed", "not_measured", "scored_again", "not_rebuilt_identically",
-        "status_changed", "fuel_changed", "flagged")}}
+        "measured", "waiting", "failed", "not_queued", "not_measured", "scored_again", "not_rebuilt_identically",
+        "status_changed", "fuel_changed", "flagged", "kept_as_before")}}
     for row in found:
-        outcome = row.measurement.outcome if row.measurement else Outcome.PENDING
-        counts["measured" if outcome == Outcome.MEASURED else "failed" if outcome == Outcome.FAILED
-               else "pending"] += 1
+        outcome = row.measurement.outcome if row.measurement else None
+        counts[{Outcome.MEASURED: "measured", Outcome.FAILED: "failed", None: "not_queued"}.get(
+            outcome, "waiting")] += 1
         for flag in row.flags:
             counts[flag] += 1
         counts["flagged"] += bool(row.flags)
+        counts["kept_as_before"] += not row.applies
     return {
         "epoch": epoch_json(epoch), "current": epoch_json(current) if current else None,
-        "complete": counts["not_measured"] == 0 and counts["scored_again"] == 0,
+        # Nothing still queued or running: the switch may be made (what is not measured keeps its figures).
+        "complete": counts["waiting"] == 0,
         "counts": counts, "boards_changed": sum(line["changed"] for line in board_lines),
         "entries": [{
             "id": row.submission.pk, "case": row.submission.version.case.slug,

@@ -7,7 +7,7 @@ from django.utils import timezone
 
 from scoring.boards.rebuilding import rebuild
 from scoring.boards.updates import announce_versions
-from scoring.epochs.engines import THIS_ENGINE, EpochError, candidate_epoch, current_epoch, label
+from scoring.epochs.engines import THIS_ENGINE, EpochError, candidate_epoch, current_epoch, label, to_measure
 from scoring.epochs.reports import report_boards, rows
 from scoring.locking import lock_entries
 from scoring.models import Epoch, EpochMeasurement, Result, Submission
@@ -20,8 +20,12 @@ FIGURES = ("status", "passed", "total_fuel", "overshoot", "passed_count", "input
 
 
 def switch(epoch: Epoch | None = None) -> Epoch:
-    """Move the site to the candidate: refused unless this process runs its engine and every
-    entry has been measured under it for the attempt it shows. Returns the new current epoch."""
+    """Move the site to the candidate: refused unless this process runs its engine and no
+    measurement of it is still queued or running. Every entry the candidate measured, for the
+    attempt it shows and from its own module, takes the candidate's figures; any other (finished
+    after the candidate was prepared, scored again since, failed to measure, rebuilt to another
+    module) keeps its own, marked on its board as counted by the engine before. Returns the new
+    current epoch."""
     candidate = epoch or candidate_epoch()
     if candidate is None or candidate.state != State.CANDIDATE:
         raise EpochError("there is no candidate epoch to switch to: prepare one first (`manage.py epoch prepare` "
@@ -30,36 +34,35 @@ def switch(epoch: Epoch | None = None) -> Epoch:
         raise EpochError(f"this host runs {label(THIS_ENGINE)}, not the candidate's {label(candidate.engine)}: "
                          f"switch from a host already on the candidate's pins (docs/epochs.md)")
     with transaction.atomic():
-        found = rows(candidate)
-        ids = [row.submission.pk for row in found]
+        ids = list(to_measure().values_list("pk", flat=True))
         lock_entries(ids)  # every board touched, then the entries: nothing is scored meanwhile
-        found = rows(candidate)  # read again under the locks
-        waiting = [row for row in found if "not_measured" in row.flags or "scored_again" in row.flags]
+        found = rows(candidate)  # read under the locks
+        waiting = candidate.measurements.filter(outcome__in=[Outcome.PENDING, Outcome.RUNNING]).count()
         if waiting:
-            raise EpochError(f"{len(waiting)} entr{'y is' if len(waiting) == 1 else 'ies are'} not measured under "
-                             f"the candidate for what {'it' if len(waiting) == 1 else 'they'} show now (first: "
-                             f"#{waiting[0].submission.pk}): run `manage.py epoch prepare` on the candidate host "
-                             f"again, let it finish, then switch")
+            raise EpochError(f"{waiting} measurement{'' if waiting == 1 else 's'} of the candidate "
+                             f"{'is' if waiting == 1 else 'are'} still queued or running: let the candidate's "
+                             f"workers finish (`manage.py epoch status`), then switch")
         previous = current_epoch()
         now = timezone.now()
-        moved = 0
         for row in found:
             if previous is not None:
                 _keep(previous, row.submission, now)
             if row.applies:
-                moved += _apply(row.submission, row.measurement)
+                row.moved = _apply(row.submission, row.measurement)
         version_ids = sorted({row.submission.version_id for row in found})
-        before = report_boards(found, applied=False)
-        after = report_boards(found, applied=True)
-        reordered = sum(before[version_id] != after[version_id] for version_id in version_ids)
-        kept_old = sum(not row.applies for row in found)
+        # What the changes page says counts only what the public sees (no experimental version).
+        shown = [row for row in found if not row.submission.version.experimental]
+        before, after = report_boards(shown, applied=False), report_boards(shown, applied=True)
+        reordered = sum(before[version_id] != after[version_id] for version_id in before)
+        moved = sum(getattr(row, "moved", 0) for row in shown)
+        kept_old = sum(not row.applies for row in shown)
         rebuild(version_ids)
         announce_versions(set(version_ids), best_fuel=True)
         if previous is not None:
             Epoch.objects.filter(pk=previous.pk, state=State.CURRENT).update(state=State.PAST, ended_at=now)
-        summary = (f"{len(found)} entr{'y' if len(found) == 1 else 'ies'} measured again: fuel or status moved for "
+        summary = (f"{len(shown)} entr{'y' if len(shown) == 1 else 'ies'} measured again: fuel or status moved for "
                    f"{moved}, {reordered} board{'' if reordered == 1 else 's'} reordered"
-                   + (f", {kept_old} kept as counted before (rebuilt to another module)" if kept_old else ""))
+                   + (f", {kept_old} kept as counted before (marked †)" if kept_old else ""))
         if not Epoch.objects.filter(pk=candidate.pk, state=State.CANDIDATE).update(
                 state=State.CURRENT, switched_at=now, summary=summary):
             raise EpochError("the candidate was switched or dropped meanwhile")
@@ -100,7 +103,10 @@ def drop() -> Epoch:
     candidate = candidate_epoch()
     if candidate is None:
         raise EpochError("there is no candidate epoch to drop")
-    Epoch.objects.filter(pk=candidate.pk, state=State.CANDIDATE).update(state=State.DROPPED, ended_at=timezone.now())
-    candidate.measurements.all().delete()
+    with transaction.atomic():  # a switch that committed first keeps what the epoch measured
+        if not Epoch.objects.filter(pk=candidate.pk, state=State.CANDIDATE).update(state=State.DROPPED,
+                                                                                 ended_at=timezone.now()):
+            raise EpochError("the candidate was switched or dropped meanwhile")
+        candidate.measurements.all().delete()
     candidate.refresh_from_db()
     return candidate

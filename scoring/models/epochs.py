@@ -74,6 +74,7 @@ class EpochMeasurement(models.Model):
     message = models.CharField(max_length=500, blank=True)
     detail = models.TextField(blank=True)  # staff only
     host = models.CharField(max_length=255, blank=True)
+    claimed_at = models.DateTimeField(null=True, blank=True)  # when a host took it (RUNNING)
     measured_at = models.DateTimeField(null=True, blank=True)
     job_id = models.CharField(max_length=64, blank=True)
 

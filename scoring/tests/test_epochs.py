@@ -48,13 +48,13 @@ def test_the_site_records_its_epoch_when_it_migrates(db):
         epochs.drop()
 
 
-def test_a_candidate_is_measured_reported_and_refused_until_every_entry_is_measured(older_site, board):
+def test_a_candidate_is_measured_reported_and_switched_to_once_nothing_is_waiting(older_site, board):
     candidate, queued = epochs.prepare(enqueue=False)
     assert candidate.engine == epochs.THIS_ENGINE and len(queued) == len(board)
     assert epochs.prepare(enqueue=False)[1] == []  # queued already: nothing twice
     report = epochs.report(candidate)
-    assert not report["complete"] and report["counts"]["not_measured"] == len(board)
-    with pytest.raises(epochs.EpochError, match=f"{len(board)} entries are not measured"):
+    assert not report["complete"] and report["counts"]["waiting"] == len(board)
+    with pytest.raises(epochs.EpochError, match=f"{len(board)} measurements of the candidate are still queued"):
         epochs.switch()
 
     for measurement_id in queued:
@@ -65,12 +65,29 @@ def test_a_candidate_is_measured_reported_and_refused_until_every_entry_is_measu
     assert alice["candidate"] == {"status": "scored", "passed": True, "total_fuel": board["alice-2"].total_fuel,
                                   "module_identical": True}
 
-    # Scored again after it was measured: the switch waits for it to be measured again.
+    # Scored again after it was measured: prepared again, it is queued again, and the switch waits.
     Submission.objects.filter(pk=board["carol"].pk).update(attempt=5)
     assert epochs.report(candidate)["counts"]["scored_again"] == 1
-    with pytest.raises(epochs.EpochError, match="1 entry is not measured"):
+    [again] = epochs.prepare(enqueue=False)[1]
+    with pytest.raises(epochs.EpochError, match="1 measurement of the candidate is still queued"):
         epochs.switch()
-    assert len(epochs.prepare(enqueue=False)[1]) == 1
+    epochs.run_measurement(again)
+    assert epochs.switch().state == "current"
+
+
+def test_an_entry_finished_after_the_candidate_was_prepared_never_holds_the_switch_back(older_site, board):
+    """Its figures stay as counted before, and its board marks it so."""
+    candidate = measured_candidate()
+    late = Submission.objects.get(pk=board["bob"].pk)
+    Submission.objects.filter(pk=late.pk).update(wasmtime_version=OLD[0], engine_digest=OLD[1])
+    late_measurement = candidate.measurements.get(submission=late)
+    late_measurement.delete()  # as an entry scored after `prepare` has no measurement
+    report = epochs.report(candidate)
+    assert report["complete"] and report["counts"]["not_queued"] == 1 and report["counts"]["kept_as_before"] == 1
+    switched = epochs.switch()
+    assert "kept as counted before (marked †)" in switched.summary
+    late.refresh_from_db()
+    assert (late.wasmtime_version, late.total_fuel) == (OLD[0], board["bob"].total_fuel)
 
 
 def test_an_entry_that_rebuilds_to_another_module_is_flagged_and_keeps_its_own_figures(older_site, board):
@@ -141,6 +158,8 @@ def test_a_board_can_be_read_as_an_earlier_engine_counted_it(client, older_site,
     assert client.get("/cases/adder/v1/counted-by/999999/").status_code == 404
     candidate = Epoch.objects.create(wasmtime_version="99.0.0", engine_digest="x", state=Epoch.State.CANDIDATE)
     assert client.get(f"/cases/adder/v1/counted-by/{candidate.pk}/").status_code == 404
+    current = epochs.current_epoch()  # its rows are what its candidate measured, not what every board shows
+    assert client.get(f"/cases/adder/v1/counted-by/{current.pk}/").status_code == 404
 
 
 def test_a_worker_on_another_engine_than_the_sites_does_not_start(older_site, settings):
@@ -160,7 +179,28 @@ def test_the_command_says_what_it_did_and_refuses_in_one_line(older_site, board,
     out = capsys.readouterr().out
     assert f"[1/{len(board)}]" in out and f"{len(board)} entries measured here" in out
     call_command("epoch", "report")
-    assert f"{len(board)} of {len(board)} entries measured, 0 flagged, 0 board(s) reordered" in capsys.readouterr().out
+    assert (f"{len(board)} of {len(board)} entries measured, 0 flagged, 0 board(s) reordered, 0 kept as counted "
+            "before") in capsys.readouterr().out
     call_command("epoch", "drop")
     assert "dropped the candidate" in capsys.readouterr().out
     assert not EpochMeasurement.objects.exists() and epochs.candidate_epoch() is None
+
+
+def test_an_entry_is_scored_only_on_the_sites_engine_and_labelled_by_the_one_that_measured_it(
+        older_site, board, adder_v1, correct_wasm):
+    from scoring.attempts import OtherEngine, score
+    from scoring.recording import submit
+
+    entry = submit(adder_v1, adder_v1.default_variant(), "dave", wasm_file=correct_wasm)
+    with pytest.raises(OtherEngine, match=f"the site counts fuel with wasmtime {OLD[0]}"):
+        score(entry)
+    entry.refresh_from_db()
+    assert (entry.status, entry.message, entry.attempt) == ("pending", "waiting for a worker on the site's engine", 0)
+
+    # On the site's engine it is scored, and says which engine measured it, whatever recorded it.
+    Epoch.objects.filter(pk=older_site.pk).update(wasmtime_version=WASMTIME_VERSION, engine_digest=ENGINE_DIGEST)
+    Submission.objects.filter(pk=entry.pk).update(wasmtime_version=OLD[0], engine_digest=OLD[1])
+    entry.refresh_from_db()
+    scored = score(entry)
+    scored.refresh_from_db()
+    assert scored.status == "scored" and (scored.wasmtime_version, scored.engine_digest) == epochs.THIS_ENGINE

@@ -165,19 +165,38 @@ def test_nothing_of_a_frozen_board_is_scored_again_or_carried_to_it(client, boar
     assert list(Submission.objects.order_by("pk").values_list("pk", "status", "attempt", "total_fuel")) == before
 
 
-def test_a_module_an_entry_of_a_current_version_runs_too_stays_unpublished(client, board, adder_v1, imported,
-                                                                           tmp_path):
-    """A new adder v3 holds out other files, so v1 and its sharers retire without it; an entry of
-    v3 that ran alice's module keeps that module unpublished (it competes there)."""
+def adder_v3(imported) -> CaseVersion:
+    """A new adder v3 that holds out files of its own: v1 and its sharers retire without it."""
     from catalog.importer import import_catalog
-    from scoring.attempts import score
 
     shutil.copytree(imported.root / "performance/easy/adder/v10", imported.root / "performance/easy/adder/v3")
     for rel, numbers in (("smoke/one", [8]), ("cases/small", [2, 3, 4]), ("cases/large", [5, 5, 5, 5])):
         imported.write(f"{rel}.json", json.dumps({"numbers": numbers}) + "\n", label="performance/easy/adder/v3")
         imported.write(f"{rel}.out", json.dumps({"sum": sum(numbers)}) + "\n", label="performance/easy/adder/v3")
     assert import_catalog(imported.root).ok
-    v3 = CaseVersion.objects.get(case__slug="adder", version="v3")
+    return CaseVersion.objects.get(case__slug="adder", version="v3")
+
+
+def test_a_built_entrys_module_sent_as_it_is_to_a_current_version_stays_unpublished(client, board, imported,
+                                                                                    tmp_path):
+    """bob's entry stands for one built from a source (its source is not its module); his module,
+    sent as it is to v3 and not yet scored, competes there: it stays unpublished."""
+    bob = board["bob"]
+    Submission.objects.filter(pk=bob.pk).update(source_kind="submission", source_digest="0" * 64)
+    v3 = adder_v3(imported)
+    submit(v3, v3.default_variant(), "trent", wasm_file=write(tmp_path / "bob.wasm", bob))
+    retire(*TOGETHER)
+    assert client.get(f"/submissions/{bob.pk}/module.wasm").status_code == 404
+    assert client.get(f"/submissions/{board['alice-2'].pk}/module.wasm").status_code == 200
+
+
+def test_a_module_an_entry_of_a_current_version_runs_too_stays_unpublished(client, board, adder_v1, imported,
+                                                                           tmp_path):
+    """A new adder v3 holds out other files, so v1 and its sharers retire without it; an entry of
+    v3 that ran alice's module keeps that module unpublished (it competes there)."""
+    from scoring.attempts import score
+
+    v3 = adder_v3(imported)
     entry = board["alice-2"]
     other = score(submit(v3, v3.default_variant(), "mallory", wasm_file=write(tmp_path / "alice.wasm", entry)))
     assert other.module_digest == entry.module_digest

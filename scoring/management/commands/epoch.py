@@ -69,8 +69,8 @@ class Command(BaseCommand):
         counts = document["counts"]
         lines = [f"candidate {candidate} against {document['current']['wasmtime'] if document['current'] else '?'}: "
                  f"{counts['measured']} of {counts['entries']} entries measured, {counts['flagged']} flagged, "
-                 f"{document['boards_changed']} board(s) reordered" + ("" if document["complete"] else
-                                                                      " — not complete: prepare again")]
+                 f"{document['boards_changed']} board(s) reordered, {counts['kept_as_before']} kept as counted before"
+                 + ("" if document["complete"] else f" — {counts['waiting']} still queued or running")]
         for entry in document["entries"]:
             if entry["flags"]:
                 now, then = entry["now"], entry["candidate"] or {}
