@@ -216,6 +216,15 @@ def _check_published(source: VersionSource) -> None:
                 f"a held-out input or answer of this version is one that {slug} {version} published when it was "
                 "retired: held-out files must be unknown to solvers, so give this version new ones",
             )
+    for slug, version, given in (CaseVersion.objects.exclude(case__slug=manifest.slug, version=source.version)
+                                 .values_list("case__slug", "version", "given_digests")):
+        if source.held_out_digests.intersection(given):
+            raise ImportRefused(
+                "held_out_given",
+                f"a held-out input or answer of this version is a file that {slug} {version} gives solvers (on its "
+                "pages, in its kits or run roots): held-out files must be unknown to solvers, so give this version "
+                "new ones",
+            )
     existing = CaseVersion.objects.filter(case__slug=manifest.slug, version=source.version).first()
     if existing is not None and existing.digest != source.digest:
         raise ImportRefused(
@@ -332,6 +341,9 @@ def _write_version(source: VersionSource) -> CaseVersion:
         for path, content in source.files
         if path not in held_out_paths and hashlib.sha256(content).hexdigest() not in held_out_bytes
     )
+    # What it shows or seeds, as validation found it (catalog/manifest/crosschecks.py).
+    version.given_digests = sorted({digest for *_, digests in source.published_digests for digest in digests})
+    version.save(update_fields=["given_digests"])
     renumber_versions(case)
     return version
 

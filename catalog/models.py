@@ -113,6 +113,9 @@ class CaseVersion(models.Model):
     entry_count = models.PositiveIntegerField(default=0)
     # manifest.content_digests of its held-out files: no later version may show or seed them.
     held_out_digests = models.JSONField(default=list)
+    # manifest.content_digests of the files it shows or seeds (its pages, kits and run roots give
+    # them to solvers): no later version may hold one out.
+    given_digests = models.JSONField(default=list, db_default=[])
     # What validation warned of ("file: key: message"): names its templates use that the site's
     # template context lacks. Shown to staff.
     template_warnings = models.JSONField(default=list)

@@ -126,6 +126,26 @@ def test_a_new_version_that_holds_out_what_a_retired_version_published_is_refuse
     assert database_state() == before
 
 
+def test_a_new_version_that_holds_out_a_file_an_imported_version_gives_solvers_is_refused(catalog):
+    """adder v1 gives solvers an example input in its workspace (its run roots and kits hold it);
+    a later version may not hold that input out, though v1 is not validated again (it is unchanged)."""
+    import shutil
+
+    catalog.write("workspaces/base/example.json", '{"numbers": [7, 8]}\n')
+    assert import_catalog(catalog.root).ok
+    new = catalog.root / "performance/easy/adder/v12"
+    shutil.copytree(catalog.root / "performance/easy/adder/v10", new)
+    (new / "smoke/one.json").write_text('{ "numbers": [7, 8] }\n')  # the same document, laid out otherwise
+    (new / "smoke/one.out").write_text('{"sum": 15}\n')
+    before = database_state()
+    outcome = import_catalog(catalog.root)
+    result = next(result for result in outcome.results if result.label.endswith("adder/v12"))
+    assert (result.action, result.code) == (REFUSED, "held_out_given"), result
+    assert "is a file that adder v1 gives solvers" in result.reasons[0]
+    assert actions(outcome)[ADDER_V1] == UNCHANGED
+    assert database_state() == before
+
+
 def test_a_new_version_folder_is_imported_beside_the_published_ones(catalog):
     import_catalog(catalog.root)
     import shutil
