@@ -291,3 +291,64 @@ def test_an_import_and_a_retirement_that_share_a_held_out_file_never_both_happen
         outcomes.add("imported" if imported_now else "retired")
     assert failures == []
     assert outcomes == {"imported", "retired"}  # both orders were raced
+
+
+@pytest.mark.skipif(connection.vendor != "postgresql",
+                    reason="row locks and deadlocks are PostgreSQL's: SQLite locks the whole database at once")
+@pytest.mark.django_db(transaction=True)
+def test_an_epoch_switch_while_entries_arrive_and_staff_hide_one_takes_turns(imported, settings):
+    """Round after round, at the same moment: the site switches to a measured candidate epoch, a
+    harness sends an entry over the API and staff hide an entry. None waits for ever or fails; the
+    boards' locks survive the switch's rebuild (their rows are written over, never deleted), and
+    the standings kept equal a rebuild from scratch."""
+    from django.utils import timezone
+
+    from scoring import epochs
+    from scoring.boards.rebuilding import rebuild
+    from scoring.models import BoardSummary, Epoch, Standing
+
+    settings.API_SUBMISSIONS_PER_HOUR = settings.API_REQUESTS_PER_HOUR = 10_000
+    settings.API_SUBMISSIONS_IN_FLIGHT = 1_000
+    token = make_token()
+    module = wat.lookup(adder_answers(imported))
+    failures: list[str] = []
+
+    def standings() -> list[tuple]:
+        return sorted(Standing.objects.values_list("version_id", "variant_key", "name", "submission_id",
+                                                   "board_group", "board_key", "engine"))
+
+    for round_number in range(ROUNDS // 2):
+        kept = _send(token, module, f"kept-{round_number}")
+        assert kept.status_code == 202, kept.content
+        Epoch.objects.all().delete()  # the site counts with an older engine; this process is its candidate
+        Epoch.objects.create(wasmtime_version="49.0.0", engine_digest="0123456789ab", state=Epoch.State.CURRENT,
+                             switched_at=timezone.now())
+        candidate, queued = epochs.prepare(enqueue=False)
+        for measurement_id in queued:
+            epochs.run_measurement(measurement_id)
+        start = threading.Barrier(3)
+
+        def switch():
+            epochs.switch(candidate)
+
+        def api():
+            status = _send(token, module, f"api-{round_number}").status_code
+            if status != 202:
+                failures.append(f"round {round_number}: the API answered {status}")
+
+        def hide():
+            set_hidden(Submission.objects.filter(name=f"kept-{round_number}"), True)
+
+        threads = [threading.Thread(target=_raced, args=(start, action, failures, round_number))
+                   for action in (switch, api, hide)]
+        for thread in threads:
+            thread.start()
+        for thread in threads:
+            thread.join(timeout=120)
+        assert not any(thread.is_alive() for thread in threads), f"round {round_number}: a path never finished"
+        assert Epoch.objects.get(pk=candidate.pk).state == "current", round_number
+        assert BoardSummary.objects.filter(version__case__slug="adder", version__version="v1", variant_key=0).exists()
+        kept_standings = standings()
+        rebuild()
+        assert standings() == kept_standings, f"round {round_number}: the standings kept differ from a rebuild"
+    assert failures == []
