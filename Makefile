@@ -85,4 +85,4 @@ bench: setup front $(NODE_STAMP)
 	$(PY) bench/run.py --update-docs
 
 clean:
-	rm -rf $(VENV) .venv-harbor var staticfiles node_modules
+	rm -rf $(VENV) .venv-harbor .venv-wasmtime-* var staticfiles node_modules

@@ -18,6 +18,10 @@ case "$RELEASE" in
     *[!0-9.]*) echo "a wasmtime release is digits and dots: $RELEASE" >&2; exit 2 ;;
 esac
 VENV=".venv-wasmtime-$RELEASE"
+# The site's own interpreter (the Makefile's choice: Debian's python3, which the site's account
+# may run; an interpreter under root's home would not be), or python3 where there is no site venv.
+BASE="$(readlink -f .venv/bin/python 2>/dev/null || true)"
+[ -n "$BASE" ] && [ -x "$BASE" ] || BASE=python3
 DIGEST=$( (cat requirements.txt; echo "$RELEASE") | sha1sum | cut -c1-12)
 STAMP="$VENV/.requirements-$DIGEST"
 
@@ -30,10 +34,10 @@ if [ ! -f "$STAMP" ]; then
     trap 'rm -f "$pins"' EXIT
     sed "s/^wasmtime==.*/wasmtime==$RELEASE/" requirements.txt > "$pins"
     # uv (the site's virtualenv has it: requirements-dev.txt) installs the pins in seconds; pip where it cannot.
-    if ! { [ -x .venv/bin/uv ] && .venv/bin/uv venv --quiet --python python3 "$VENV" &&
+    if ! { [ -x .venv/bin/uv ] && .venv/bin/uv venv --quiet --python "$BASE" "$VENV" &&
            .venv/bin/uv pip install --quiet --python "$VENV/bin/python" -r "$pins"; }; then
         rm -rf "$VENV"
-        python3 -m venv "$VENV"
+        "$BASE" -m venv "$VENV"
         "$VENV/bin/pip" install --quiet --disable-pip-version-check --no-compile -r "$pins"
     fi
     touch "$STAMP"

@@ -15,6 +15,7 @@ import subprocess
 import sys
 import zipfile
 from io import BytesIO
+from pathlib import Path
 
 import pytest
 
@@ -212,3 +213,10 @@ def test_the_candidate_python_runs_another_wasmtime():
                           capture_output=True, text=True, timeout=60)
     assert done.stdout.strip() == CANDIDATE != WASMTIME_VERSION
     assert sys.executable != candidate_python()
+    # On the site's own interpreter, which the site's account may run (an interpreter under root's
+    # home, first on root's PATH, is refused to it: every measurement then failed on a worker host).
+    def home(python: str) -> str:
+        config = Path(python).parent.parent / "pyvenv.cfg"
+        return next(line for line in config.read_text().splitlines() if line.startswith("home"))
+
+    assert home(candidate_python()) == home(str(ROOT / ".venv/bin/python"))
