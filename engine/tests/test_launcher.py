@@ -233,8 +233,11 @@ def test_connections_that_send_a_byte_each_hold_no_slot_a_worker_needs(launcher)
     for _ in range(14):
         connection = socket.socket(socket.AF_UNIX)
         connection.connect(str(launcher.socket))
-        connection.sendall(b"F")
         silent.append(connection)
+        try:
+            connection.sendall(b"F")
+        except (BrokenPipeError, ConnectionResetError):
+            pass  # cut off at once, before its byte arrived (this process has two connections handled)
     try:
         started = time.monotonic()
         assert ask(launcher, "status")["ready"]  # another process: a worker
