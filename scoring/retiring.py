@@ -52,13 +52,14 @@ def retire(targets: list[tuple[str, str]], *, now: datetime | None = None) -> li
         if found is None:
             raise RetireRefused("unknown_version", f"no version {version} of a case {slug} is imported here")
         versions.append(found)
-    when = now or timezone.now()
     with transaction.atomic():
         # An import holding out what this publishes commits first, or waits (lib/locking.py).
         hold_publishing()
         # Their boards, in one call (in the order of the boards' rows, as every other path takes them):
         # no entry of them is stored or scored again while they are being retired.
         lock_entries([], versions=[found.pk for found in versions])
+        # The moment is taken once the boards are held: every entry recorded before it is on them.
+        when = now or timezone.now()
         fresh = [found for found in versions if CaseVersion.objects.get(pk=found.pk).retired_at is None]
         refuse_unsettled(fresh)
         refuse_shared(fresh)

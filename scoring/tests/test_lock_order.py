@@ -267,11 +267,13 @@ def test_an_import_and_a_retirement_that_share_a_held_out_file_never_both_happen
         said = {}
 
         def importing():
-            time.sleep(0.05 * (round_number % 3))
+            time.sleep(0.05 * (round_number % 3))  # at once, or as the other has begun
             said["import"] = [result.code for result in import_catalog(imported.root).results
                               if result.label.endswith("v99")]
 
         def retiring():
+            if round_number % 4 == 3:
+                time.sleep(1.0)  # now and then well after: the import goes first, and must be seen
             try:
                 retire(together)
                 said["retire"] = "retired"
