@@ -15,10 +15,29 @@ from scoring import epochs
 from scoring.models import Epoch
 
 
+@admin.action(description="Drop the selected candidate (its measurements go with it)", permissions=["switch"])
+def drop_candidate(modeladmin, request, queryset):
+    """The admin's twin of `manage.py epoch drop`."""
+    if not queryset.filter(state=Epoch.State.CANDIDATE).exists():
+        modeladmin.message_user(request, "Nothing dropped: only a candidate epoch can be dropped.", messages.ERROR)
+        return
+    try:
+        dropped = epochs.drop()
+    except epochs.EpochError as refused:
+        modeladmin.message_user(request, f"Nothing dropped: {refused}", messages.ERROR)
+        return
+    modeladmin.log_change(request, dropped, "Dropped this candidate epoch")
+    modeladmin.message_user(request, f"Dropped the candidate {dropped}.", messages.SUCCESS)
+
+
 @admin.register(Epoch)
 class EpochAdmin(admin.ModelAdmin):
     list_display = ("__str__", "state", "prepared_at", "switched_at", "ended_at", "report_link")
     list_filter = ("state",)
+    actions = [drop_candidate]
+
+    def has_switch_permission(self, request) -> bool:
+        return request.user.has_perm("scoring.switch_epoch")
     fields = ("wasmtime_version", "engine_digest", "state", "prepared_at", "switched_at", "ended_at", "summary")
     readonly_fields = fields
 

@@ -248,7 +248,7 @@ class Site:
             "review column": "/cases/lattice/leaderboard/?review=loop-aware",
             "failed submission": f"/submissions/{starter}/", "compare": f"/submissions/{naive}/compare/{fast}/",
             "standings": "/standings/", "submitter": "/submitters/example-fast/", "about": "/about/",
-            "agents": "/agents/", "agent": "/agents/openai/gpt-5.1/",
+            "agents": "/agents/", "agent": "/agents/openai/gpt-5.1/", "changes": "/changes/",
             "api docs": "/api/v1/docs", "docs": "/docs/", "docs page": "/docs/settings/",
             "not found": "/cases/no-such-case/", "bad request": "/cases/?page=x",
         }
@@ -266,6 +266,7 @@ class Site:
             "submission, as staff": f"/submissions/{starter}/", "leaderboard, as staff": "/cases/lattice/leaderboard/",
             "admin index": "/admin/", "admin import": "/admin/catalog/caseversion/import/",
             "admin versions": "/admin/catalog/caseversion/", "admin submissions": "/admin/scoring/submission/",
+            "admin epochs": "/admin/scoring/epoch/",
         }
 
     def staff_cookie(self) -> str:

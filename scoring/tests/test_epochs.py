@@ -138,6 +138,17 @@ def test_staff_read_the_report_and_switch_from_the_admin(client, older_site, boa
     assert client.get(f"/admin/scoring/epoch/{candidate.pk}/report/").status_code == 404
 
 
+def test_staff_drop_a_candidate_from_the_admin(client, older_site, board, django_user_model):
+    candidate = measured_candidate()
+    django_user_model.objects.create_superuser("staff", "s@example.com", "pw")
+    client.login(username="staff", password="pw")
+    done = client.post("/admin/scoring/epoch/", {"action": "drop_candidate", "_selected_action": [older_site.pk]})
+    assert "only a candidate epoch can be dropped" in " ".join(str(m) for m in get_messages(done.wsgi_request))
+    done = client.post("/admin/scoring/epoch/", {"action": "drop_candidate", "_selected_action": [candidate.pk]})
+    assert done.status_code == 302
+    assert Epoch.objects.get(pk=candidate.pk).state == "dropped" and not candidate.measurements.exists()
+
+
 def test_a_board_can_be_read_as_an_earlier_engine_counted_it(client, older_site, board):
     epochs.switch(measured_candidate())
     leaderboard = client.get("/cases/adder/leaderboard/?version=v1").content.decode()
