@@ -21,9 +21,9 @@ from engine.sandbox import ENGINE_DIGEST, WASMTIME_VERSION
 from lib.text import storable
 from scoring import building
 from scoring.boards.updates import update_boards
-from scoring.epochs.engines import THIS_ENGINE, current_epoch, label
+from scoring.epochs.engines import THIS_ENGINE, label, other_site_engine
 from scoring.locking import lock_entries
-from scoring.measuring import measure, sample_inputs
+from scoring.measuring import measure, result_fields, sample_inputs
 from scoring.models import Result, StoredModule, Submission
 
 logger = logging.getLogger(__name__)
@@ -137,8 +137,8 @@ def score(submission: Submission, *, progress: ScoringProgress | None = None) ->
 
 
 def _score(submission: Submission, progress: ScoringProgress) -> Submission:
-    epoch = current_epoch()
-    if epoch is not None and epoch.engine != THIS_ENGINE:
+    epoch = other_site_engine()
+    if epoch is not None:
         raise OtherEngine(f"this worker runs {label(THIS_ENGINE)}; the site counts fuel with {label(epoch.engine)}")
     measured = measure(submission.version, submission.source_kind, bytes(submission.source), progress,
                        wall_seconds=building.build_wall(submission),
@@ -165,13 +165,5 @@ def _score(submission: Submission, progress: ScoringProgress) -> Submission:
 
 
 def _result_rows(submission: Submission, evaluation: Evaluation) -> list[Result]:
-    return [
-        Result(
-            submission=submission, position=position, kind=item.kind, input_path=item.input_path,
-            status=outcome.status.value, fuel=outcome.fuel, fuel_limit=outcome.fuel_limit,
-            ceiling=outcome.ceiling, overshoot=outcome.overshoot, message=outcome.message,
-            detail=outcome.detail, wall_ms=outcome.wall_ms, output_size=outcome.output_size,
-            answer_digest=outcome.answer_digest,
-        )
-        for position, (item, outcome) in enumerate(zip(evaluation.held_out, evaluation.outcomes))
-    ]
+    return [Result(submission=submission, position=position, **result_fields(item, outcome))
+            for position, (item, outcome) in enumerate(zip(evaluation.held_out, evaluation.outcomes))]

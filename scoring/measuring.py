@@ -128,6 +128,20 @@ def run_module(version, wasm: bytes, progress: ScoringProgress, *, build_log: st
     return measured
 
 
+# Per input, what an entry keeps of its result (Result's columns): stored with the entry, and with
+# each measurement of it under an epoch (scoring/epochs/).
+RESULT_FIELDS = ("kind", "input_path", "status", "fuel", "fuel_limit", "ceiling", "overshoot", "message", "detail",
+                 "wall_ms", "output_size", "answer_digest")
+
+
+def result_fields(item: EvaluationInput, outcome) -> dict:
+    """An input's result as RESULT_FIELDS name it."""
+    return {"kind": item.kind, "input_path": item.input_path, "status": outcome.status.value, "fuel": outcome.fuel,
+            "fuel_limit": outcome.fuel_limit, "ceiling": outcome.ceiling, "overshoot": outcome.overshoot,
+            "message": outcome.message, "detail": outcome.detail, "wall_ms": outcome.wall_ms,
+            "output_size": outcome.output_size, "answer_digest": outcome.answer_digest}
+
+
 def sample_json(item: EvaluationInput, outcome) -> dict:
     """A sample's result as an entry keeps it (the keys of a result in `score --json`)."""
     return {"input": item.input_path, "status": outcome.status.value, "fuel": outcome.fuel,

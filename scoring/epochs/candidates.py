@@ -14,7 +14,7 @@ from django_tasks import task
 from engine.progress import ScoringProgress
 from lib.text import storable
 from scoring.epochs.engines import QUEUE, THIS_ENGINE, EpochError, candidate_epoch, current_epoch, label, to_measure
-from scoring.measuring import measure
+from scoring.measuring import measure, result_fields
 from scoring.models import Epoch, EpochMeasurement
 
 logger = logging.getLogger(__name__)
@@ -120,12 +120,9 @@ def run_measurement(measurement_id: int, progress: ScoringProgress | None = None
         evaluation = measured.evaluation
         measurement.passed, measurement.total_fuel = evaluation.passed, evaluation.total_fuel
         measurement.overshoot, measurement.passed_count = evaluation.overshoot, evaluation.passed_count
-        measurement.inputs = [
-            {"kind": item.kind, "input_path": item.input_path, "status": outcome.status.value, "fuel": outcome.fuel,
-             "fuel_limit": outcome.fuel_limit, "ceiling": outcome.ceiling, "overshoot": outcome.overshoot,
-             "message": storable(outcome.message), "detail": storable(outcome.detail), "wall_ms": outcome.wall_ms,
-             "output_size": outcome.output_size, "answer_digest": outcome.answer_digest}
-            for item, outcome in zip(evaluation.held_out, evaluation.outcomes)]
+        measurement.inputs = [{**result_fields(item, outcome), "message": storable(outcome.message),
+                               "detail": storable(outcome.detail)}
+                              for item, outcome in zip(evaluation.held_out, evaluation.outcomes)]
     else:
         measurement.passed, measurement.total_fuel, measurement.overshoot, measurement.passed_count = False, None, 0, 0
         measurement.inputs = []

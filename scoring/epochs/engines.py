@@ -51,10 +51,16 @@ def _record_after_migrate(sender, using="default", **kwargs) -> None:
         record_site_epoch()
 
 
+def other_site_engine() -> Epoch | None:
+    """The site's current epoch when this process runs another engine (None: the same, or none recorded)."""
+    epoch = current_epoch()
+    return epoch if epoch is not None and epoch.engine != THIS_ENGINE else None
+
+
 def refuse_other_engine(*, scoring: bool) -> None:
     """For a task worker at start: one that scores entries must run the engine the site counts with."""
-    epoch = current_epoch()
-    if scoring and epoch is not None and epoch.engine != THIS_ENGINE:
+    epoch = other_site_engine() if scoring else None
+    if epoch is not None:
         raise EpochError(
             f"this worker runs {label(THIS_ENGINE)}, but the site counts fuel with {label(epoch.engine)}: "
             f"install the site's pins (requirements.txt), or run it as a candidate host "

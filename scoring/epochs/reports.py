@@ -73,18 +73,13 @@ def report(epoch: Epoch) -> dict:
     flagged; per board (a version's, over every variant), its order under both."""
     found = rows(epoch)
     current = current_epoch()
-    boards: dict[int, list[Row]] = {}
-    for row in found:
-        boards.setdefault(row.submission.version_id, []).append(row)
-    board_lines = []
-    for version_rows in boards.values():
-        version = version_rows[0].submission.version
-        before = _order([(row.submission, {**_figures(row.submission), "passed_count": row.submission.passed_count})
-                         for row in version_rows])
-        after = _order([(row.submission, _after(row)) for row in version_rows])
-        board_lines.append({"case": version.case.slug, "version": version.version, "changed": before != after,
-                            "before": [{"id": pk, "group": group} for pk, group in before],
-                            "after": [{"id": pk, "group": group} for pk, group in after]})
+    versions = {row.submission.version_id: row.submission.version for row in found}
+    befores, afters = report_boards(found, applied=False), report_boards(found, applied=True)
+    board_lines = [{"case": versions[version_id].case.slug, "version": versions[version_id].version,
+                    "changed": before != afters[version_id],
+                    "before": [{"id": pk, "group": group} for pk, group in before],
+                    "after": [{"id": pk, "group": group} for pk, group in afters[version_id]]}
+                   for version_id, before in befores.items()]
     counts = {"entries": len(found), **{name: 0 for name in (
         "measured", "waiting", "failed", "not_queued", "not_measured", "scored_again", "not_rebuilt_identically",
         "status_changed", "fuel_changed", "flagged", "kept_as_before")}}
@@ -116,11 +111,6 @@ def report(epoch: Epoch) -> dict:
     }
 
 
-def _after(row: Row) -> dict:
-    source = row.measurement if row.applies else row.submission
-    return {**_figures(source), "passed_count": source.passed_count}
-
-
 def epoch_json(epoch: Epoch) -> dict:
     return {"id": epoch.pk, "wasmtime": epoch.wasmtime_version, "engine_digest": epoch.engine_digest,
             "state": epoch.state, "prepared_at": epoch.prepared_at.isoformat(),
@@ -129,10 +119,13 @@ def epoch_json(epoch: Epoch) -> dict:
 
 
 def report_boards(found: list[Row], *, applied: bool) -> dict[int, list]:
+    """Each board's order (version id → (entry id, group) in board order): as the entries stand, or
+    with the candidate's figures where the switch gives them."""
     boards: dict[int, list] = {}
     for row in found:
-        figures = _after(row) if applied else {**_figures(row.submission), "passed_count": row.submission.passed_count}
-        boards.setdefault(row.submission.version_id, []).append((row.submission, figures))
+        source = row.measurement if applied and row.applies else row.submission
+        boards.setdefault(row.submission.version_id, []).append(
+            (row.submission, {**_figures(source), "passed_count": source.passed_count}))
     return {version_id: _order(entries) for version_id, entries in boards.items()}
 
 

@@ -10,12 +10,10 @@ from scoring.boards.updates import announce_versions
 from scoring.epochs.engines import THIS_ENGINE, EpochError, candidate_epoch, current_epoch, label, to_measure
 from scoring.epochs.reports import report_boards, rows
 from scoring.locking import lock_entries
+from scoring.measuring import RESULT_FIELDS
 from scoring.models import Epoch, EpochMeasurement, Result, Submission
 
 State, Outcome = Epoch.State, EpochMeasurement.Outcome
-# Per input, what an entry's results keep (Result's columns), under an epoch.
-INPUT_FIELDS = ("kind", "input_path", "status", "fuel", "fuel_limit", "ceiling", "overshoot", "message", "detail",
-                "wall_ms", "output_size", "answer_digest")
 FIGURES = ("status", "passed", "total_fuel", "overshoot", "passed_count", "input_count")
 
 
@@ -45,16 +43,18 @@ def switch(epoch: Epoch | None = None) -> Epoch:
         previous = current_epoch()
         now = timezone.now()
         for row in found:
+            results = list(Result.objects.filter(submission=row.submission).order_by("position")
+                           .values(*RESULT_FIELDS))
             if previous is not None:
-                _keep(previous, row.submission, now)
+                _keep(previous, row.submission, results, now)
             if row.applies:
-                row.moved = _apply(row.submission, row.measurement)
+                row.moved = _apply(row.submission, row.measurement, results)
         version_ids = sorted({row.submission.version_id for row in found})
         # What the changes page says counts only what the public sees (no experimental version).
         shown = [row for row in found if not row.submission.version.experimental]
         before, after = report_boards(shown, applied=False), report_boards(shown, applied=True)
         reordered = sum(before[version_id] != after[version_id] for version_id in before)
-        moved = sum(getattr(row, "moved", 0) for row in shown)
+        moved = sum(row.moved for row in shown)
         kept_old = sum(not row.applies for row in shown)
         rebuild(version_ids)
         announce_versions(set(version_ids), best_fuel=True)
@@ -70,9 +70,8 @@ def switch(epoch: Epoch | None = None) -> Epoch:
     return candidate
 
 
-def _keep(epoch: Epoch, submission: Submission, now) -> None:
-    """The entry's own figures (and results), kept as what `epoch` measured, once."""
-    results = list(Result.objects.filter(submission=submission).order_by("position").values(*INPUT_FIELDS))
+def _keep(epoch: Epoch, submission: Submission, results: list[dict], now) -> None:
+    """The entry's own figures and `results`, kept as what `epoch` measured, once."""
     EpochMeasurement.objects.update_or_create(
         epoch=epoch, submission=submission,
         defaults={"outcome": Outcome.MEASURED, **{name: getattr(submission, name) for name in FIGURES},
@@ -81,14 +80,14 @@ def _keep(epoch: Epoch, submission: Submission, now) -> None:
                   "measured_at": submission.scored_at or now})
 
 
-def _apply(submission: Submission, measurement: EpochMeasurement) -> int:
-    """Give the entry the candidate's figures and results. Returns 1 when they differ from its own."""
+def _apply(submission: Submission, measurement: EpochMeasurement, results: list[dict]) -> int:
+    """Give the entry the candidate's figures and results (in place of its own `results`). Returns 1
+    when they differ from its own."""
     differs = int(any(getattr(measurement, name) != getattr(submission, name) for name in FIGURES)
-                  or [row.get("fuel") for row in measurement.inputs] != list(
-                      Result.objects.filter(submission=submission).order_by("position").values_list("fuel", flat=True)))
+                  or [row.get("fuel") for row in measurement.inputs] != [row["fuel"] for row in results])
     Result.objects.filter(submission=submission).delete()
     Result.objects.bulk_create([Result(submission=submission, position=position, **{
-        name: value for name, value in row.items() if name in INPUT_FIELDS}) for position, row in
+        name: value for name, value in row.items() if name in RESULT_FIELDS}) for position, row in
         enumerate(measurement.inputs)])
     update = {name: getattr(measurement, name) for name in FIGURES if name != "input_count"}
     if measurement.status != Submission.State.SCORED:

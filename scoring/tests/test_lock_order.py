@@ -67,7 +67,6 @@ def test_a_resubmission_a_requeue_a_hide_and_a_late_result_on_one_stale_entry_ta
         Submission.objects.filter(pk=entry.pk).update(status=Submission.State.RUNNING, job_id="lost",
                                                       heartbeat_at=timezone.now() - timedelta(minutes=10))
         lost = Submission.objects.get(pk=entry.pk)
-        start = threading.Barrier(4)
 
         def resubmit():
             status = _send(token, module, name).status_code
@@ -88,13 +87,7 @@ def test_a_resubmission_a_requeue_a_hide_and_a_late_result_on_one_stale_entry_ta
             except Superseded:
                 pass
 
-        threads = [threading.Thread(target=_raced, args=(start, action, failures, round_number))
-                   for action in (resubmit, requeue, hide, late_result)]
-        for thread in threads:
-            thread.start()
-        for thread in threads:
-            thread.join(timeout=120)
-        assert not any(thread.is_alive() for thread in threads), f"round {round_number}: a path never finished"
+        _race(round_number, failures, resubmit, requeue, hide, late_result)
         requeue_stale(stale_after=60)  # what the site runs every minute: an entry left waiting its turn is queued
         final = Submission.objects.get(pk=entry.pk)
         assert final.attempt - lost.attempt <= 1, f"round {round_number}: {final.attempt - lost.attempt} new attempts"
@@ -116,6 +109,18 @@ def _named(data: bytes):
     upload = io.BytesIO(data)
     upload.name = "module.wasm"
     return upload
+
+
+def _race(round_number: int, failures: list[str], *actions) -> None:
+    """Start every action at the same moment, each in a thread of its own, and wait for them all:
+    one that never finishes (a deadlock) fails the test; one that raises is added to `failures`."""
+    start = threading.Barrier(len(actions))
+    threads = [threading.Thread(target=_raced, args=(start, action, failures, round_number)) for action in actions]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join(timeout=120)
+    assert not any(thread.is_alive() for thread in threads), f"round {round_number}: a path never finished"
 
 
 def _raced(start: threading.Barrier, action, failures: list[str], round_number: int) -> None:
@@ -197,7 +202,6 @@ def test_retiring_a_version_while_entries_arrive_and_staff_hide_one_takes_turns(
         CaseVersion.objects.update(retired_at=None)  # every round from a current version
         kept = _send(token, module, f"kept-{round_number}")
         assert kept.status_code == 202, kept.content
-        start = threading.Barrier(4)
 
         def api():
             status = _send(token, module, f"api-{round_number}").status_code
@@ -222,13 +226,7 @@ def test_retiring_a_version_while_entries_arrive_and_staff_hide_one_takes_turns(
                 if "still to be scored" not in str(refused):
                     raise
 
-        threads = [threading.Thread(target=_raced, args=(start, action, failures, round_number))
-                   for action in (api, shell, hide, retire)]
-        for thread in threads:
-            thread.start()
-        for thread in threads:
-            thread.join(timeout=120)
-        assert not any(thread.is_alive() for thread in threads), f"round {round_number}: a path never finished"
+        _race(round_number, failures, api, shell, hide, retire)
         adder.refresh_from_db()
         if adder.retired_at is not None:
             retired_rounds += 1
@@ -263,7 +261,6 @@ def test_an_import_and_a_retirement_that_share_a_held_out_file_never_both_happen
     for round_number in range(ROUNDS):
         CaseVersion.objects.filter(version="v99").delete()
         CaseVersion.objects.update(retired_at=None)
-        start = threading.Barrier(2)
         said = {}
 
         def importing():
@@ -280,13 +277,7 @@ def test_an_import_and_a_retirement_that_share_a_held_out_file_never_both_happen
             except RetireRefused as refused:
                 said["retire"] = refused.code
 
-        threads = [threading.Thread(target=_raced, args=(start, action, failures, round_number))
-                   for action in (importing, retiring)]
-        for thread in threads:
-            thread.start()
-        for thread in threads:
-            thread.join(timeout=120)
-        assert not any(thread.is_alive() for thread in threads), f"round {round_number}: a path never finished"
+        _race(round_number, failures, importing, retiring)
         imported_now = CaseVersion.objects.filter(case__slug="adder", version="v99").exists()
         retired_now = CaseVersion.objects.get(case__slug="adder", version="v1").retired_at is not None
         assert imported_now != retired_now, f"round {round_number}: {said}"
@@ -328,7 +319,6 @@ def test_an_epoch_switch_while_entries_arrive_and_staff_hide_one_takes_turns(imp
         candidate, queued = epochs.prepare(enqueue=False)
         for measurement_id in queued:
             epochs.run_measurement(measurement_id)
-        start = threading.Barrier(3)
 
         def switch():
             epochs.switch(candidate)
@@ -341,13 +331,7 @@ def test_an_epoch_switch_while_entries_arrive_and_staff_hide_one_takes_turns(imp
         def hide():
             set_hidden(Submission.objects.filter(name=f"kept-{round_number}"), True)
 
-        threads = [threading.Thread(target=_raced, args=(start, action, failures, round_number))
-                   for action in (switch, api, hide)]
-        for thread in threads:
-            thread.start()
-        for thread in threads:
-            thread.join(timeout=120)
-        assert not any(thread.is_alive() for thread in threads), f"round {round_number}: a path never finished"
+        _race(round_number, failures, switch, api, hide)
         assert Epoch.objects.get(pk=candidate.pk).state == "current", round_number
         assert BoardSummary.objects.filter(version__case__slug="adder", version__version="v1", variant_key=0).exists()
         kept_standings = standings()
