@@ -44,6 +44,16 @@ def _held_out_zips_of_this_test(settings, tmp_path):
 
 
 @pytest.fixture(autouse=True)
+def _site_engine_is_this_processs(monkeypatch):
+    """The site counts with the engine of the test process (its migrations recorded it), read
+    from the database only after a switch made here: no page's query count depends on whether
+    another test in this process read it first."""
+    from scoring.epochs import engines
+
+    monkeypatch.setattr(engines, "_site_engine", {"engine": engines.THIS_ENGINE, "until": float("inf")})
+
+
+@pytest.fixture(autouse=True)
 def _standings_looked_at_afresh(monkeypatch):
     """Each test starts as a new process would: it has not yet looked whether the standings (or the
     agents matrix) are behind."""

@@ -106,9 +106,10 @@ def build_zip(version: CaseVersion, variant: Variant, text: str, meter: dict[str
     return buffer.getvalue()
 
 
-def kit_for(version: CaseVersion, variant: Variant) -> Kit:
-    """The stored kit of this variant (built now if none matches what it would be built from)."""
-    contract = contract_of(version, variant)
+def kit_for(version: CaseVersion, variant: Variant, engine: tuple[str, str] | None = None) -> Kit:
+    """The stored kit of this variant (built now if none matches what it would be built from), its
+    meter pinned to `engine` (the one its board counts with; this process's by default)."""
+    contract = contract_of(version, variant, engine)
     text = readme(version, variant, contract)
     meter = meter_files(contract)
     source = hashlib.sha256(f"{version.digest}\0{variant.slug}\0{text}".encode())

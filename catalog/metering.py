@@ -44,10 +44,12 @@ def _normal(name: str) -> str:
     return re.sub(r"[-_.]+", "-", name).lower()
 
 
-def requirements() -> str:
+@functools.cache
+def requirements(wasmtime: str = WASMTIME_VERSION) -> str:
     """meter/requirements.txt: each of METER_PACKAGES with the site's own pin, and wasmtime as the
-    engine this process counts with (the same release but on a candidate host: docs/epochs.md)."""
-    pins = {_normal("wasmtime"): f"wasmtime=={WASMTIME_VERSION}"}
+    engine that counts (the site's current epoch's, which the caller names; this process's by
+    default: docs/epochs.md)."""
+    pins = {_normal("wasmtime"): f"wasmtime=={wasmtime}"}
     for line in (ROOT / "requirements.txt").read_text().splitlines():
         found = re.fullmatch(r"([A-Za-z0-9_.-]+)==(\S+)", line.strip())
         if found:
@@ -70,8 +72,10 @@ def site_limits() -> SiteLimits:
                       judge_memory_bytes=settings.SCORING_JUDGE_MEMORY_BYTES)
 
 
-def contract_of(version: CaseVersion, variant: Variant) -> Contract:
-    """The version's contract as the site measures it now (its settings included)."""
+def contract_of(version: CaseVersion, variant: Variant, engine: tuple[str, str] | None = None) -> Contract:
+    """The version's contract as the site measures it now (its settings included), under `engine`
+    (wasmtime release, configuration digest: the one its board counts with; this process's by default)."""
+    wasmtime, config_digest = engine or (WASMTIME_VERSION, ENGINE_DIGEST)
     limits = site_limits()
     rows = list(version.held_out_inputs.order_by("position").values_list("input_path", "kind", "fuel_runway",
                                                                          "ceiling", "expected_size"))
@@ -85,7 +89,7 @@ def contract_of(version: CaseVersion, variant: Variant) -> Contract:
         compile_seconds=limits.compile_seconds, compile_memory_bytes=limits.compile_memory_bytes,
         judge_memory_bytes=limits.judge_memory_bytes,
         runways=tuple(Runway(path, kind, runway, ceiling) for path, kind, runway, ceiling, _ in rows),
-        wasmtime=WASMTIME_VERSION, config_digest=ENGINE_DIGEST,
+        wasmtime=wasmtime, config_digest=config_digest,
         answer_bytes=max((limits.answer_cap(size) for *_, size in rows), default=limits.answer_cap(0)),
         build_install=version.build_install, build_command=version.build_command, build_module=version.build_module,
         build_seconds=min(settings.SCORING_BUILD_TIMEOUT, version.max_runtime_seconds),
@@ -95,14 +99,14 @@ def contract_of(version: CaseVersion, variant: Variant) -> Contract:
 
 @functools.cache
 def _code() -> dict[str, bytes]:
-    """The engine's files and the meter's requirements, read once per process (a kit's digest
+    """The engine's files, read once per process (a kit's digest
     names them on every download; a new release of the code is a new process)."""
     files = {path: (ROOT / path).read_bytes() for path in ENGINE_FILES}
     files["__main__.py"] = (ROOT / "engine/meter/kit_main.py").read_bytes()
-    files["requirements.txt"] = requirements().encode("utf-8")
     return files
 
 
 def meter_files(contract: Contract) -> dict[str, bytes]:
     """The kit's `meter/` folder for this contract: {path inside it: bytes}."""
-    return {**_code(), "contract.json": contract.dumps().encode("utf-8")}
+    return {**_code(), "requirements.txt": requirements(contract.wasmtime).encode("utf-8"),
+            "contract.json": contract.dumps().encode("utf-8")}

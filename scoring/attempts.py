@@ -5,12 +5,8 @@ attempt supersedes an old one, which then stores nothing)."""
 from __future__ import annotations
 
 import logging
-import threading
-from contextlib import contextmanager
-from typing import Iterator
 
-from django.conf import settings
-from django.db import connection, transaction
+from django.db import transaction
 from django.db.models import F
 from django.utils import timezone
 
@@ -22,6 +18,7 @@ from lib.text import storable
 from scoring import building
 from scoring.boards.updates import update_boards
 from scoring.epochs.engines import THIS_ENGINE, label, other_site_engine
+from scoring.heartbeats import heartbeat
 from scoring.locking import lock_entries
 from scoring.measuring import measure, result_fields, sample_inputs
 from scoring.models import Result, StoredModule, Submission
@@ -51,6 +48,10 @@ def _finish(submission: Submission, status: str, *, results: list[Result] = (), 
         current = Submission.objects.only("attempt", "status").get(pk=submission.pk)
         if current.attempt != submission.attempt or current.status != Submission.State.RUNNING:
             raise Superseded(f"submission {submission.pk} attempt {submission.attempt} was superseded")
+        epoch = other_site_engine()  # the site switched engines while this attempt ran: not stored
+        if epoch is not None:
+            raise OtherEngine(f"the site moved to {label(epoch.engine)} while this worker, on {label(THIS_ENGINE)}, "
+                              f"scored it")
         Result.objects.filter(submission=submission).delete()
         for result in results:
             result.message, result.detail = storable(result.message), storable(result.detail)
@@ -77,30 +78,10 @@ def _start(submission: Submission) -> None:
     submission.status = Submission.State.RUNNING
 
 
-@contextmanager
-def _heartbeat(submission: Submission) -> Iterator[None]:
+def _heartbeat(submission: Submission):
     """Refresh `heartbeat_at` while scoring runs, so a dead scorer can be told from a slow one."""
-    stop = threading.Event()
-
-    def beat() -> None:
-        try:
-            while not stop.wait(settings.SCORING_HEARTBEAT_SECONDS):
-                try:
-                    Submission.objects.filter(pk=submission.pk, attempt=submission.attempt).update(
-                        heartbeat_at=timezone.now()
-                    )
-                except Exception:  # a missed beat is not worth failing the scoring for
-                    logger.warning("heartbeat for submission %s failed", submission.pk, exc_info=True)
-        finally:
-            connection.close()  # this thread's own connection
-
-    thread = threading.Thread(target=beat, name=f"heartbeat-{submission.pk}", daemon=True)
-    thread.start()
-    try:
-        yield
-    finally:
-        stop.set()
-        thread.join()
+    return heartbeat(Submission.objects.filter(pk=submission.pk, attempt=submission.attempt),
+                     f"submission {submission.pk}")
 
 
 def score(submission: Submission, *, progress: ScoringProgress | None = None) -> Submission:

@@ -22,8 +22,9 @@ from catalog.runrecords import NUMERIC_RUN_FIELDS
 from engine.kinds import Kind
 from lib.siteurl import site_url
 from lib.urlparts import name_paths
-from scoring.boards import CURRENT_ENGINE, engine_label
+from scoring.boards import engine_label
 from scoring.boards.reading import Entry, Leaderboard
+from scoring.epochs.engines import counting_label
 from scoring.models import Result, Submission
 from scoring.queue import queue_place
 from scoring.retiring import published_module
@@ -152,14 +153,15 @@ def significant(value: float | None, digits: int = 7) -> float | None:
     return round(value, max(6, digits - 1 - math.floor(math.log10(abs(value)))))
 
 
-def entry_document(entry: Entry) -> dict:
-    """A row of a leaderboard in the API: `entry_json()` and everything the page shows of it."""
+def entry_document(entry: Entry, counting: str) -> dict:
+    """A row of a leaderboard in the API: `entry_json()` and everything the page shows of it
+    (`counting`: the board's engine, `counting_label`)."""
     return {
         **entry_json(entry),
         "shared_rank": entry.shared_rank, "speedup": significant(entry.speedup),
         "group": entry.group, "variant": entry.variant, "status": entry.status,
         "passed_inputs": entry.passed_count, "inputs": entry.input_count,
-        "engine": entry.engine, "current_engine": entry.engine == CURRENT_ENGINE, "carried_from": entry.carried_from,
+        "engine": entry.engine, "current_engine": entry.engine == counting, "carried_from": entry.carried_from,
         "model": entry.model, "annotation": entry.annotation, "verification": entry.verification or None,
         "build": entry.build_confinement, "url": site_url(reverse("submission-detail", args=[entry.submission])),
         "api_url": site_url(reverse("api-v1:submission", args=[entry.submission])),
@@ -172,7 +174,8 @@ def board_rows(entries, version: CaseVersion) -> list[dict]:
     leaderboard and `leaderboard --json` give them."""
     entries = list(entries)
     reads = verdicts([entry.submission for entry in entries]) if review_items(version) else {}
-    return [{**entry_document(entry), "reviews": reads.get(entry.submission, {})} for entry in entries]
+    counting = counting_label(version)
+    return [{**entry_document(entry, counting), "reviews": reads.get(entry.submission, {})} for entry in entries]
 
 
 # The API row's fields a CSV row holds, in the page's order (then per-input fuel and provenance).
@@ -193,6 +196,7 @@ def board_table(version: CaseVersion, variant: Variant | None, include_all: bool
     stress = stress_inputs_of(version)
     line = pass_line(version, len(stress))
     items = [item.slug for item in review_items(version)]
+    counting = counting_label(version)
     header = [*BOARD_CSV_FIELDS, "share_of_limit_percent", *BOARD_CSV_AFTER,
               *[f"fuel:{path}" for _, path in stress], "submitted_at", "engine", "carried_from", "model",
               "harness", "run_url", *NUMERIC_RUN_FIELDS, "annotation", "verification", "shared_rank", "speedup",
@@ -205,7 +209,7 @@ def board_table(version: CaseVersion, variant: Variant | None, include_all: bool
                                                                                                             "run"))
             reads = verdicts([entry.submission for entry in chunk]) if items else {}
             for entry in chunk:
-                row = entry_document(entry)
+                row = entry_document(entry, counting)
                 share = share_of_limit(entry.total_fuel, line)
                 per_input = fuel.get(entry.submission, {})
                 run = runs.get(entry.submission) or {}

@@ -6,17 +6,18 @@ from django.conf import settings
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import render
 
-from engine.sandbox import ENGINE_DIGEST, WASMTIME_VERSION
 from engine.sandbox.engine import ENGINE_SETTINGS, MAX_WASM_STACK, TABLE_ELEMENTS_LIMIT
 from lib.stats import wilson_interval
+from scoring.epochs import site_engine
 from scoring.speedups import FAST_K, FAST_P, p_key
 
 
 def about(request: HttpRequest) -> HttpResponse:
     """How scoring works, with every figure read from the code and the settings."""
+    wasmtime_version, engine_digest = site_engine()
     context = {
-        "wasmtime_version": WASMTIME_VERSION,
-        "engine_digest": ENGINE_DIGEST,
+        "wasmtime_version": wasmtime_version,
+        "engine_digest": engine_digest,
         "engine_on": [name for name, value in ENGINE_SETTINGS.items() if value is True],
         "engine_off": [name for name, value in ENGINE_SETTINGS.items() if value is False],
         "engine_values": [(name, value) for name, value in ENGINE_SETTINGS.items() if not isinstance(value, bool)],

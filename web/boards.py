@@ -9,15 +9,13 @@ from django.shortcuts import get_object_or_404, render
 from catalog.models import CaseVersion, UnknownTarget, Variant
 from catalog.reading import shown_board
 from catalog.runrecords import RUN_FIELDS
-from engine.sandbox import WASMTIME_VERSION
 from lib.csvexport import csv_response
 from lib.paging import BadPage, page_of
-from scoring.boards import CURRENT_ENGINE
-from scoring.boards.places import speedup
+from scoring.boards.places import engine_label, speedup
 from scoring.boards.reading import BadModel, Leaderboard, model_filter, place_of
 from scoring.compare import NotComparable, compare, leader_of
 from scoring.documents import board_table, pass_line, share_of_limit, stress_fuel, stress_inputs_of
-from scoring.epochs import epochs_of
+from scoring.epochs import board_engine, epochs_of
 from scoring.models import Submission, Verification
 from scoring.references import reference_of
 from scoring.retiring import published_module
@@ -89,6 +87,8 @@ def leaderboard(request: HttpRequest, slug: str) -> HttpResponse:
     first_page = page.number == 1 and ENTRIES_PER_PAGE >= CHART_ENTRIES
     top = list(page)[:CHART_ENTRIES] if first_page else entries[:CHART_ENTRIES]
     bars = chart_bars(top)
+    engine = board_engine(version)  # what counts its figures: a mark on any entry another engine measured
+    counting = engine_label(*engine)
     context = {
         "version": version,
         "case": version.case,
@@ -106,9 +106,9 @@ def leaderboard(request: HttpRequest, slug: str) -> HttpResponse:
         "bars": bars,
         "bar_width": CHART_BAR_WIDTH,
         "filtered": bool(variant or model or include_all or version.version != (versions[0] if versions else None)),
-        "mixed_engines": sorted(entries.engines() - {CURRENT_ENGINE}),
-        "current_engine": CURRENT_ENGINE,
-        "wasmtime_version": WASMTIME_VERSION,
+        "mixed_engines": sorted(entries.engines() - {counting}),
+        "current_engine": counting,
+        "wasmtime_version": engine[0],
         "earlier_epochs": epochs_of(version),
         "page_query": query_without(request, LEADERBOARD_PARAMETERS),
         "model_query": query_without(request, LEADERBOARD_PARAMETERS, ("page", "model", "format")),

@@ -19,6 +19,7 @@ from lib.paging import BadPage, page_of
 from lib.siteurl import site_url
 from scoring.agents import observed
 from scoring.boards.reading import leaders
+from scoring.epochs import board_engine
 from scoring.reviews import review_items
 from sitecache.models import AGENTS_SNAPSHOT, BEST_FUEL, CATALOG
 from sitecache.pages import cached_page, canonical_parameters, not_kept, page, query_without, text
@@ -91,7 +92,7 @@ def kit(request: HttpRequest, slug: str, version: str, variant: str) -> HttpResp
     if chosen is None:
         raise Http404("No such variant")
     try:
-        made = kit_for(case_version, chosen)
+        made = kit_for(case_version, chosen, board_engine(case_version))
     except UnsafeKitMember:  # a version imported before validation refused such names
         raise Http404("This variant has no kit that can be offered safely") from None
     return download(request, made.digest, f"{slug}-{case_version.version}-{chosen.slug}.zip",

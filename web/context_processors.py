@@ -1,5 +1,6 @@
-from engine.sandbox import WASMTIME_VERSION
+from scoring.epochs import site_engine
 
 
 def engine(request) -> dict:
-    return {"wasmtime_version": WASMTIME_VERSION}
+    """The engine the site counts fuel with (its current epoch's, whatever this process runs)."""
+    return {"wasmtime_version": site_engine()[0]}

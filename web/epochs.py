@@ -3,6 +3,7 @@ versions) as a page and an Atom feed (scoring/epochs/, docs/epochs.md)."""
 
 from __future__ import annotations
 
+from collections import Counter
 from dataclasses import dataclass
 from datetime import datetime
 
@@ -31,9 +32,20 @@ def counted_by(request: HttpRequest, slug: str, version: str, epoch: int) -> Htt
     rows = [row for row in board_counted_by(chosen, found) if not row["submission"].hidden]
     if not rows:
         raise Http404("That epoch measured no entry of this version")
+    ranked, before = 0, None
     for row in rows:
         row["group_name"] = GROUP_NAMES[row["group"]]
         row["standing"] = STATUSES.get(row["status"], STANDINGS[row["group_name"]])
+        row["rank"] = row["shared_rank"] = None
+        if row["group_name"] == "ranked":  # equal fuel shares a place, as on the leaderboard
+            ranked += 1
+            row["rank"] = ranked
+            row["shared_rank"] = (before["shared_rank"] if before and before["total_fuel"] == row["total_fuel"]
+                                  else ranked)
+            before = row
+    places = Counter(row["shared_rank"] for row in rows if row["rank"] is not None)
+    for row in rows:
+        row["tied"] = row["rank"] is not None and places[row["shared_rank"]] > 1
     current = Epoch.objects.filter(state=Epoch.State.CURRENT).first()
     return render(request, "scoring/counted_by.html", {"version": found, "case": found.case, "epoch": chosen,
                                                        "current": current, "rows": rows})

@@ -208,6 +208,22 @@ def published(base: str, number: int) -> tuple[dict, Contract, list[Item], bytes
     return entry, contract, items, module
 
 
+def check_counted_by(entry: dict, contract: Contract) -> None:
+    """Refuse unless this meter runs the engine that counted the entry (the entry names it: a
+    version retired long ago was counted by the engine of its day, whatever the site runs now);
+    an entry that names none is held to its contract's."""
+    engine = entry.get("engine")
+    if not engine:
+        check_engine(contract)
+        return
+    here = f"{WASMTIME_VERSION} ({ENGINE_DIGEST})"
+    release, _, configuration = engine.partition(" ")
+    if engine != here and not (release == WASMTIME_VERSION and "not recorded" in configuration):
+        raise Refused(f"the site counted this entry with wasmtime {engine}; this meter counts with {here}, whose "
+                      f"counts could differ: measure it with that release (pip install wasmtime=={release} in the "
+                      f"meter's environment)")
+
+
 def compare(entry: dict, outcomes: list[tuple[str, str, int | None]]) -> str | None:
     """The first input, in the version's order, whose status or fuel differs from what the site
     stored, in words; None when every one is the same."""
@@ -228,17 +244,13 @@ def _fuel(fuel: int | None) -> str:
 def reverify(base: str, number: int, *, threads: int, out: TextIO, err: TextIO, as_json: bool) -> int:
     try:
         entry, contract, items, module = published(base, number)
-        check_engine(contract)
+        check_counted_by(entry, contract)
     except (Refused, ContractError) as refused:
         err.write(f"meter reverify: {refused}\n")
         return REFUSED
     except (KeyError, TypeError, ValueError, AttributeError, OverflowError, RecursionError) as damaged:
         err.write(f"meter reverify: the site's documents are not as expected ({damaged!r:.200})\n")
         return REFUSED
-    counted = f"{WASMTIME_VERSION} ({ENGINE_DIGEST})"
-    if entry.get("engine") and entry["engine"] != counted:
-        err.write(f"meter reverify: note: the site counted this entry with wasmtime {entry['engine']}, this meter "
-                  f"counts with {counted}\n")
     limits = contract.limits
     cache = ModuleCache(None, compile_seconds=limits.compile_seconds, compile_memory_bytes=limits.compile_memory_bytes)
     err.write(f"measuring entry #{number} ({entry['case']} {entry['version']}) on {len(items)} held-out inputs\n")

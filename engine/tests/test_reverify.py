@@ -180,3 +180,21 @@ def test_a_site_that_trickles_its_headers_is_given_up_on_too(monkeypatch):
         fetch(f"http://127.0.0.1:{listener.getsockname()[1]}/", 10_000, "the data")
     assert time.monotonic() - started < 5
     listener.close()
+
+
+def test_an_entry_is_measured_again_only_with_the_engine_that_counted_it():
+    """The entry names its engine: a version retired under one release and read after the site moved
+    to another is held to the release of its day, never to the site's (nor to its kit's) of now."""
+    from types import SimpleNamespace
+
+    from engine.meter.contract import ContractError
+    from engine.sandbox import ENGINE_DIGEST, WASMTIME_VERSION
+
+    other = SimpleNamespace(wasmtime="1.0.0", config_digest="0" * 12)  # what the kit says today
+    reverify.check_counted_by({"engine": f"{WASMTIME_VERSION} ({ENGINE_DIGEST})"}, other)
+    reverify.check_counted_by({"engine": f"{WASMTIME_VERSION} (configuration not recorded)"}, other)
+    with pytest.raises(Refused, match=r"wasmtime 47\.0\.1 \(abc\).*pip install wasmtime==47\.0\.1"):
+        reverify.check_counted_by({"engine": "47.0.1 (abc)"}, other)
+    with pytest.raises(ContractError, match="this contract was written for wasmtime 1.0.0"):
+        reverify.check_counted_by({}, other)  # an entry that names none: its contract's
+    reverify.check_counted_by({}, SimpleNamespace(wasmtime=WASMTIME_VERSION, config_digest=ENGINE_DIGEST))

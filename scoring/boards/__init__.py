@@ -26,7 +26,6 @@ use it without importing the modules that read and write the boards, which use t
 from scoring.boards.places import (
     ALL_VARIANTS,
     BOARD_ORDER,
-    CURRENT_ENGINE,
     EXCLUDED,
     GROUP_NAMES,
     OVER_LIMIT,
@@ -40,6 +39,6 @@ from scoring.boards.places import (
 )
 
 __all__ = [
-    "ALL_VARIANTS", "BOARD_ORDER", "CURRENT_ENGINE", "EXCLUDED", "GROUP_NAMES", "OVER_LIMIT", "RANKED",
+    "ALL_VARIANTS", "BOARD_ORDER", "EXCLUDED", "GROUP_NAMES", "OVER_LIMIT", "RANKED",
     "STANDING_ORDER", "UNRANKED", "board_place", "board_place_expressions", "engine_label", "variant_key",
 ]

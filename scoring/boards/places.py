@@ -5,8 +5,6 @@ from __future__ import annotations
 from django.db import models
 from django.db.models import Case, F, Q, Value, When
 
-from engine.sandbox import ENGINE_DIGEST, WASMTIME_VERSION
-
 RANKED, OVER_LIMIT, UNRANKED, EXCLUDED = 0, 1, 2, 3
 
 # The board over every variant of a version: `variant_key` 0 in Standing, RecordStep and
@@ -32,9 +30,6 @@ def engine_label(wasmtime_version: str, engine_digest: str) -> str:
     """How a board names the engine that measured an entry."""
     return f"{wasmtime_version} ({engine_digest or 'configuration not recorded'})"
 
-
-# How the boards name the engine that measures today (wasmtime version, configuration).
-CURRENT_ENGINE = engine_label(WASMTIME_VERSION, ENGINE_DIGEST)
 
 
 def board_place(*, status: str, hidden: bool, passed: bool, total_fuel: int | None,

@@ -23,6 +23,7 @@ from scoring.agents import Matrix
 from scoring.boards.reading import Entry, Leaderboard
 from scoring.dataset.columns import fast_at_k_column, fast_column
 from scoring.documents import agent_lines, entry_document, result_json
+from scoring.epochs.engines import counting_label
 from scoring.models import Result, Submission
 
 BATCH = 500  # entries read per query
@@ -97,11 +98,12 @@ def entry_rows() -> Iterator[list[dict]]:
     """Every entry of every shown version's board (`?all=1`), in board order, version by version."""
     for version in shown_versions():
         places = leaderboard_places(version)
+        counting = counting_label(version)
         for chunk in Leaderboard(version, include_all=True).batches(BATCH):
             runs = dict(Submission.objects.filter(pk__in=[entry.submission for entry in chunk])
                         .values_list("pk", "run"))
-            yield [entry_row(version, entry, places.get(entry.submission), runs.get(entry.submission) or {})
-                   for entry in chunk]
+            yield [entry_row(version, entry, places.get(entry.submission), runs.get(entry.submission) or {},
+                             counting) for entry in chunk]
 
 
 def leaderboard_places(version: CaseVersion) -> dict[int, Entry]:
@@ -109,9 +111,9 @@ def leaderboard_places(version: CaseVersion) -> dict[int, Entry]:
     return {entry.submission: entry for chunk in Leaderboard(version).batches(BATCH) for entry in chunk}
 
 
-def entry_row(version: CaseVersion, entry: Entry, on_leaderboard: Entry | None, run: dict) -> dict:
+def entry_row(version: CaseVersion, entry: Entry, on_leaderboard: Entry | None, run: dict, counting: str) -> dict:
     """A board row (`entry_document()`), its places on both boards and its run record's figures."""
-    document = entry_document(entry)
+    document = entry_document(entry, counting)
     return {
         "case": version.case.slug, "version": version.version, "variant": document["variant"],
         "submission": document["submission"], "name": document["name"], "group": document["group"],

@@ -23,21 +23,31 @@ frozen, and their published data lets anyone measure them under any engine.
 
 from __future__ import annotations
 
-from scoring.epochs.candidates import measure_for_epoch_job, prepare, run_measurement
+from scoring.epochs.candidates import (
+    measure_for_epoch_job,
+    prepare,
+    requeue_stale_measurements,
+    run_measurement,
+    stale_measurements,
+)
 from scoring.epochs.engines import (
     QUEUE,
     THIS_ENGINE,
     EpochError,
+    board_engine,
     candidate_epoch,
     current_epoch,
+    forget_site_engine,
     label,
     record_site_epoch,
     refuse_other_engine,
+    site_engine,
     to_measure,
 )
 from scoring.epochs.reports import counted_by, epoch_json, epochs_of, report
 from scoring.epochs.switching import drop, switch
 
-__all__ = ["QUEUE", "THIS_ENGINE", "EpochError", "candidate_epoch", "counted_by", "current_epoch", "drop",
-           "epoch_json", "epochs_of", "label", "measure_for_epoch_job", "prepare", "record_site_epoch",
-           "refuse_other_engine", "report", "run_measurement", "switch", "to_measure"]
+__all__ = ["QUEUE", "THIS_ENGINE", "EpochError", "board_engine", "candidate_epoch", "counted_by", "current_epoch",
+           "drop", "epoch_json", "epochs_of", "forget_site_engine", "label", "measure_for_epoch_job", "prepare",
+           "record_site_epoch", "refuse_other_engine", "report", "requeue_stale_measurements", "run_measurement",
+           "site_engine", "stale_measurements", "switch", "to_measure"]

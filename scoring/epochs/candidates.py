@@ -7,21 +7,21 @@ import logging
 import socket
 from datetime import timedelta
 
+from django.conf import settings
 from django.db import IntegrityError, transaction
+from django.db.models import Q
 from django.utils import timezone
 from django_tasks import task
 
 from engine.progress import ScoringProgress
 from lib.text import storable
 from scoring.epochs.engines import QUEUE, THIS_ENGINE, EpochError, candidate_epoch, current_epoch, label, to_measure
+from scoring.heartbeats import heartbeat
 from scoring.measuring import measure, result_fields
 from scoring.models import Epoch, EpochMeasurement
 
 logger = logging.getLogger(__name__)
 State, Outcome = Epoch.State, EpochMeasurement.Outcome
-# A measurement claimed this long ago and not finished is taken for lost (its host died): `prepare`
-# queues it again. A build and a run of every input take far less.
-STALE_SECONDS = 2 * 60 * 60
 
 
 def prepare(*, enqueue: bool = True) -> tuple[Epoch, list[int]]:
@@ -47,11 +47,12 @@ def prepare(*, enqueue: bool = True) -> tuple[Epoch, list[int]]:
         except IntegrityError:
             return prepare(enqueue=enqueue)  # recorded meanwhile by another host: read it again
     queued = []
-    stale = timezone.now() - timedelta(seconds=STALE_SECONDS)
+    stale = _stale_since(None)
     with transaction.atomic():
         entries = dict(to_measure().values_list("pk", "attempt"))
-        kept = {submission_id: (outcome, attempt, claimed_at) for submission_id, outcome, attempt, claimed_at in
-                candidate.measurements.values_list("submission_id", "outcome", "attempt", "claimed_at")}
+        kept = {submission_id: (outcome, attempt, beat or claimed) for submission_id, outcome, attempt, claimed, beat in
+                candidate.measurements.values_list("submission_id", "outcome", "attempt", "claimed_at",
+                                                   "heartbeat_at")}
         # Two hosts preparing at once make each row once (the second finds it made).
         fresh = [EpochMeasurement(epoch=candidate, submission_id=submission_id, attempt=attempt)
                  for submission_id, attempt in entries.items() if submission_id not in kept]
@@ -64,12 +65,39 @@ def prepare(*, enqueue: bool = True) -> tuple[Epoch, list[int]]:
                     continue  # queued, being measured, or measured for what the entry shows
                 # Failed, measured before the entry was scored again, or claimed by a host that died.
                 candidate.measurements.filter(submission_id=submission_id, outcome=outcome).update(
-                    outcome=Outcome.PENDING, attempt=attempt, message="", detail="", measured_at=None, claimed_at=None)
+                    outcome=Outcome.PENDING, attempt=attempt, message="", detail="", measured_at=None, claimed_at=None,
+                    heartbeat_at=None)
             queued.append(candidate.measurements.get(submission_id=submission_id).pk)
         if enqueue:
             for measurement_id in queued:
                 _enqueue(measurement_id)
     return candidate, queued
+
+
+def _stale_since(stale_after: float | None):
+    return timezone.now() - timedelta(seconds=settings.SCORING_STALE_SECONDS if stale_after is None else stale_after)
+
+
+def stale_measurements(stale_after: float | None = None):
+    """The candidate's measurements claimed by a host that stopped sending heartbeats (it died)."""
+    since = _stale_since(stale_after)
+    return EpochMeasurement.objects.filter(epoch__state=State.CANDIDATE, outcome=Outcome.RUNNING).filter(
+        Q(heartbeat_at__lt=since) | Q(heartbeat_at__isnull=True, claimed_at__lt=since))
+
+
+def requeue_stale_measurements(stale_after: float | None = None) -> list[EpochMeasurement]:
+    """Queue again each measurement whose host died (`requeue_stale_jobs` does it every minute, on
+    any host). Returns those queued."""
+    requeued = []
+    for measurement in stale_measurements(stale_after).select_related("submission"):
+        with transaction.atomic():
+            # Still what was found stale (its host may have spoken or finished meanwhile).
+            if stale_measurements(stale_after).filter(pk=measurement.pk, claimed_at=measurement.claimed_at).update(
+                    outcome=Outcome.PENDING, claimed_at=None, heartbeat_at=None, host="",
+                    message=f"queued again: host {measurement.host or '?'} stopped responding"):
+                _enqueue(measurement.pk)
+                requeued.append(measurement)
+    return requeued
 
 
 def _enqueue(measurement_id: int) -> None:
@@ -83,19 +111,27 @@ def _enqueue(measurement_id: int) -> None:
 @task(queue_name=QUEUE)
 def measure_for_epoch_job(measurement_id: int) -> str:
     """Measure one entry under the candidate, on a host that runs it. Returns the outcome."""
-    return run_measurement(measurement_id).outcome
+    measurement = run_measurement(measurement_id)
+    return measurement.outcome if measurement is not None else "dropped"
 
 
-def run_measurement(measurement_id: int, progress: ScoringProgress | None = None) -> EpochMeasurement:
+def run_measurement(measurement_id: int, progress: ScoringProgress | None = None) -> EpochMeasurement | None:
     """Measure the entry under this process's engine, which must be the candidate's. Never
-    changes the entry."""
+    changes the entry. None when the measurement is gone (its candidate was dropped)."""
+    host = socket.gethostname()[:255]
     claimed = EpochMeasurement.objects.filter(pk=measurement_id, outcome=Outcome.PENDING,
-                                              epoch__state=State.CANDIDATE).update(outcome=Outcome.RUNNING,
-                                                                                   claimed_at=timezone.now())
-    measurement = EpochMeasurement.objects.select_related("epoch", "submission__version__case").get(pk=measurement_id)
-    if not claimed:
+                                              epoch__state=State.CANDIDATE).update(
+        outcome=Outcome.RUNNING, claimed_at=timezone.now(), heartbeat_at=None, host=host)
+    measurement = (EpochMeasurement.objects.select_related("epoch", "submission__version__case")
+                   .filter(pk=measurement_id).first())
+    if not claimed or measurement is None:
         return measurement  # done, taken by another worker, or its candidate was dropped
-    measurement.host = socket.gethostname()[:255]
+    with heartbeat(EpochMeasurement.objects.filter(pk=measurement.pk, outcome=Outcome.RUNNING,
+                                                   claimed_at=measurement.claimed_at), f"measurement {measurement.pk}"):
+        return _measure(measurement, progress)
+
+
+def _measure(measurement: EpochMeasurement, progress: ScoringProgress | None) -> EpochMeasurement:
     submission = measurement.submission
     if measurement.epoch.engine != THIS_ENGINE:
         return _failed(measurement, f"not measured: host {measurement.host} runs {label(THIS_ENGINE)}, "

@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
+import time
+
 from django.db import IntegrityError, transaction
 from django.db.models.signals import post_migrate
 from django.dispatch import receiver
 from django.utils import timezone
 
 from engine.sandbox import ENGINE_DIGEST, WASMTIME_VERSION
+from scoring.boards.places import engine_label
 from scoring.models import Epoch, Submission
 
 State = Epoch.State
@@ -31,12 +34,53 @@ def candidate_epoch() -> Epoch | None:
     return Epoch.objects.filter(state=State.CANDIDATE).first()
 
 
+# A process reads which engine the site counts with at most this often (a switch made elsewhere
+# shows on its pages this much later at most; one made here, at once).
+SITE_ENGINE_SECONDS = 10
+_site_engine: dict = {}
+
+
+def site_engine() -> tuple[str, str]:
+    """The engine the site counts with — its current epoch's, whatever this process runs (a web
+    host may be on the next release's pins before the switch, or still on the last's after it);
+    this process's own before the site has recorded one."""
+    now = time.monotonic()
+    if _site_engine.get("until", 0) > now:
+        return _site_engine["engine"]
+    epoch = current_epoch()
+    engine = epoch.engine if epoch is not None else THIS_ENGINE
+    _site_engine.update(engine=engine, until=now + SITE_ENGINE_SECONDS)
+    return engine
+
+
+def forget_site_engine() -> None:
+    """Read the site's engine afresh next time (after a switch made in this process)."""
+    _site_engine.clear()
+
+
+def board_engine(version) -> tuple[str, str]:
+    """The engine a version's board is counted by: the site's, or for a retired version the one
+    that was current when its board was frozen (a later switch does not measure it again)."""
+    if version.retired_at is not None:
+        epoch = (Epoch.objects.filter(switched_at__lte=version.retired_at).exclude(state=State.DROPPED)
+                 .order_by("-switched_at", "-pk").first())
+        if epoch is not None:
+            return epoch.engine
+    return site_engine()
+
+
+def counting_label(version) -> str:
+    """How a board names the engine that counts it (`board_engine`): an entry measured by another is marked."""
+    return engine_label(*board_engine(version))
+
+
 def record_site_epoch() -> Epoch:
     """The current epoch; a site that has recorded none counts with this process's engine (the
     site's own hosts record it when they migrate: a candidate host never migrates)."""
     epoch = current_epoch()
     if epoch is not None:
         return epoch
+    forget_site_engine()
     try:
         with transaction.atomic():
             return Epoch.objects.create(wasmtime_version=WASMTIME_VERSION, engine_digest=ENGINE_DIGEST,

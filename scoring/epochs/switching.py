@@ -2,12 +2,21 @@
 
 from __future__ import annotations
 
+from django.conf import settings
 from django.db import transaction
 from django.utils import timezone
 
 from scoring.boards.rebuilding import rebuild
 from scoring.boards.updates import announce_versions
-from scoring.epochs.engines import THIS_ENGINE, EpochError, candidate_epoch, current_epoch, label, to_measure
+from scoring.epochs.engines import (
+    THIS_ENGINE,
+    EpochError,
+    candidate_epoch,
+    current_epoch,
+    forget_site_engine,
+    label,
+    to_measure,
+)
 from scoring.epochs.reports import report_boards, rows
 from scoring.locking import lock_entries
 from scoring.measuring import RESULT_FIELDS
@@ -39,13 +48,14 @@ def switch(epoch: Epoch | None = None) -> Epoch:
         if waiting:
             raise EpochError(f"{waiting} measurement{'' if waiting == 1 else 's'} of the candidate "
                              f"{'is' if waiting == 1 else 'are'} still queued or running: let the candidate's "
-                             f"workers finish (`manage.py epoch status`), then switch")
+                             f"workers finish (`manage.py epoch status` names each; one whose host died is queued "
+                             f"again by `requeue_stale_jobs`), then switch")
         previous = current_epoch()
         now = timezone.now()
         for row in found:
             results = list(Result.objects.filter(submission=row.submission).order_by("position")
                            .values(*RESULT_FIELDS))
-            if previous is not None:
+            if previous is not None and _engine_of(row.submission) == previous.engine:
                 _keep(previous, row.submission, results, now)
             if row.applies:
                 row.moved = _apply(row.submission, row.measurement, results)
@@ -66,12 +76,19 @@ def switch(epoch: Epoch | None = None) -> Epoch:
         if not Epoch.objects.filter(pk=candidate.pk, state=State.CANDIDATE).update(
                 state=State.CURRENT, switched_at=now, summary=summary):
             raise EpochError("the candidate was switched or dropped meanwhile")
+    forget_site_engine()
     candidate.refresh_from_db()
     return candidate
 
 
+def _engine_of(submission: Submission) -> tuple[str, str]:
+    return submission.wasmtime_version, submission.engine_digest
+
+
 def _keep(epoch: Epoch, submission: Submission, results: list[dict], now) -> None:
-    """The entry's own figures and `results`, kept as what `epoch` measured, once."""
+    """The entry's own figures and `results`, kept as what `epoch` measured, once: only for an
+    entry `epoch`'s engine measured (one kept as counted by an engine before it has nothing of
+    `epoch`'s to keep)."""
     EpochMeasurement.objects.update_or_create(
         epoch=epoch, submission=submission,
         defaults={"outcome": Outcome.MEASURED, **{name: getattr(submission, name) for name in FIGURES},
@@ -106,6 +123,18 @@ def drop() -> Epoch:
         if not Epoch.objects.filter(pk=candidate.pk, state=State.CANDIDATE).update(state=State.DROPPED,
                                                                                  ended_at=timezone.now()):
             raise EpochError("the candidate was switched or dropped meanwhile")
+        jobs = [job for job in candidate.measurements.values_list("job_id", flat=True) if job]
         candidate.measurements.all().delete()
+        _forget_jobs(jobs)
     candidate.refresh_from_db()
     return candidate
+
+
+def _forget_jobs(job_ids: list[str]) -> None:
+    """The dropped candidate's jobs still waiting in the queue go with it (one already running
+    finds its measurement gone and ends quietly)."""
+    if not job_ids or settings.TASKS_BACKEND != "database":
+        return
+    from django_tasks_db.models import DBTaskResult
+
+    DBTaskResult.objects.filter(id__in=job_ids, status="READY").delete()

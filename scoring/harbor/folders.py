@@ -19,6 +19,7 @@ from catalog.runrecords import new_record
 from catalog.samples import SAMPLES
 from catalog.seeding import run_root_files
 from engine.builds.packing import EXCLUDED_DIRECTORIES
+from scoring.epochs import board_engine
 from scoring.harbor.config import task_toml
 from scoring.harbor.contents import dockerfile, instruction
 from scoring.workbench.solutions import Solution
@@ -40,7 +41,7 @@ def task_name(version: CaseVersion, variant: Variant) -> str:
 
 def task_files(version: CaseVersion, variant: Variant, reference: Solution | None) -> dict[str, TaskFile]:
     run_root = run_root_files(version, variant)
-    meter = meter_files(contract_of(version, variant))
+    meter = meter_files(contract_of(version, variant, board_engine(version)))
     files = {
         "task.toml": TaskFile(task_toml(version, variant, task_name(version, variant)).encode("utf-8")),
         "instruction.md": TaskFile(instruction(run_root[PROMPT_DEST]).encode("utf-8")),

@@ -75,6 +75,7 @@ class EpochMeasurement(models.Model):
     detail = models.TextField(blank=True)  # staff only
     host = models.CharField(max_length=255, blank=True)
     claimed_at = models.DateTimeField(null=True, blank=True)  # when a host took it (RUNNING)
+    heartbeat_at = models.DateTimeField(null=True, blank=True)  # refreshed while it runs (scoring/heartbeats.py)
     measured_at = models.DateTimeField(null=True, blank=True)
     job_id = models.CharField(max_length=64, blank=True)
 

@@ -24,8 +24,13 @@ OLD = ("49.0.0", "0123456789ab")
 
 @pytest.fixture
 def older_site(board):
-    """The board's entries, and the site's epoch recorded as an older engine than this process's."""
+    """The board's entries, and the site's epoch recorded as an older engine than this process's
+    (which measured the entries, as far as they say)."""
+    from scoring.boards.rebuilding import rebuild
+
     Epoch.objects.all().delete()
+    Submission.objects.update(wasmtime_version=OLD[0], engine_digest=OLD[1])
+    rebuild()
     return Epoch.objects.create(wasmtime_version=OLD[0], engine_digest=OLD[1], state=Epoch.State.CURRENT,
                                 switched_at=timezone.now())
 
@@ -216,3 +221,142 @@ def test_an_entry_is_scored_only_on_the_sites_engine_and_labelled_by_the_one_tha
     scored = score(entry)
     scored.refresh_from_db()
     assert scored.status == "scored" and (scored.wasmtime_version, scored.engine_digest) == epochs.THIS_ENGINE
+
+
+def test_an_attempt_that_ends_after_the_site_switched_engines_goes_back_to_the_queue(
+        older_site, board, adder_v1, correct_wasm, monkeypatch):
+    """The switch commits while a worker on the old engine scores: its result is never stored on a
+    board the new engine counts (nor its attempt spent); a worker on the site's engine scores it."""
+    from scoring import attempts
+    from scoring.attempts import OtherEngine, score
+    from scoring.recording import submit
+
+    Epoch.objects.filter(pk=older_site.pk).update(wasmtime_version=WASMTIME_VERSION, engine_digest=ENGINE_DIGEST)
+    entry = submit(adder_v1, adder_v1.default_variant(), "dave", wasm_file=correct_wasm)
+    measured = attempts.measure
+
+    def switched_meanwhile(*args, **kwargs):
+        done = measured(*args, **kwargs)
+        Epoch.objects.filter(pk=older_site.pk).update(wasmtime_version=OLD[0], engine_digest=OLD[1])
+        return done
+
+    monkeypatch.setattr(attempts, "measure", switched_meanwhile)
+    with pytest.raises(OtherEngine, match=f"the site moved to wasmtime {OLD[0]}"):
+        score(entry)
+    entry.refresh_from_db()
+    assert (entry.status, entry.attempt, entry.total_fuel) == ("pending", 0, None)
+    assert not entry.results.exists()
+
+
+def test_an_entry_kept_as_an_earlier_engine_counted_it_is_not_credited_to_the_next(client, older_site, board):
+    """Carol's figures are an engine's before the current one (kept, marked †, at an earlier switch):
+    leaving the current epoch keeps only what its own engine measured."""
+    earlier = ("48.0.0", "fedcba987654")
+    Submission.objects.filter(pk=board["carol"].pk).update(wasmtime_version=earlier[0], engine_digest=earlier[1])
+    epochs.switch(measured_candidate())
+    kept = set(EpochMeasurement.objects.filter(epoch=older_site).values_list("submission_id", flat=True))
+    assert kept == {board[name].pk for name in ("alice-1", "alice-2", "bob")}
+    body = client.get(f"/cases/adder/v1/counted-by/{older_site.pk}/").content.decode()
+    assert ">alice<" in body and ">carol<" not in body
+
+
+def test_pages_and_kits_name_the_engine_the_site_counts_with_not_this_processs(client, older_site, board):
+    """A web host on the next release's pins before the switch: every figure is still counted by the
+    site's engine, so nothing is marked, and the kit's meter pins that engine."""
+    import io
+    import json
+    import zipfile
+
+    epochs.forget_site_engine()
+    page = client.get("/cases/adder/leaderboard/?version=v1").content.decode()
+    assert f"Fuel is counted by wasmtime {OLD[0]}" in page and "†" not in page
+    rows = client.get("/api/v1/cases/adder/leaderboard/?version=v1").json()["results"]
+    assert rows and all(row["current_engine"] for row in rows)
+    assert f"wasmtime {OLD[0]}" in client.get("/about/").content.decode()
+    version = board["bob"].version
+    kit = client.get(f"/cases/adder/v1/kit/{version.default_variant().slug}.zip")
+    with zipfile.ZipFile(io.BytesIO(kit.content)) as archive:
+        assert f"wasmtime=={OLD[0]}\n" in archive.read("meter/requirements.txt").decode()
+        contract = json.loads(archive.read("meter/contract.json"))
+    assert (contract["wasmtime"], contract["config_digest"]) == OLD
+
+
+def test_a_retired_board_stays_counted_by_the_engine_of_its_day(client, older_site, board):
+    from scoring.retiring import retire
+
+    version = board["bob"].version
+    retire([("adder", "v1"), ("adder", "v2"), ("adder", "v10"), ("counter", "1.0")])
+    epochs.switch(measured_candidate())  # retired boards are not measured again
+    epochs.forget_site_engine()
+    assert epochs.site_engine() == epochs.THIS_ENGINE
+    version.refresh_from_db()
+    assert epochs.board_engine(version) == OLD
+    page = client.get("/cases/adder/leaderboard/?version=v1").content.decode()
+    assert f"Fuel is counted by wasmtime {OLD[0]}" in page and "†" not in page
+    kit = client.get(f"/cases/adder/v1/kit/{version.default_variant().slug}.zip")
+    import io
+    import zipfile
+
+    with zipfile.ZipFile(io.BytesIO(kit.content)) as archive:
+        assert f"wasmtime=={OLD[0]}\n" in archive.read("meter/requirements.txt").decode()
+
+
+def test_a_measurement_whose_host_died_is_named_and_queued_again(older_site, board, settings, capsys):
+    settings.SCORING_STALE_SECONDS = 60
+    candidate, queued = epochs.prepare(enqueue=False)
+    lost = EpochMeasurement.objects.get(pk=queued[0])
+    long_ago = timezone.now() - timezone.timedelta(minutes=5)
+    EpochMeasurement.objects.filter(pk=lost.pk).update(outcome="running", host="candidate-7", claimed_at=long_ago,
+                                                       heartbeat_at=long_ago)
+    busy = EpochMeasurement.objects.get(pk=queued[1])
+    EpochMeasurement.objects.filter(pk=busy.pk).update(outcome="running", host="candidate-8", claimed_at=long_ago,
+                                                       heartbeat_at=timezone.now())
+    call_command("epoch", "status")
+    out = capsys.readouterr().out
+    assert f"running: #{lost.submission_id} on candidate-7" in out and "stopped responding" in out
+    assert f"running: #{busy.submission_id} on candidate-8" in out
+    assert out.count("stopped responding") == 1
+    with pytest.raises(epochs.EpochError, match="requeue_stale_jobs"):
+        epochs.switch()
+    call_command("requeue_stale_jobs")
+    assert f"measurement of submission #{lost.submission_id}" in capsys.readouterr().out
+    lost.refresh_from_db()
+    busy.refresh_from_db()
+    assert (lost.outcome, lost.claimed_at, busy.outcome) == ("pending", None, "running")
+    assert epochs.run_measurement(lost.pk).outcome == "measured"
+
+
+def test_a_dropped_candidates_jobs_go_with_it(older_site, board, settings, django_capture_on_commit_callbacks):
+    from django_tasks_db.models import DBTaskResult
+
+    settings.TASKS_BACKEND = "database"
+    settings.TASKS = {"default": {"BACKEND": "django_tasks_db.DatabaseBackend", "QUEUES": ["default", "epoch"]}}
+    with pytest.raises(CommandError, match="TASKS_BACKEND is 'immediate'"):
+        with override_backend(settings, "immediate"):
+            call_command("epoch", "prepare")
+    with django_capture_on_commit_callbacks(execute=True):
+        call_command("epoch", "prepare")
+    [running, *_] = EpochMeasurement.objects.order_by("pk").values_list("pk", flat=True)
+    assert DBTaskResult.objects.filter(queue_name=epochs.QUEUE, status="READY").count() == len(board)
+    epochs.drop()
+    assert not DBTaskResult.objects.filter(queue_name=epochs.QUEUE, status="READY").exists()
+    assert epochs.run_measurement(running) is None  # a job already running ends quietly
+
+
+class override_backend:
+    def __init__(self, settings, name):
+        self.settings, self.name = settings, name
+
+    def __enter__(self):
+        self.before, self.settings.TASKS_BACKEND = self.settings.TASKS_BACKEND, self.name
+
+    def __exit__(self, *exc):
+        self.settings.TASKS_BACKEND = self.before
+
+
+def test_entries_tied_as_an_earlier_engine_counted_them_share_their_place(client, older_site, board):
+    Submission.objects.filter(pk=board["bob"].pk).update(total_fuel=board["alice-2"].total_fuel, passed=True,
+                                                         status="scored")
+    epochs.switch(measured_candidate())
+    body = client.get(f"/cases/adder/v1/counted-by/{older_site.pk}/").content.decode()
+    assert body.count("=1<span") == 2, body

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 
+from django.conf import settings
 from django.core.management.base import BaseCommand, CommandError
 
 from engine.progress import ScoringProgress
@@ -47,13 +48,31 @@ class Command(BaseCommand):
                  if current else "the site counts with: no epoch recorded yet"]
         if candidate is not None:
             lines.append(f"candidate: {candidate}: " + ", ".join(f"{count} {name}" for name, count in progress.items()))
+            running = list(candidate.measurements.filter(outcome=EpochMeasurement.Outcome.RUNNING)
+                           .order_by("claimed_at").values("submission_id", "host", "claimed_at", "heartbeat_at"))
+            stale = set(epochs.stale_measurements().values_list("submission_id", flat=True))
+            document["candidate"]["running"] = [
+                {"submission": row["submission_id"], "host": row["host"], "claimed_at": row["claimed_at"].isoformat(),
+                 "heartbeat_at": row["heartbeat_at"].isoformat() if row["heartbeat_at"] else None,
+                 "stale": row["submission_id"] in stale} for row in running]
+            for row in running:
+                lines.append(f"  running: #{row['submission_id']} on {row['host'] or '?'} since "
+                             f"{row['claimed_at']:%Y-%m-%d %H:%M:%S}" + (
+                                 " — its host stopped responding: `manage.py requeue_stale_jobs` queues it again"
+                                 if row["submission_id"] in stale else ""))
         self._print(options, document, "\n".join(lines))
 
     def _prepare(self, options) -> None:
+        if not options["here"] and settings.TASKS_BACKEND != "database":
+            raise CommandError(f"TASKS_BACKEND is {settings.TASKS_BACKEND!r}: queued measurements need the database "
+                               f"backend, which the candidate's workers read (scripts/worker.sh sets it); or measure "
+                               f"in this process with --here")
         candidate, queued = epochs.prepare(enqueue=not options["here"])
         if options["here"]:
             for number, measurement_id in enumerate(queued, 1):
                 done = epochs.run_measurement(measurement_id, ScoringProgress())
+                if done is None:
+                    raise CommandError("the candidate was dropped meanwhile")
                 if not options["json"]:
                     self.stdout.write(f"[{number}/{len(queued)}] #{done.submission_id}: {done.outcome}"
                                       + (f" ({done.message})" if done.outcome == "failed" else ""))

@@ -3,6 +3,7 @@ from __future__ import annotations
 from django.conf import settings
 from django.core.management.base import BaseCommand, CommandError
 
+from scoring.epochs.candidates import requeue_stale_measurements
 from scoring.jobs import requeue_stale
 
 
@@ -10,6 +11,7 @@ class Command(BaseCommand):
     help = (
         "Requeue scoring jobs whose worker stopped responding (its heartbeat is older than "
         "--stale-after seconds); after SCORING_MAX_ATTEMPTS attempts the submission is marked failed. "
+        "A candidate epoch's measurements whose host stopped responding are queued again too. "
         "An entry that cannot be handled is reported and the others are handled still (exit status 1)."
     )
 
@@ -28,6 +30,10 @@ class Command(BaseCommand):
                 self.stderr.write(f"{line}: could not be requeued (see the log); the others were handled")
             else:
                 self.stdout.write(line)
-        self.stdout.write(f"{len(handled) - errors} stale job(s)")
+        measurements = requeue_stale_measurements(options["stale_after"])
+        for measurement in measurements:
+            self.stdout.write(f"requeued  measurement of submission #{measurement.submission_id} "
+                              f"({measurement.submission.name}) under the candidate epoch")
+        self.stdout.write(f"{len(handled) - errors + len(measurements)} stale job(s)")
         if errors:
             raise CommandError(f"{errors} stale job(s) could not be requeued")
