@@ -15,6 +15,11 @@ control_socket = str(_run_dir / "gunicorn.ctl")
 umask = 0o007
 workers = int(os.environ.get("WEB_CONCURRENCY", multiprocessing.cpu_count() * 2 + 1))
 wsgi_app = "config.wsgi:application"
+# The site (Django, every view) is loaded once, in the arbiter, and each worker is forked from it:
+# a worker starts, or is replaced after max_requests, in milliseconds and shares the loaded code's
+# memory. Loading opens no database connection and starts no thread (tests/test_production.py).
+# A new release of the code is a restart, not a HUP.
+preload_app = True
 accesslog = "-"
 errorlog = "-"
 timeout = 60

@@ -102,6 +102,16 @@ def test_https_makes_cookies_secure_and_enables_hsts(tmp_path):
     assert off.stdout.split() == ["False", "False", "False", "0"], off.stderr
 
 
+def test_the_site_loads_before_gunicorn_forks_without_a_thread_or_a_connection(tmp_path):
+    """gunicorn loads the site once and forks each worker from it (config/gunicorn.py): a thread
+    or a database connection opened while loading would be shared by every worker."""
+    code = ("import os; import config.wsgi; from django.db import connections; "
+            "print(len(os.listdir('/proc/self/task')), sum(c.connection is not None for c in connections.all()), "
+            "'api.main' in __import__('sys').modules)")
+    done = _run([sys.executable, "-c", code], {**PRODUCTION_ENV, "VAR_DIR": str(tmp_path)})
+    assert done.stdout.split() == ["1", "0", "True"], done.stderr  # every view loaded, nothing running
+
+
 SLOW_CLIENTS = 200
 
 
