@@ -46,7 +46,8 @@ class LeaderboardRow(Schema):
     inputs: int
     submitted_at: datetime
     engine: str = Field(..., description="the wasmtime version and engine configuration that measured it")
-    current_engine: bool = Field(..., description="measured by the engine the site scores with today")
+    current_engine: bool = Field(..., description="measured by the engine the board counts with: the site's current "
+                                                 "one, or for a retired version the one current when it was retired")
     carried_from: int | None = Field(..., description="the submission on an earlier version it was rescored from")
     model: str = Field(..., description="the model its run record names (empty when not recorded)")
     annotation: str = Field(..., description="staff's public note; an excluded entry's reason")

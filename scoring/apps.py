@@ -13,3 +13,9 @@ class ScoringConfig(AppConfig):
         from scoring.checks import build_cgroups
 
         checks.register(build_cgroups)
+
+        # deferred: the app registry is ready only now (the epochs read models)
+        from scoring.epochs import site_engine
+        from sitecache.pages import KEY_PARTS
+
+        KEY_PARTS.append(lambda: "\0".join(site_engine()))

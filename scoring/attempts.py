@@ -106,7 +106,9 @@ def score(submission: Submission, *, progress: ScoringProgress | None = None) ->
         waiting = ("waiting for a worker on the site's engine" if isinstance(unavailable, OtherEngine)
                    else "waiting for a build sandbox")
         Submission.objects.filter(pk=submission.pk, attempt=submission.attempt, status=Submission.State.RUNNING).update(
-            status=Submission.State.PENDING, heartbeat_at=None, job_id="", sandbox_waits=F("sandbox_waits") + 1,
+            status=Submission.State.PENDING, heartbeat_at=None, job_id="",
+            # A worker on another engine than the site's is no lack of sandboxes: it waits as long as it takes.
+            sandbox_waits=F("sandbox_waits") + (0 if isinstance(unavailable, OtherEngine) else 1),
             message=waiting, detail=storable(f"{waiting}: {unavailable}"))
         raise
     except Exception as exc:

@@ -34,7 +34,7 @@ from django_tasks import task
 
 from engine.builds import SandboxUnavailable
 from scoring.agents.computing import refresh_agents_job as refresh_agents_job  # (below)
-from scoring.attempts import Superseded, score
+from scoring.attempts import OtherEngine, Superseded, score
 from scoring.boards.updates import update_boards
 from scoring.locking import lock_entries, lock_operator
 from scoring.models import Submission
@@ -76,6 +76,9 @@ def score_submission_job(submission_id: int, attempt: int) -> str:
     except Superseded:
         logger.info("submission %s attempt %s was superseded; its results were discarded", submission_id, attempt)
         return "superseded"
+    except OtherEngine:
+        _retry_later(submission, other_engine=True)
+        return WAITING_FOR_SANDBOX
     except SandboxUnavailable:
         _retry_later(submission)
         return WAITING_FOR_SANDBOX
@@ -94,26 +97,31 @@ def sandbox_retry_seconds(waits: int) -> float:
                settings.SCORING_SANDBOX_RETRY_SECONDS * 2 ** min(max(waits - 1, 0), 30))
 
 
-def _retry_later(submission: Submission) -> None:
+def _retry_later(submission: Submission, *, other_engine: bool = False) -> None:
     """The attempt (left pending by `score`) goes back to the queue after its back-off, behind
     fresh jobs, and this worker waits as long; after SCORING_SANDBOX_MAX_WAITS waits it ends in
-    `error` instead. With the immediate backend there is no queue: it stays pending, and
-    `requeue_stale_jobs` queues it again."""
+    `error` instead. Taken by a worker on another engine than the site's, it is queued again at
+    once, never given up on, and that worker waits the longest back-off before it takes another
+    job (so the site's own take it). With the immediate backend there is no queue: it stays
+    pending, and `requeue_stale_jobs` queues it again."""
     global _paused_until
     waits = Submission.objects.filter(pk=submission.pk).values_list("sandbox_waits", flat=True).first() or 1
-    if waits >= settings.SCORING_SANDBOX_MAX_WAITS:
+    if other_engine:
+        delay, pause = settings.SCORING_SANDBOX_RETRY_SECONDS, settings.SCORING_SANDBOX_RETRY_MAX_SECONDS
+    elif waits >= settings.SCORING_SANDBOX_MAX_WAITS:
         Submission.objects.filter(pk=submission.pk, attempt=submission.attempt, status=Submission.State.PENDING).update(
             status=Submission.State.ERROR, job_id="",
             message=f"no build sandbox could be had ({waits} tries); staff can score it again")
         return
-    delay = sandbox_retry_seconds(waits)
+    else:
+        delay = pause = sandbox_retry_seconds(waits)
     if settings.TASKS_BACKEND == "immediate":
         return
     result = score_submission_job.using(run_after=timezone.now() + timedelta(seconds=delay),
                                         priority=RETRY_PRIORITY).enqueue(submission.pk, submission.attempt)
     Submission.objects.filter(pk=submission.pk, attempt=submission.attempt, status=Submission.State.PENDING).update(
         job_id=str(result.id)[:64])
-    _paused_until = max(_paused_until, time.monotonic() + delay)
+    _paused_until = max(_paused_until, time.monotonic() + pause)
 
 
 

@@ -99,6 +99,12 @@ def run_verification(verification_id: int, progress: ScoringProgress | None = No
         return verification
     verification.host = socket.gethostname()[:255]
     verification.wasmtime_version, verification.engine_digest = WASMTIME_VERSION, ENGINE_DIGEST
+    if (submission.wasmtime_version, submission.engine_digest) != (WASMTIME_VERSION, ENGINE_DIGEST):
+        # Counted by another engine (one before the site's, or this worker is on other pins): fuel
+        # is exact for one engine only, so a difference here would say nothing of the entry.
+        _record(verification, Outcome.FAILED, f"not re-measured: wasmtime {submission.wasmtime_version} counted it "
+                f"and this worker runs {WASMTIME_VERSION}", "", attempt=submission.attempt)
+        return verification
     try:
         measured = measure(submission.version, submission.source_kind, bytes(submission.source),
                            progress or ScoringProgress())

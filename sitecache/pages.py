@@ -94,6 +94,12 @@ def query_without(request, parameters: tuple[Parameter, ...], name: str | tuple[
                    if key not in ((name,) if isinstance(name, str) else name))
 
 
+# What every page shows besides the data its generations stand for, each a callable giving a
+# short string, added by the app that knows it when it is ready (scoring: the engine the site
+# counts with, which its footer and marks name): a page made before a change is never served after.
+KEY_PARTS: list[Callable[[], str]] = []
+
+
 def cache_key(request, canonical: list[tuple[str, str]], generations: list[str]) -> str:
     # Encoded, so a value holding "&" or "=" cannot pass for two parameters. Not the Host or
     # the scheme: absolute links come from settings.SITE_URL, so a page reads the same whatever
@@ -102,7 +108,8 @@ def cache_key(request, canonical: list[tuple[str, str]], generations: list[str])
     identity = f"{request.path}?{query}"
     digest = hashlib.sha256(identity.encode("utf-8", "surrogatepass")).hexdigest()
     values = ".".join(str(value) for value in Generation.current(generations))
-    return f"page:{values}:{int(settings.CATALOG_SHOW_EXPERIMENTAL)}:{digest}"
+    parts = hashlib.sha256("\0".join(part() for part in KEY_PARTS).encode()).hexdigest()[:16]
+    return f"page:{values}:{int(settings.CATALOG_SHOW_EXPERIMENTAL)}:{parts}:{digest}"
 
 
 def not_kept(response: HttpResponse) -> HttpResponse:

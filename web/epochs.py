@@ -25,9 +25,7 @@ STATUSES = {"build_failed": "the build failed", "invalid_module": "the module wa
 def counted_by(request: HttpRequest, slug: str, version: str, epoch: int) -> HttpResponse:
     """A version's board (over every variant) with each entry's figures as `epoch` measured them."""
     found = get_object_or_404(CaseVersion.objects.public().select_related("case"), case__slug=slug, version=version)
-    # A past epoch only: what it counted was each entry's own figures, kept at the switch. (The
-    # current epoch's rows are its candidate's measurements, some never given to their entry: the
-    # leaderboard is the board as it counts.)
+    # A past epoch only: the leaderboard is the board as the current one counts it.
     chosen = get_object_or_404(Epoch.objects.filter(state=Epoch.State.PAST), pk=epoch)
     rows = [row for row in board_counted_by(chosen, found) if not row["submission"].hidden]
     if not rows:

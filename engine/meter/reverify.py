@@ -17,6 +17,7 @@ import io
 import json
 import lzma
 import os
+import re
 import signal
 import sys
 import threading
@@ -216,12 +217,18 @@ def check_counted_by(entry: dict, contract: Contract) -> None:
     if not engine:
         check_engine(contract)
         return
+    found = re.fullmatch(r"(\d{1,4}\.\d{1,4}\.\d{1,4}) \(([0-9a-f]{12}|configuration not recorded)\)", str(engine)[:80])
+    if found is None:
+        raise Refused("the site names the engine that counted this entry in a form this meter does not know")
+    release, configuration = found.groups()
     here = f"{WASMTIME_VERSION} ({ENGINE_DIGEST})"
-    release, _, configuration = engine.partition(" ")
-    if engine != here and not (release == WASMTIME_VERSION and "not recorded" in configuration):
+    if release != WASMTIME_VERSION:
         raise Refused(f"the site counted this entry with wasmtime {engine}; this meter counts with {here}, whose "
                       f"counts could differ: measure it with that release (pip install wasmtime=={release} in the "
                       f"meter's environment)")
+    if configuration not in (ENGINE_DIGEST, "configuration not recorded"):
+        raise Refused(f"the site counted this entry with wasmtime {engine}, another engine configuration than this "
+                      f"meter's ({ENGINE_DIGEST}): measure it with the kit of the site's code of that time")
 
 
 def compare(entry: dict, outcomes: list[tuple[str, str, int | None]]) -> str | None:

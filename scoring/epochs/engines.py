@@ -62,8 +62,10 @@ def board_engine(version) -> tuple[str, str]:
     """The engine a version's board is counted by: the site's, or for a retired version the one
     that was current when its board was frozen (a later switch does not measure it again)."""
     if version.retired_at is not None:
-        epoch = (Epoch.objects.filter(switched_at__lte=version.retired_at).exclude(state=State.DROPPED)
-                 .order_by("-switched_at", "-pk").first())
+        counted = Epoch.objects.filter(switched_at__isnull=False).exclude(state=State.DROPPED)
+        # Retired before the site recorded any epoch: by the first it recorded (the engine it ran then).
+        epoch = (counted.filter(switched_at__lte=version.retired_at).order_by("-switched_at", "-pk").first()
+                 or counted.order_by("switched_at", "pk").first())
         if epoch is not None:
             return epoch.engine
     return site_engine()

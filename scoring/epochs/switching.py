@@ -55,10 +55,13 @@ def switch(epoch: Epoch | None = None) -> Epoch:
         for row in found:
             results = list(Result.objects.filter(submission=row.submission).order_by("position")
                            .values(*RESULT_FIELDS))
-            if previous is not None and _engine_of(row.submission) == previous.engine:
+            if previous is not None and _measured_by(row.submission, previous):
                 _keep(previous, row.submission, results, now)
             if row.applies:
                 row.moved = _apply(row.submission, row.measurement, results)
+        # What the candidate measured and the switch did not give its entry (another module, an
+        # earlier attempt, an entry hidden or retired since) is no figure the new epoch counted.
+        candidate.measurements.exclude(submission_id__in=[row.submission.pk for row in found if row.applies]).delete()
         version_ids = sorted({row.submission.version_id for row in found})
         # What the changes page says counts only what the public sees (no experimental version).
         shown = [row for row in found if not row.submission.version.experimental]
@@ -81,8 +84,12 @@ def switch(epoch: Epoch | None = None) -> Epoch:
     return candidate
 
 
-def _engine_of(submission: Submission) -> tuple[str, str]:
-    return submission.wasmtime_version, submission.engine_digest
+def _measured_by(submission: Submission, epoch: Epoch) -> bool:
+    """Whether `epoch`'s engine measured the entry (one measured before engine configurations were
+    recorded: by its release)."""
+    if not submission.engine_digest:
+        return submission.wasmtime_version == epoch.wasmtime_version
+    return (submission.wasmtime_version, submission.engine_digest) == epoch.engine
 
 
 def _keep(epoch: Epoch, submission: Submission, results: list[dict], now) -> None:

@@ -105,6 +105,9 @@ def test_an_entry_that_rebuilds_to_another_module_is_flagged_and_keeps_its_own_f
     epochs.switch()
     bob.refresh_from_db()
     assert (bob.total_fuel, bob.wasmtime_version) == (12345, OLD[0])  # as the old engine counted it
+    # The candidate's figures of another module are no figures it counted: gone with the switch.
+    assert not EpochMeasurement.objects.filter(epoch=candidate, submission=bob).exists()
+    assert EpochMeasurement.objects.filter(epoch=candidate, submission=board["alice-2"]).exists()
     alice = Submission.objects.get(pk=board["alice-2"].pk)
     assert (alice.wasmtime_version, alice.engine_digest) == epochs.THIS_ENGINE
 
@@ -213,6 +216,15 @@ def test_an_entry_is_scored_only_on_the_sites_engine_and_labelled_by_the_one_tha
         score(entry)
     entry.refresh_from_db()
     assert (entry.status, entry.message, entry.attempt) == ("pending", "waiting for a worker on the site's engine", 0)
+    assert entry.sandbox_waits == 0  # no lack of sandboxes: never given up on for it
+    from django.conf import settings as django_settings
+
+    from scoring.jobs import score_submission_job
+
+    Submission.objects.filter(pk=entry.pk).update(sandbox_waits=django_settings.SCORING_SANDBOX_MAX_WAITS)
+    assert score_submission_job.call(entry.pk, entry.attempt) == "waiting_for_sandbox"
+    entry.refresh_from_db()
+    assert entry.status == "pending"
 
     # On the site's engine it is scored, and says which engine measured it, whatever recorded it.
     Epoch.objects.filter(pk=older_site.pk).update(wasmtime_version=WASMTIME_VERSION, engine_digest=ENGINE_DIGEST)
@@ -291,6 +303,9 @@ def test_a_retired_board_stays_counted_by_the_engine_of_its_day(client, older_si
     assert epochs.site_engine() == epochs.THIS_ENGINE
     version.refresh_from_db()
     assert epochs.board_engine(version) == OLD
+    # Retired before the site recorded any epoch: counted by the first it recorded.
+    version.retired_at = older_site.switched_at - timezone.timedelta(days=400)
+    assert epochs.board_engine(version) == OLD
     page = client.get("/cases/adder/leaderboard/?version=v1").content.decode()
     assert f"Fuel is counted by wasmtime {OLD[0]}" in page and "†" not in page
     kit = client.get(f"/cases/adder/v1/kit/{version.default_variant().slug}.zip")
@@ -360,3 +375,26 @@ def test_entries_tied_as_an_earlier_engine_counted_them_share_their_place(client
     epochs.switch(measured_candidate())
     body = client.get(f"/cases/adder/v1/counted-by/{older_site.pk}/").content.decode()
     assert body.count("=1<span") == 2, body
+
+
+def test_an_entry_another_engine_counted_is_never_re_measured_as_not_reproduced(older_site, board):
+    from scoring.models import Verification
+    from scoring.verification import run_verification
+
+    verification = Verification.objects.create(submission=board["alice-2"])
+    run_verification(verification.pk)
+    verification.refresh_from_db()
+    assert verification.outcome == "failed"
+    assert verification.message == (f"not re-measured: wasmtime {OLD[0]} counted it and this worker runs "
+                                    f"{WASMTIME_VERSION}")
+
+
+def test_a_page_kept_in_the_cache_is_not_served_once_the_site_counts_with_another_engine(client, older_site, board,
+                                                                                       settings):
+    settings.PAGE_CACHE_SECONDS = 300
+    epochs.forget_site_engine()
+    assert f"counted by wasmtime {OLD[0]}" in client.get("/cases/").content.decode()
+    Epoch.objects.filter(pk=older_site.pk).update(wasmtime_version="50.0.0")  # as a switch made elsewhere
+    assert f"counted by wasmtime {OLD[0]}" in client.get("/cases/").content.decode()  # read again within 10 s
+    epochs.forget_site_engine()
+    assert "counted by wasmtime 50.0.0" in client.get("/cases/").content.decode()
