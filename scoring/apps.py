@@ -9,10 +9,11 @@ class ScoringConfig(AppConfig):
         # deferred: the app registry is ready only now
         from django.core import checks
 
+        from lib.commands import BUILD_CHECKS
         from scoring import receivers  # noqa: F401  (connects the app's receivers)
         from scoring.checks import build_cgroups
 
-        checks.register(build_cgroups)
+        checks.register(build_cgroups, *BUILD_CHECKS)
 
         # deferred: the app registry is ready only now (the epochs read models)
         from scoring.epochs import site_engine

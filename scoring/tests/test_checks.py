@@ -26,6 +26,18 @@ def test_without_a_cgroup_a_system_check_says_so(tmp_path):
     assert "scoring.W001" in done.stderr, done.stderr
     assert "builds here are refused: they cannot be given an account and a cgroup of their own" in done.stderr
     assert "SCORING_BUILD_LAUNCHER" in done.stderr
+    # A command that builds makes that one check too, and only it: no page's code is loaded for it.
+    code = ("import sys\nfrom django.core.management import execute_from_command_line as run\n"
+            "try:\n    run(['manage.py', 'score_examples'] if sys.argv[1] == 'build' else ['manage.py', 'api_token', "
+            "'list'])\nexcept BaseException:\n    pass  # (no database here: the checks came first)\n"
+            "print('views loaded:', 'api.main' in sys.modules)")
+    builds = subprocess.run(["/usr/sbin/runuser", "-u", "nobody", "--", sys.executable, "-c", code, "build"],
+                            cwd=ROOT, env={**environment, "DJANGO_SETTINGS_MODULE": "config.settings"},
+                            capture_output=True, text=True, timeout=120)
+    assert "scoring.W001" in builds.stderr and "views loaded: False" in builds.stdout, builds.stderr
+    quick = subprocess.run([sys.executable, "-c", code, "quick"], cwd=ROOT, capture_output=True, text=True,
+                           timeout=120, env={**environment, "DJANGO_SETTINGS_MODULE": "config.settings"})
+    assert "views loaded: False" in quick.stdout and "scoring.W001" not in quick.stderr, quick.stderr
     root = subprocess.run([sys.executable, "manage.py", "check"], cwd=ROOT, capture_output=True, text=True,
                           timeout=120, env={**os.environ, "VAR_DIR": str(var)})
     assert "scoring.W001" not in root.stderr

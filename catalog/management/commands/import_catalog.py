@@ -3,12 +3,12 @@ from __future__ import annotations
 from pathlib import Path
 
 from django.conf import settings
-from django.core.management.base import BaseCommand
 
 from catalog.importer import IMPORTED, REFUSED, UNCHANGED, import_catalog
+from lib.commands import SiteCommand
 
 
-class Command(BaseCommand):
+class Command(SiteCommand):
     help = (
         "Validate a catalog tree and import its new versions, one transaction per version. "
         "Unchanged versions are skipped; changed published versions are refused."

@@ -5,13 +5,14 @@ from __future__ import annotations
 from pathlib import Path
 
 from django.conf import settings
-from django.core.management.base import BaseCommand, CommandError
+from django.core.management.base import CommandError
 
 from catalog.manifest import DIFFICULTIES
 from catalog.starting import StartRefused, start_case
+from lib.commands import SiteCommand
 
 
-class Command(BaseCommand):
+class Command(SiteCommand):
     help = ("Start a new case: its v1 (a manifest with every required key, description, changelog, prompt, rules, "
             "schemas, a seeded generator that writes the inputs and their answers, a starter workspace with the "
             "ABI) and an accepted reference solution under the solutions folder. It validates and passes "

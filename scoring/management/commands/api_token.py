@@ -4,8 +4,9 @@ from __future__ import annotations
 
 from django.contrib.auth import get_user_model
 from django.contrib.auth.models import Permission
-from django.core.management.base import BaseCommand, CommandError
+from django.core.management.base import CommandError
 
+from lib.commands import SiteCommand
 from scoring.models import ApiToken
 
 
@@ -13,7 +14,7 @@ def grant_submitting(user) -> None:
     user.user_permissions.add(Permission.objects.get(content_type__app_label="scoring", codename="submit_entry"))
 
 
-class Command(BaseCommand):
+class Command(SiteCommand):
     help = ("Make, list and revoke operators' API tokens (for POST /api/v1/submissions/, and with --review for "
             "POST /api/v1/submissions/ID/reviews/).")
 

@@ -3,14 +3,15 @@ from __future__ import annotations
 import json
 
 from django.conf import settings
-from django.core.management.base import BaseCommand, CommandError
+from django.core.management.base import CommandError
 
 from catalog.models import UnknownTarget, resolve_target
 from engine.progress import StreamProgress
+from lib.commands import SiteCommand
 from scoring.carry import CarryRefused, carry_forward, describe, previous_version, score_carried
 
 
-class Command(BaseCommand):
+class Command(SiteCommand):
     help = ("Score the best entries of a case's earlier version against a newer one, as carried entries. "
             "Entries already there (carried before, or sent by their operator) are left as they are.")
 

@@ -7,13 +7,14 @@ import json
 from pathlib import Path
 
 from django.conf import settings
-from django.core.management.base import BaseCommand, CommandError
+from django.core.management.base import CommandError
 
 from catalog.importer import file_limits
 from catalog.manifest import catalog_root, scan_catalog, version_sort_key
 from catalog.manifest.remembered import remembering
 from engine.builds import SandboxUnavailable
 from engine.progress import ScoringProgress
+from lib.commands import BUILD_CHECKS, SiteCommand
 from scoring.workbench.checking import Builds, check_version
 from scoring.workbench.expected import WriteRefused, write_expected
 from scoring.workbench.folder import FolderVersion
@@ -34,7 +35,8 @@ class Progress(ScoringProgress):
         self.out.write(f"  {self.label}: running {count} inputs")
 
 
-class Command(BaseCommand):
+class Command(SiteCommand):
+    requires_system_checks = BUILD_CHECKS  # the others: `manage.py check` (lib/commands.py)
     help = ("Check a case with its own solutions before it is published: everything validate_catalog checks, "
             "then each solution under <solutions>/<slug>/<verdict>/ built and run on every input of each "
             "version found under PATH (a version folder, a case folder, or a catalog), with the real limits. "

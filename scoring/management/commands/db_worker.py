@@ -21,6 +21,7 @@ import time
 from django.core.management.base import CommandError
 from django_tasks_db.management.commands import db_worker as upstream
 
+from lib.commands import BUILD_CHECKS
 from scoring import building, epochs, jobs
 
 logger = logging.getLogger(__name__)
@@ -36,6 +37,7 @@ class Worker(upstream.Worker):
 
 
 class Command(upstream.Command):
+    requires_system_checks = BUILD_CHECKS  # the others: `manage.py check` (lib/commands.py)
     help = ("Run queued scoring jobs (TASKS_BACKEND=database). Refuses to start where a build could not be "
             "given an account and a cgroup of its own.")
 

@@ -6,14 +6,15 @@ from __future__ import annotations
 import json
 
 from django.conf import settings
-from django.core.management.base import BaseCommand, CommandError
+from django.core.management.base import CommandError
 
 from engine.progress import ScoringProgress
+from lib.commands import SiteCommand
 from scoring import epochs
 from scoring.models import EpochMeasurement
 
 
-class Command(BaseCommand):
+class Command(SiteCommand):
     help = ("Measurement epochs. `status`: the site's epoch, the candidate's progress and this host's engine. "
             "`prepare` (on a host running the candidate engine): record it as the candidate and queue every entry "
             "not yet measured under it (`--here`: measure them in this process, with progress). `report`: each "

@@ -7,9 +7,10 @@ import argparse
 from datetime import datetime, timezone
 from pathlib import Path
 
-from django.core.management.base import BaseCommand, CommandError
+from django.core.management.base import CommandError
 from django.utils import timezone as django_timezone
 
+from lib.commands import SiteCommand
 from scoring.dataset.exporting import ExportRefused, export_dataset
 
 AT_FORMAT = "%Y-%m-%dT%H:%M:%SZ"
@@ -23,7 +24,7 @@ def export_time(value: str) -> datetime:
         raise argparse.ArgumentTypeError(f"{value!r} is not a UTC time as YYYY-MM-DDTHH:MM:SSZ") from None
 
 
-class Command(BaseCommand):
+class Command(SiteCommand):
     help = ("Write the site's public data into DIR as a dataset: a Parquet file per table (cases, entries, results, "
             "agents, agent_cells), a dataset card (README.md) and Croissant metadata (croissant.json). Written "
             "beside DIR and moved into place whole.")

@@ -8,9 +8,10 @@ from datetime import date, datetime
 from pathlib import Path
 
 from django.conf import settings
-from django.core.management.base import BaseCommand, CommandError
+from django.core.management.base import CommandError
 
 from catalog.manifest import DIFFICULTIES
+from lib.commands import SiteCommand
 from scoring.harbor.exporting import ExportRefused, chosen_versions, export_harbor
 
 
@@ -22,7 +23,7 @@ def day(value: str) -> date:
         raise argparse.ArgumentTypeError(f"{value!r} is not a date as YYYY-MM-DD") from None
 
 
-class Command(BaseCommand):
+class Command(SiteCommand):
     help = ("Write one Harbor task folder per shown case's latest version and variant into DIR, named "
             "<slug>-<version>-<variant>: task.toml, instruction.md, environment/ (a Dockerfile with the site's "
             "compiler and the run root), solution/ (the author's reference solution) and tests/ (the samples "

@@ -1,11 +1,10 @@
 from __future__ import annotations
 
-from django.core.management.base import BaseCommand
-
+from lib.commands import SiteCommand
 from scoring.agents import refresh, snapshot
 
 
-class Command(BaseCommand):
+class Command(SiteCommand):
     help = ("Recompute the agents matrix (/agents/) now. Pages ask for this themselves once scores arrive "
             "(at most every STANDINGS_REFRESH_SECONDS); run it after bulk changes, or from cron.")
 

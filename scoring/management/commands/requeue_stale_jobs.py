@@ -1,13 +1,14 @@
 from __future__ import annotations
 
 from django.conf import settings
-from django.core.management.base import BaseCommand, CommandError
+from django.core.management.base import CommandError
 
+from lib.commands import SiteCommand
 from scoring.epochs.candidates import requeue_stale_measurements
 from scoring.jobs import requeue_stale
 
 
-class Command(BaseCommand):
+class Command(SiteCommand):
     help = (
         "Requeue scoring jobs whose worker stopped responding (its heartbeat is older than "
         "--stale-after seconds); after SCORING_MAX_ATTEMPTS attempts the submission is marked failed. "

@@ -6,9 +6,10 @@ from __future__ import annotations
 import argparse
 import json
 
-from django.core.management.base import BaseCommand, CommandError
+from django.core.management.base import CommandError
 from django.urls import reverse
 
+from lib.commands import SiteCommand
 from lib.siteurl import site_url
 from scoring.retiring import RetireRefused, retire
 
@@ -20,7 +21,7 @@ def other_version(value: str) -> tuple[str, str]:
     return slug, version
 
 
-class Command(BaseCommand):
+class Command(SiteCommand):
     help = ("Retire case versions, together: their boards are frozen (no entry is taken or scored again) and "
             "their held-out inputs and expected answers, and the modules their entries ran, are published, so "
             "that anyone can measure any of their entries again. Refused while an entry of one is still to be "

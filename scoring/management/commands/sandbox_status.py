@@ -4,13 +4,14 @@ from __future__ import annotations
 
 import json
 
-from django.core.management.base import BaseCommand, CommandError
+from django.core.management.base import CommandError
 
 from engine.toolchain import RUST_RELEASE, Toolchain
+from lib.commands import SiteCommand
 from scoring import building
 
 
-class Command(BaseCommand):
+class Command(SiteCommand):
     help = ("Say how a build asked for here is held (the build launcher, or this process), with its account "
             "range and caps; exit 1 where a task worker would refuse to start.")
 

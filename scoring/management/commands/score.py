@@ -11,7 +11,7 @@ from catalog.runrecords import RunRecordError, parse_meta, target_and_run
 from engine.builds import SandboxUnavailable
 from engine.progress import StreamProgress
 from engine.progress import fuel_text as _fuel
-from lib.commands import CaseVersionCommand
+from lib.commands import BUILD_CHECKS, CaseVersionCommand
 from scoring.attempts import score
 from scoring.documents import submission_json
 from scoring.jobs import enqueue_scoring
@@ -19,6 +19,7 @@ from scoring.recording import ScoringError, submit
 
 
 class Command(CaseVersionCommand):
+    requires_system_checks = BUILD_CHECKS  # the others: `manage.py check` (lib/commands.py)
     help = "Build and score a submission against a case version's held-out inputs."
 
     def add_arguments(self, parser):

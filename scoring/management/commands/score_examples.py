@@ -3,13 +3,15 @@ from __future__ import annotations
 from pathlib import Path
 
 from django.conf import settings
-from django.core.management.base import BaseCommand, CommandError
+from django.core.management.base import CommandError
 
 from engine.builds import SandboxUnavailable
+from lib.commands import BUILD_CHECKS, SiteCommand
 from scoring.examples import ExampleRun, score_examples
 
 
-class Command(BaseCommand):
+class Command(SiteCommand):
+    requires_system_checks = BUILD_CHECKS  # the others: `manage.py check` (lib/commands.py)
     help = ("Score every example not scored yet: the source folders under solutions/<slug>/accepted/<name>/ and "
             "solutions/<slug>/over_limit/<name>/, as example-<name>, against every imported version of the case.")
 

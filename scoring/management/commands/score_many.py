@@ -5,15 +5,17 @@ import os
 import threading
 from pathlib import Path
 
-from django.core.management.base import BaseCommand, CommandError
+from django.core.management.base import CommandError
 
+from lib.commands import BUILD_CHECKS, SiteCommand
 from scoring.batch import check_lines, describe, run_lines, summary
 from scoring.recording import ScoringError
 
 BAR_WIDTH = 24
 
 
-class Command(BaseCommand):
+class Command(SiteCommand):
+    requires_system_checks = BUILD_CHECKS  # the others: `manage.py check` (lib/commands.py)
     help = ("Score many submissions from a JSON Lines file: one object per line with what `score` takes "
             "(slug, version, variant, name, submission or wasm, record, meta). Every line is checked first; "
             "lines already scored are skipped.")

@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
-from django.core.management.base import BaseCommand, CommandError
+from django.core.management.base import CommandError
 
+from lib.commands import SiteCommand
 from scoring.models import Submission
 from scoring.references import ReferenceRefused, clear_reference, set_reference
 
 
-class Command(BaseCommand):
+class Command(SiteCommand):
     help = ("Make the entry SUBMISSION (an id) its version's reference: every speedup on that version is the "
             "reference's total fuel ÷ an entry's (the leaderboard, the standings, the agents matrix). It must be "
             "ranked (every input passed, shown, not excluded); it replaces any other reference of the version. "

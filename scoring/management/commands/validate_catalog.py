@@ -7,17 +7,17 @@ from __future__ import annotations
 from pathlib import Path
 
 from django.conf import settings
-from django.core.management.base import BaseCommand
 
 from catalog.importer import file_limits
 from catalog.manifest import catalog_root, scan_catalog
 from catalog.manifest.remembered import remembering
 from engine.builds import SandboxUnavailable
+from lib.commands import SiteCommand
 from scoring.workbench.folder import FolderVersion
 from scoring.workbench.reproduce import VALIDATOR, check_folder
 
 
-class Command(BaseCommand):
+class Command(SiteCommand):
     help = ("Check every manifest of a catalog tree (or of one case folder or version folder) against the catalog "
             "rules, and every input against its version's own validator (validator/validate.py, run in the build "
             "sandbox). Writes nothing. Errors make it exit 1; warnings (names a template uses that the site's "

@@ -6,12 +6,13 @@ from django.core.management.base import CommandError
 
 from catalog.models import CaseVersion, UnknownTarget, resolve_target
 from engine.progress import StreamProgress
-from lib.commands import CaseVersionCommand
+from lib.commands import BUILD_CHECKS, CaseVersionCommand
 from scoring.models import Submission, Verification
 from scoring.verification import best_entries, request, run_verification
 
 
 class Command(CaseVersionCommand):
+    requires_system_checks = BUILD_CHECKS  # the others: `manage.py check` (lib/commands.py)
     help = ("Measure stored entries again from their stored source (or module), on this machine or on "
             "whichever worker takes the job, and record whether every input's status, fuel and answer came "
             "out the same. The entries' results are never changed. Default: the 3 best entries of every "
