@@ -246,12 +246,16 @@ class Launcher:
             raise LauncherError(f"the socket's folder must be root's and written by no one else: {problem}")
         if self.socket_path.is_symlink() or (self.socket_path.exists() and not self.socket_path.is_socket()):
             raise LauncherError(f"{self.socket_path} exists and is not a socket")
-        self.socket_path.unlink(missing_ok=True)
+        # Made under a name of its own and moved into place once it listens: a socket at the path
+        # is one that answers (an asker that finds it never meets a refused connection).
+        making = self.socket_path.with_name(f".{self.socket_path.name}.{os.getpid()}")
+        making.unlink(missing_ok=True)
         listener = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
-        listener.bind(str(self.socket_path))
-        os.chown(self.socket_path, 0, self.client_gid, follow_symlinks=False)
-        os.chmod(self.socket_path, 0o660)
+        listener.bind(str(making))
+        os.chown(making, 0, self.client_gid, follow_symlinks=False)
+        os.chmod(making, 0o660)
         listener.listen(64)
+        os.replace(making, self.socket_path)
         logger.info("build launcher on %s for uid %s: build uids %s", self.socket_path, self.client_uid,
                     self.status()["uids"])
         if ready is not None:
