@@ -33,7 +33,7 @@ from catalog.models import CaseVersion
 from lib.stats import pareto_front, wilson_interval
 from scoring import snapshots
 from scoring.boards.places import RANKED
-from scoring.models import Agent, AgentCell, AgentLine, Submission
+from scoring.models import Agent, AgentCell, AgentLine, StandingsSnapshot, Submission
 from scoring.models.agents import CostPerTrial
 from scoring.speedups import FAST_P, aggregates, at_k, geometric_mean, p_key
 from scoring.standings.computing import case_counts, scope_name, version_scopes
@@ -280,13 +280,31 @@ def with_at_k(lines: list[Line], sums: dict[tuple, dict[str, float]], key) -> li
     return lines
 
 
+# How many times a filtered matrix is read again when a refresh replaced the cells meanwhile.
+CONSISTENT_READS = 3
+
+
 def summed_lines(version_ids) -> list[Line]:
     """The lines over just these versions, placed, summed from the stored cells (a filter that is
-    not precomputed: a difficulty and a tag together)."""
+    not precomputed: a difficulty and a tag together).
 
-    names, cells = agent_names(), AgentCell.objects.filter(version_id__in=list(version_ids))
-    return placed(with_at_k([line_of(row, names) for row in line_sums(cells)], at_k_sums(cells),
+    The sums, the estimates and the agents' names are three reads, and on PostgreSQL each sees what
+    was committed when it ran: a refresh committed between them (new agents, or agents gone) is
+    seen by the refresh time it leaves, and all three are read again. An agent still missing then
+    is left out, never a failed page."""
+    version_ids = list(version_ids)
+    for _ in range(CONSISTENT_READS):
+        before = _refreshed_at()
+        cells = AgentCell.objects.filter(version_id__in=version_ids)
+        sums, estimates, names = list(line_sums(cells)), at_k_sums(cells), agent_names()
+        if _refreshed_at() == before and all(row["agent_id"] in names for row in sums):
+            break
+    return placed(with_at_k([line_of(row, names) for row in sums if row["agent_id"] in names], estimates,
                             lambda line: (line.agent_id,)))
+
+
+def _refreshed_at():
+    return StandingsSnapshot.objects.filter(pk=snapshots.AGENTS).values_list("computed_at", flat=True).first()
 
 
 def refresh() -> float:

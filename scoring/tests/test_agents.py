@@ -455,3 +455,23 @@ def test_the_cost_chart_parts_close_scores_and_keeps_its_labels_off_the_line_and
         box = (left, point.label_y - 10, left + width, point.label_y + 2)
         assert left >= COST_LEFT, point  # clear of the score axis' tick labels
         assert not any(_crosses(box, start, end) for start, end in zip(line, line[1:])), point
+
+
+def test_a_refresh_committed_between_a_filtered_matrixs_reads_never_fails_it(client, seeded, cases, monkeypatch):
+    """A filter that is not precomputed sums the stored cells in three reads: a refresh that lands
+    between them, with an agent new since the last, is read again, never a missing name."""
+    from scoring.agents import computing
+
+    make_trials(cases[:1], [("new/model", "")], trials=1, seed=13)
+    sums, refreshed = computing.line_sums, []
+
+    def a_refresh_lands_first(cells, *args, **kwargs):
+        if not refreshed:
+            refreshed.append(True)
+            refresh()  # as another worker's, committed just before this read
+        return sums(cells, *args, **kwargs)
+
+    monkeypatch.setattr(computing, "line_sums", a_refresh_lands_first)
+    response = client.get("/api/v1/agents/?since=2000-01-01")
+    assert response.status_code == 200 and refreshed
+    assert "new/model" in {line["model"] for line in response.json()["results"]}
