@@ -95,7 +95,11 @@ def stale_measurements(stale_after: float | None = None):
 
 def requeue_stale_measurements(stale_after: float | None = None) -> list[EpochMeasurement]:
     """Queue again each measurement whose host died (`requeue_stale_jobs` does it every minute, on
-    any host). Returns those queued."""
+    any host). Returns those queued. Only with the database task backend: without it a job would
+    run here, on this host's engine, not on a candidate's (a `prepare --here` whose process died
+    is taken up again by the next one)."""
+    if settings.TASKS_BACKEND != "database":
+        return []
     requeued = []
     for measurement in stale_measurements(stale_after).select_related("submission"):
         with transaction.atomic():

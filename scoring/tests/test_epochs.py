@@ -333,6 +333,11 @@ def test_a_measurement_whose_host_died_is_named_and_queued_again(older_site, boa
     assert out.count("stopped responding") == 1
     with pytest.raises(epochs.EpochError, match="requeue_stale_jobs"):
         epochs.switch()
+    call_command("requeue_stale_jobs")  # the immediate backend: it would run here, on the site's engine
+    assert "measurement of submission" not in capsys.readouterr().out
+    assert EpochMeasurement.objects.get(pk=lost.pk).outcome == "running"
+    settings.TASKS_BACKEND = "database"
+    settings.TASKS = {"default": {"BACKEND": "django_tasks_db.DatabaseBackend", "QUEUES": ["default", "epoch"]}}
     call_command("requeue_stale_jobs")
     assert f"measurement of submission #{lost.submission_id}" in capsys.readouterr().out
     lost.refresh_from_db()
