@@ -103,12 +103,12 @@ def score(submission: Submission, *, progress: ScoringProgress | None = None) ->
         raise
     except SandboxUnavailable as unavailable:
         logger.warning("submission %s waits for a build sandbox: %s", submission.pk, unavailable)
-        waiting = ("waiting for a worker on the site's engine" if isinstance(unavailable, OtherEngine)
-                   else "waiting for a build sandbox")
+        # A worker on another engine than the site's is no lack of sandboxes: it waits as long as it takes.
+        other_engine = isinstance(unavailable, OtherEngine)
+        waiting = "waiting for a worker on the site's engine" if other_engine else "waiting for a build sandbox"
         Submission.objects.filter(pk=submission.pk, attempt=submission.attempt, status=Submission.State.RUNNING).update(
             status=Submission.State.PENDING, heartbeat_at=None, job_id="",
-            # A worker on another engine than the site's is no lack of sandboxes: it waits as long as it takes.
-            sandbox_waits=F("sandbox_waits") + (0 if isinstance(unavailable, OtherEngine) else 1),
+            sandbox_waits=F("sandbox_waits") + (0 if other_engine else 1),
             message=waiting, detail=storable(f"{waiting}: {unavailable}"))
         raise
     except Exception as exc:

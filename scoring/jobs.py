@@ -105,15 +105,16 @@ def _retry_later(submission: Submission, *, other_engine: bool = False) -> None:
     job (so the site's own take it). With the immediate backend there is no queue: it stays
     pending, and `requeue_stale_jobs` queues it again."""
     global _paused_until
-    waits = Submission.objects.filter(pk=submission.pk).values_list("sandbox_waits", flat=True).first() or 1
     if other_engine:
         delay, pause = settings.SCORING_SANDBOX_RETRY_SECONDS, settings.SCORING_SANDBOX_RETRY_MAX_SECONDS
-    elif waits >= settings.SCORING_SANDBOX_MAX_WAITS:
-        Submission.objects.filter(pk=submission.pk, attempt=submission.attempt, status=Submission.State.PENDING).update(
-            status=Submission.State.ERROR, job_id="",
-            message=f"no build sandbox could be had ({waits} tries); staff can score it again")
-        return
     else:
+        waits = Submission.objects.filter(pk=submission.pk).values_list("sandbox_waits", flat=True).first() or 1
+        if waits >= settings.SCORING_SANDBOX_MAX_WAITS:
+            Submission.objects.filter(pk=submission.pk, attempt=submission.attempt,
+                                      status=Submission.State.PENDING).update(
+                status=Submission.State.ERROR, job_id="",
+                message=f"no build sandbox could be had ({waits} tries); staff can score it again")
+            return
         delay = pause = sandbox_retry_seconds(waits)
     if settings.TASKS_BACKEND == "immediate":
         return

@@ -47,20 +47,19 @@ def prepare(*, enqueue: bool = True) -> tuple[Epoch, list[int]]:
         except IntegrityError:
             return prepare(enqueue=enqueue)  # recorded meanwhile by another host: read it again
     queued = []
-    stale = _stale_since(None)
     with transaction.atomic():
         entries = dict(to_measure().values_list("pk", "attempt"))
-        kept = {submission_id: (outcome, attempt, beat or claimed) for submission_id, outcome, attempt, claimed, beat in
-                candidate.measurements.values_list("submission_id", "outcome", "attempt", "claimed_at",
-                                                   "heartbeat_at")}
+        kept = {submission_id: (outcome, attempt) for submission_id, outcome, attempt in
+                candidate.measurements.values_list("submission_id", "outcome", "attempt")}
+        lost = set(stale_measurements().filter(epoch=candidate).values_list("submission_id", flat=True))
         # Two hosts preparing at once make each row once (the second finds it made).
         fresh = [EpochMeasurement(epoch=candidate, submission_id=submission_id, attempt=attempt)
                  for submission_id, attempt in entries.items() if submission_id not in kept]
         EpochMeasurement.objects.bulk_create(fresh, ignore_conflicts=True)
         for submission_id, attempt in sorted(entries.items()):
             if submission_id in kept:
-                outcome, measured_attempt, claimed_at = kept[submission_id]
-                if outcome == Outcome.PENDING or (outcome == Outcome.RUNNING and claimed_at and claimed_at > stale) or (
+                outcome, measured_attempt = kept[submission_id]
+                if outcome == Outcome.PENDING or (outcome == Outcome.RUNNING and submission_id not in lost) or (
                         outcome == Outcome.MEASURED and measured_attempt == attempt):
                     continue  # queued, being measured, or measured for what the entry shows
                 # Failed, measured before the entry was scored again, or claimed by a host that died.
@@ -74,10 +73,6 @@ def prepare(*, enqueue: bool = True) -> tuple[Epoch, list[int]]:
     return candidate, queued
 
 
-def _stale_since(stale_after: float | None):
-    return timezone.now() - timedelta(seconds=settings.SCORING_STALE_SECONDS if stale_after is None else stale_after)
-
-
 def _of_the_candidate():
     """The candidate's measurements, with the epoch's state asked in a subquery of its own: an
     update's conditions on the row itself stay in its WHERE, which PostgreSQL checks again on a
@@ -88,7 +83,7 @@ def _of_the_candidate():
 
 def stale_measurements(stale_after: float | None = None):
     """The candidate's measurements claimed by a host that stopped sending heartbeats (it died)."""
-    since = _stale_since(stale_after)
+    since = timezone.now() - timedelta(seconds=settings.SCORING_STALE_SECONDS if stale_after is None else stale_after)
     return _of_the_candidate().filter(outcome=Outcome.RUNNING).filter(
         Q(heartbeat_at__lt=since) | Q(heartbeat_at__isnull=True, claimed_at__lt=since))
 
