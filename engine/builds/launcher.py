@@ -255,9 +255,11 @@ class Launcher:
         os.chown(making, 0, self.client_gid, follow_symlinks=False)
         os.chmod(making, 0o660)
         listener.listen(64)
-        os.replace(making, self.socket_path)
+        # Said before the socket is in place: whoever waits for the socket may stop the launcher
+        # at once, and the log must still say that it had started.
         logger.info("build launcher on %s for uid %s: build uids %s", self.socket_path, self.client_uid,
                     self.status()["uids"])
+        os.replace(making, self.socket_path)
         if ready is not None:
             ready()
         # accept() wakes every second: a signal the kernel hands to a handler's thread only sets a
