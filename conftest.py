@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import shutil
 from pathlib import Path
+from typing import Iterator
 
 import pytest
 from django.core.cache import cache, caches
@@ -83,12 +84,17 @@ def _each_source_built_once(tmp_path_factory):
         yield
 
 
-@pytest.fixture(scope="session")
-def _shared_module_cache(tmp_path_factory) -> Path:
+@pytest.fixture(autouse=True, scope="session")
+def _shared_module_cache(tmp_path_factory) -> Iterator[Path]:
     """Compiled modules kept for the whole run: a module is compiled (in a child process) once,
-    not once per test. Each compile is keyed by the module's digest, so no test can see
-    another's module under its own."""
-    return tmp_path_factory.getbasetemp() / "module-cache"
+    not once per test, in this test process, the others, or a site a test serves
+    (tests/served.py). Each compile is keyed by the module's digest, the engine's version and
+    its configuration, so no test can see another's module under its own."""
+    folder = _run_folder(tmp_path_factory) / "module-cache"
+    folder.mkdir(mode=0o700, exist_ok=True)
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setenv(served.MODULE_CACHE_VARIABLE, str(folder))
+        yield folder
 
 
 @pytest.fixture(autouse=True)
@@ -111,12 +117,11 @@ def bundled_scan():
 
 
 @pytest.fixture
-def bundled(db, settings, tmp_path, bundled_scan):
+def bundled(db, settings, bundled_scan):
     """The bundled catalog imported, experimental cases shown."""
     from catalog.importer import import_scan
     from catalog.models import CaseVersion
 
-    settings.SCORING_CACHE_DIR = tmp_path / "module-cache"
     settings.CATALOG_SHOW_EXPERIMENTAL = True
     assert not CaseVersion.objects.exists()  # the scan was made for an empty database
     assert import_scan(bundled_scan).ok
@@ -131,11 +136,31 @@ def catalog(tmp_path) -> CatalogTree:
     return CatalogTree(root)
 
 
-@pytest.fixture
-def imported(catalog, db) -> CatalogTree:
-    from catalog.importer import import_catalog
+@pytest.fixture(scope="session")
+def _valid_catalog_scan():
+    """The valid test catalog validated as import_catalog() validates it into an empty database,
+    once per test process, with the caps it was validated under (the test catalog's own copy is
+    byte for byte the same)."""
+    from catalog.importer import file_limits
+    from catalog.manifest import scan_catalog
 
-    outcome = import_catalog(catalog.root)
+    limits = file_limits()
+    return limits, scan_catalog(VALID_CATALOG, is_unchanged=lambda label, digest: False, limits=limits,
+                                held_out_elsewhere={})
+
+
+@pytest.fixture
+def imported(catalog, db, _valid_catalog_scan) -> CatalogTree:
+    """The test's copy of the valid catalog, imported (validated once per test process: a
+    database that already holds versions, or other caps, are validated afresh)."""
+    from catalog.importer import file_limits, import_catalog, import_scan
+    from catalog.models import CaseVersion
+
+    limits, scan = _valid_catalog_scan
+    if CaseVersion.objects.exists() or file_limits() != limits:
+        outcome = import_catalog(catalog.root)
+    else:
+        outcome = import_scan(scan)
     assert outcome.ok, [result.reasons for result in outcome.results]
     return catalog
 
@@ -189,7 +214,7 @@ def board(adder_v1, imported, tmp_path):
 
 
 @pytest.fixture(scope="session")
-def site_template(tmp_path_factory):
+def site_template(tmp_path_factory, _shared_module_cache):
     """The bundled catalog imported and its examples scored, once per run, whichever test
     process asks first (tests/served.py `shared_template`); dropped when the run ends."""
     return served.shared_template(_run_folder(tmp_path_factory))

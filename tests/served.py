@@ -31,6 +31,8 @@ from tests import bundled
 
 ROOT = Path(__file__).resolve().parent.parent
 STAFF = ("staff", "correct horse battery")
+# The run's compiled modules, shared by every site a test serves (conftest.py).
+MODULE_CACHE_VARIABLE = "TEST_RUN_MODULES"
 # The starter of lattice's latest version (the folder last in natural order).
 STARTER = max((path for path in (ROOT / "test-cases/performance/hard/lattice").iterdir() if path.is_dir()),
               key=lambda path: [int(part) if part.isdigit() else part for part in re.split(r"(\d+)", path.name)]
@@ -104,8 +106,9 @@ class Database:
 
 def environment(database: Database, folder: Path, **extra: str) -> dict[str, str]:
     environ = {key: value for key, value in os.environ.items() if not key.startswith(("PYTEST", "DJANGO_"))}
+    modules = os.environ.get(MODULE_CACHE_VARIABLE) or str(folder / "module-cache")
     return {**environ, "DATABASE_URL": database.url, "VAR_DIR": str(folder / "var"),
-            "SCORING_CACHE_DIR": str(folder / "module-cache"), "SECRET_KEY": "served-site-" + "x" * 40,
+            "SCORING_CACHE_DIR": modules, "SECRET_KEY": "served-site-" + "x" * 40,
             "PAGE_CACHE_SECONDS": "0", "LOG_LEVEL": "ERROR", **extra}
 
 
