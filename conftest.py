@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import shutil
 from pathlib import Path
 from typing import Iterator
@@ -12,6 +13,7 @@ from django.core.cache import cache, caches
 from catalog.tests.trees import VALID_CATALOG, CatalogTree
 from tests import served
 from tests.browsing import SCREENSHOTS
+from tests.bundled import RUN_VARIABLE
 
 
 def pytest_collection_modifyitems(config, items):
@@ -63,8 +65,6 @@ def _standings_looked_at_afresh(monkeypatch):
 
 def _run_folder(tmp_path_factory) -> Path:
     """The folder every test process of this run shares (each worker's base folder is in it)."""
-    import os
-
     base = tmp_path_factory.getbasetemp()
     return base.parent if os.environ.get("PYTEST_XDIST_WORKER") else base
 
@@ -218,6 +218,13 @@ def site_template(tmp_path_factory, _shared_module_cache):
     """The bundled catalog imported and its examples scored, once per run, whichever test
     process asks first (tests/served.py `shared_template`); dropped when the run ends."""
     return served.shared_template(_run_folder(tmp_path_factory))
+
+
+@pytest.hookimpl(trylast=True)
+def pytest_configure(config):
+    """The run's folder, named for every process of the run (its test processes inherit it)."""
+    if not hasattr(config, "workerinput") and hasattr(config, "_tmp_path_factory"):
+        os.environ[RUN_VARIABLE] = str(config._tmp_path_factory.getbasetemp())
 
 
 def pytest_sessionfinish(session):

@@ -11,7 +11,10 @@ tests marked `catalog` on every case the same way: the whole catalog's proof, ru
 
 from __future__ import annotations
 
+import fcntl
+import hashlib
 import os
+import pickle
 import shutil
 import tempfile
 from pathlib import Path
@@ -21,6 +24,8 @@ CATALOG = ROOT / "test-cases"
 SOLUTIONS = ROOT / "solutions"
 SUITE_CASES = ("range-sums", "distinct", "rising", "components", "lattice")
 SCOPE_VARIABLE = "FUELBOARD_BUNDLED"
+# The folder every process of a test run shares (set by conftest.py for the run).
+RUN_VARIABLE = "TEST_RUN_FOLDER"
 
 
 def every_case() -> bool:
@@ -48,3 +53,26 @@ def catalog() -> Path:
                 shutil.copytree(case, copy / case.relative_to(CATALOG))
         _copy = copy
     return _copy
+
+
+def whole_catalog_scan(**options):
+    """`scan_catalog(CATALOG, **options)` (every bundled case, nothing held elsewhere), validated
+    once per test run: the first process to ask validates the catalog (a few seconds) and keeps
+    the result in the run's folder, and the others read it. Outside a run, validated here."""
+    from catalog.manifest import FileLimits, scan_catalog  # here: conftest.py imports this module first
+
+    options = {"limits": FileLimits(), **options}  # the same caps, however named, are one scan
+    run = os.environ.get(RUN_VARIABLE)
+    if not run or not Path(run).is_dir():
+        return scan_catalog(CATALOG, **options)
+    key = hashlib.sha256(repr(sorted(options.items())).encode()).hexdigest()[:16]
+    kept = Path(run) / f"catalog-scan-{key}.pickle"
+    with open(f"{kept}.lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)  # one validation at a time, across the processes
+        if kept.exists():
+            return pickle.loads(kept.read_bytes())
+        scan = scan_catalog(CATALOG, **options)
+        part = kept.with_suffix(".part")
+        part.write_bytes(pickle.dumps(scan, protocol=pickle.HIGHEST_PROTOCOL))
+        part.rename(kept)
+        return scan

@@ -19,7 +19,7 @@ import pytest
 from django.conf import settings
 from django.core.management import call_command
 
-from catalog.manifest import scan_catalog, version_sort_key
+from catalog.manifest import version_sort_key
 from catalog.models import CaseVersion
 from catalog.seeding import seed_run
 from engine.builds import pack_folder
@@ -35,7 +35,7 @@ from tests import bundled as scope
 ROOT = Path(__file__).resolve().parent.parent
 CATALOG = scope.CATALOG
 EXAMPLES = scope.SOLUTIONS
-SCAN = scan_catalog(CATALOG)
+SCAN = scope.whole_catalog_scan()
 SLUGS = sorted({source.manifest.slug for source in SCAN.versions})
 VERSIONS = {slug: sorted((source for source in SCAN.versions if source.manifest.slug == slug),
                          key=lambda source: version_sort_key(source.version)) for slug in SLUGS}

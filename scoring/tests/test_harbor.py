@@ -21,19 +21,18 @@ from django.core.management.base import CommandError
 from django.utils import timezone
 
 from catalog.importer import file_limits, import_scan
-from catalog.manifest import scan_catalog
 from catalog.models import CaseVersion, HeldOutInput
 from scoring.boards.places import speedup
 from scoring.harbor.exporting import FIXED_TIME
 from scoring.harbor.payload import verify
 from scoring.models import Submission
 from scoring.references import set_reference
+from tests import bundled
 
 # One process runs them all: the whole catalog is read once, Harbor's virtualenv checked once.
 pytestmark = [pytest.mark.django_db, pytest.mark.xdist_group("harbor")]
 
 ROOT = Path(__file__).resolve().parents[2]
-CATALOG = ROOT / "test-cases"
 SOLUTIONS = ROOT / "solutions"
 # Run by Harbor's own Python: each task folder named loaded with Harbor's task model, and what it read.
 LOAD = """
@@ -64,8 +63,7 @@ def harbor_python() -> Path:
 @pytest.fixture(scope="session")
 def catalog_scan():
     """Every bundled case, validated once for the run (a few seconds)."""
-    return scan_catalog(CATALOG, is_unchanged=lambda label, digest: False, limits=file_limits(),
-                        held_out_elsewhere={})
+    return bundled.whole_catalog_scan(limits=file_limits())
 
 
 @pytest.fixture
