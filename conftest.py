@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 import shutil
+import sys
 from pathlib import Path
 from typing import Iterator
 
@@ -14,6 +15,12 @@ from catalog.tests.trees import VALID_CATALOG, CatalogTree
 from tests import served
 from tests.browsing import SCREENSHOTS
 from tests.bundled import RUN_VARIABLE
+
+# The test modules pytest rewrites (for its assertions) are kept as bytecode beside them, even
+# where the environment tells Python to write none: otherwise every test process rewrites every
+# test module at each start, four seconds of each process's time. Commands the tests start keep
+# the environment's choice.
+sys.dont_write_bytecode = False
 
 
 def pytest_collection_modifyitems(config, items):
