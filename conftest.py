@@ -12,7 +12,7 @@ import pytest
 from django.core.cache import cache, caches
 
 from catalog.tests.trees import VALID_CATALOG, CatalogTree
-from tests import served
+from tests import helpers, served
 from tests.browsing import SCREENSHOTS
 from tests.bundled import RUN_VARIABLE
 
@@ -236,9 +236,11 @@ def pytest_configure(config):
 
 def pytest_sessionfinish(session):
     """The run is over (in the process that ran it, or that ran its test processes): drop the
-    served site's template database."""
+    served site's template database and the commands' migrated one."""
     if not hasattr(session.config, "workerinput"):
-        served.drop_shared_template(session.config._tmp_path_factory.getbasetemp())
+        run = session.config._tmp_path_factory.getbasetemp()
+        served.drop_shared_template(run)
+        helpers.drop_migrated_template(run)
 
 
 @pytest.fixture(scope="session")

@@ -14,6 +14,8 @@ from pathlib import Path
 
 from django.conf import settings
 
+from tests.bundled import RUN_VARIABLE
+
 ROOT = Path(__file__).resolve().parent.parent
 TEMPLATE_VERSION = ROOT / "catalog/tests/data/valid/performance/easy/adder/v1"
 
@@ -24,23 +26,38 @@ class SubprocessDatabase:
 
     def __init__(self, tmp_path: Path, template: "SubprocessDatabase | None" = None):
         """Empty, or a copy of `template`."""
-        default = settings.DATABASES["default"]
-        self.postgres = default["ENGINE"].endswith("postgresql")
+        self._name(f"sub_{uuid.uuid4().hex[:12]}", tmp_path / "subprocess.sqlite3")
         if self.postgres:
             import psycopg
 
-            self.name = f"sub_{uuid.uuid4().hex[:12]}"
-            self.params = {"host": default["HOST"], "port": default["PORT"] or 5432, "user": default["USER"],
-                           "password": default["PASSWORD"]}
             with psycopg.connect(dbname="postgres", autocommit=True, **self.params) as admin:
                 admin.execute(f'CREATE DATABASE "{self.name}"' + (f' TEMPLATE "{template.name}"' if template else ""))
+        elif template:
+            shutil.copyfile(template.path, self.path)
+
+    def _name(self, name: str, path: Path) -> None:
+        """Where it is: the PostgreSQL database `name` on the suite's server, or the SQLite file `path`."""
+        default = settings.DATABASES["default"]
+        self.postgres = default["ENGINE"].endswith("postgresql")
+        if self.postgres:
+            self.name = name
+            self.params = {"host": default["HOST"], "port": default["PORT"] or 5432, "user": default["USER"],
+                           "password": default["PASSWORD"]}
             password = f":{self.params['password']}" if self.params["password"] else ""
             self.url = f"postgres://{self.params['user']}{password}@{self.params['host']}:{self.params['port']}/{self.name}"
         else:
-            self.path = tmp_path / "subprocess.sqlite3"
+            self.path = path
             self.url = f"sqlite:///{self.path}"
-            if template:
-                shutil.copyfile(template.path, self.path)
+
+    @classmethod
+    def existing(cls, record: dict) -> "SubprocessDatabase":
+        """One that is already there, as `record()` described it."""
+        database = cls.__new__(cls)
+        database._name(record["name"], Path(record["path"]))
+        return database
+
+    def record(self) -> dict:
+        return {"name": getattr(self, "name", ""), "path": str(getattr(self, "path", ""))}
 
     @classmethod
     def migrated(cls, tmp_path: Path) -> "SubprocessDatabase":
@@ -65,21 +82,54 @@ class SubprocessDatabase:
                 admin.execute(f'DROP DATABASE IF EXISTS "{self.name}" WITH (FORCE)')
 
 
+# In the run's folder: the migrated template's lock, and where it is once made.
+MIGRATED_LOCK, MIGRATED_RECORD = "migrated.lock", "migrated.json"
+
+
 @functools.cache
 def _migrated_template() -> SubprocessDatabase:
-    """This process's migrated database to copy (dropped, or removed, when the process ends)."""
-    import atexit
-    import tempfile
+    """The migrated database to copy: made once per test run by the first test process that asks,
+    in the run's folder (the others wait for it; dropped when the run ends:
+    drop_migrated_template), or once per process outside a run."""
+    import fcntl
 
-    folder = Path(tempfile.mkdtemp(prefix="migrated-"))
+    run = Path(os.environ.get(RUN_VARIABLE) or "/nonexistent")
+    if not run.is_dir():
+        import atexit
+        import tempfile
+
+        folder = Path(tempfile.mkdtemp(prefix="migrated-"))
+        atexit.register(shutil.rmtree, folder, ignore_errors=True)
+        template = _migrated(folder)
+        atexit.register(template.drop)
+        return template
+    with open(run / MIGRATED_LOCK, "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        if (run / MIGRATED_RECORD).exists():
+            return SubprocessDatabase.existing(json.loads((run / MIGRATED_RECORD).read_text()))
+        folder = run / "migrated"
+        folder.mkdir(exist_ok=True)
+        template = _migrated(folder)
+        (run / MIGRATED_RECORD).write_text(json.dumps(template.record()))
+        return template
+
+
+def _migrated(folder: Path) -> SubprocessDatabase:
+    """A new database in `folder`, every migration applied through the real `migrate` command."""
     template = SubprocessDatabase(folder)
-    atexit.register(shutil.rmtree, folder, ignore_errors=True)
-    atexit.register(template.drop)
     manage(command_env(template, folder), "migrate", "--noinput")
     if not template.postgres:  # one file to copy: the write-ahead log folded in
         with sqlite3.connect(template.path) as connection:
             connection.execute("PRAGMA wal_checkpoint(TRUNCATE)")
     return template
+
+
+def drop_migrated_template(run: Path) -> None:
+    """Drop the run's migrated template, if a process made one (when the whole run ends)."""
+    record = run / MIGRATED_RECORD
+    if record.exists():
+        SubprocessDatabase.existing(json.loads(record.read_text())).drop()
+        record.unlink()
 
 
 def command_env(database: SubprocessDatabase, tmp_path: Path, **extra: str) -> dict[str, str]:
