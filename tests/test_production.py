@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import re
@@ -328,13 +329,18 @@ def _a_restart_follows_no_link_the_site_planted(state: Path, env: dict, port: in
     plant = (f"mv {var / 'run'} {var / 'run.old'} && ln -s {victim_dir} {var / 'run'} && "
              f"ln -s {victim_file} {var / 'nginx.pid'} && ln -s {victim_file} {var / 'run.old' / 'nginx.pid'}")
     subprocess.run(["/usr/sbin/runuser", "-u", "fuelboard", "--", "/bin/sh", "-c", plant], check=True)
-    server = subprocess.Popen(["scripts/serve.sh"], cwd=ROOT, env={**env, "PORT": str(port)}, start_new_session=True,
-                              stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    server = None
     try:
-        assert first_answer(server, f"http://127.0.0.1:{port}/health/", 120)[0] == 200
+        with starting_a_launcher():  # the restart starts a launcher too: not while another test bars them
+            server = subprocess.Popen(["scripts/serve.sh"], cwd=ROOT, env={**env, "PORT": str(port)},
+                                      start_new_session=True, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                                      text=True)
+            assert first_answer(server, f"http://127.0.0.1:{port}/health/", 120)[0] == 200
     finally:
-        os.killpg(server.pid, signal.SIGTERM)
-        server.wait(timeout=30)
+        if server is not None:
+            with contextlib.suppress(ProcessLookupError):  # a start that failed has stopped already
+                os.killpg(server.pid, signal.SIGTERM)
+            server.wait(timeout=30)
     info = victim_dir.stat()
     assert (info.st_uid, info.st_gid, oct(info.st_mode & 0o7777)) == (0, 0, "0o700")
     assert list(victim_dir.iterdir()) == []
