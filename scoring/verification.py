@@ -179,9 +179,15 @@ def _record(verification: Verification, outcome: str, message: str, detail: str,
     An entry scored again meanwhile keeps no mark of results it no longer has."""
     with transaction.atomic():
         lock_entries([verification.submission_id])
-        current = Submission.objects.only("attempt", "status", "version_id").get(pk=verification.submission_id)
+        current = Submission.objects.only("attempt", "status", "version_id", "wasmtime_version",
+                                          "engine_digest").get(pk=verification.submission_id)
         if current.attempt != attempt or current.status not in Submission.FINAL_STATES:
             outcome, message = Outcome.FAILED, "not re-measured: the entry was scored again meanwhile"
+        elif outcome in Verification.PUBLIC and (current.wasmtime_version, current.engine_digest) != (
+                verification.wasmtime_version, verification.engine_digest):
+            # The site moved to another engine meanwhile (a switch gave the entry its figures): what
+            # was measured here, and what it was compared with, says nothing of them.
+            outcome, message = Outcome.FAILED, "not re-measured: the site moved the entry to another engine meanwhile"
         verification.outcome, verification.message = outcome, storable(message)[:500]
         verification.detail = storable(detail)[:DETAIL_MAX]
         verification.finished_at = timezone.now()

@@ -115,9 +115,25 @@ def _enqueue(measurement_id: int) -> None:
     transaction.on_commit(send)
 
 
+WAITING_FOR_HOST = "waiting_for_a_candidate_host"
+
+
 @task(queue_name=QUEUE)
 def measure_for_epoch_job(measurement_id: int) -> str:
-    """Measure one entry under the candidate, on a host that runs it. Returns the outcome."""
+    """Measure one entry under the candidate, on a host that runs it. Returns the outcome. A
+    host on another engine (one left running after an earlier switch, say) leaves the
+    measurement waiting and queues it again, later, for a host that runs the candidate."""
+    waiting = EpochMeasurement.objects.select_related("epoch").filter(pk=measurement_id,
+                                                                      outcome=Outcome.PENDING).first()
+    if waiting is not None and waiting.epoch.engine != THIS_ENGINE and settings.TASKS_BACKEND == "database":
+        result = measure_for_epoch_job.using(
+            run_after=timezone.now() + timedelta(seconds=settings.SCORING_SANDBOX_RETRY_MAX_SECONDS)
+        ).enqueue(measurement_id)
+        EpochMeasurement.objects.filter(pk=measurement_id, outcome=Outcome.PENDING).update(
+            job_id=str(result.id)[:64],
+            message=f"waiting for a host on the candidate's engine (host {socket.gethostname()[:100]} runs "
+                    f"{label(THIS_ENGINE)})")
+        return WAITING_FOR_HOST
     measurement = run_measurement(measurement_id)
     return measurement.outcome if measurement is not None else "dropped"
 

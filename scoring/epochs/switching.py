@@ -73,9 +73,10 @@ def switch(epoch: Epoch | None = None) -> Epoch:
         announce_versions(set(version_ids), best_fuel=True)
         if previous is not None:
             Epoch.objects.filter(pk=previous.pk, state=State.CURRENT).update(state=State.PAST, ended_at=now)
-        summary = (f"{len(shown)} entr{'y' if len(shown) == 1 else 'ies'} measured again: fuel or status moved for "
+        remeasured = len(shown) - kept_old
+        summary = (f"{remeasured} entr{'y' if remeasured == 1 else 'ies'} measured again: fuel or status moved for "
                    f"{moved}, {reordered} board{'' if reordered == 1 else 's'} reordered"
-                   + (f", {kept_old} kept as counted before (marked †)" if kept_old else ""))
+                   + (f"; {kept_old} kept as counted before (marked †)" if kept_old else ""))
         if not Epoch.objects.filter(pk=candidate.pk, state=State.CANDIDATE).update(
                 state=State.CURRENT, switched_at=now, summary=summary):
             raise EpochError("the candidate was switched or dropped meanwhile")
@@ -116,6 +117,8 @@ def _apply(submission: Submission, measurement: EpochMeasurement, results: list[
     update = {name: getattr(measurement, name) for name in FIGURES if name != "input_count"}
     if measurement.status != Submission.State.SCORED:
         update["message"] = measurement.message
+    # A re-measurement vouched for the figures another engine counted, not for these.
+    update.update(verification="", verified_at=None, verification_message="")
     Submission.objects.filter(pk=submission.pk).update(
         wasmtime_version=measurement.epoch.wasmtime_version, engine_digest=measurement.epoch.engine_digest, **update)
     return differs

@@ -403,3 +403,44 @@ def test_a_page_kept_in_the_cache_is_not_served_once_the_site_counts_with_anothe
     assert f"counted by wasmtime {OLD[0]}" in client.get("/cases/").content.decode()  # read again within 10 s
     epochs.forget_site_engine()
     assert "counted by wasmtime 50.0.0" in client.get("/cases/").content.decode()
+
+
+def test_a_switch_takes_away_marks_it_makes_untrue_and_counts_only_what_it_measured(older_site, board):
+    """Figures a switch gives an entry were never re-measured: the entry's "re-measured
+    identically" goes. The changes say how many entries the candidate measured, apart from those
+    kept as counted before."""
+    fast = board["alice-2"]
+    Submission.objects.filter(pk=fast.pk).update(verification="identical", verified_at=timezone.now(),
+                                                 verification_message="re-measured identically")
+    candidate = measured_candidate()
+    kept = candidate.measurements.exclude(submission=fast).first()
+    EpochMeasurement.objects.filter(pk=kept.pk).update(outcome=EpochMeasurement.Outcome.FAILED)
+    shown = candidate.measurements.count()
+    switched = epochs.switch()
+    fast.refresh_from_db()
+    assert (fast.verification, fast.verified_at, fast.verification_message) == ("", None, "")
+    assert switched.summary.startswith(f"{shown - 1} entries measured again: ")
+    assert switched.summary.endswith("; 1 kept as counted before (marked †)")
+
+
+def test_a_candidates_job_taken_by_a_host_on_another_engine_waits_for_one_on_the_candidates(older_site, board,
+                                                                                              settings, monkeypatch):
+    """A worker host on another engine (one left running after an earlier switch) takes a job of
+    the candidate's queue: the measurement is left waiting, queued again for later, and says why."""
+    from django_tasks_db.models import DBTaskResult
+
+    from scoring.epochs import candidates
+
+    settings.TASKS_BACKEND = "database"
+    settings.TASKS = {"default": {"BACKEND": "django_tasks_db.DatabaseBackend", "QUEUES": ["default", "epoch"]}}
+    candidate, queued = epochs.prepare(enqueue=False)
+    monkeypatch.setattr(candidates, "THIS_ENGINE", OLD)  # this process stands for a host on the old engine
+    assert candidates.measure_for_epoch_job.call(queued[0]) == candidates.WAITING_FOR_HOST
+    waiting = EpochMeasurement.objects.get(pk=queued[0])
+    assert waiting.outcome == "pending"
+    assert f"runs wasmtime {OLD[0]}" in waiting.message and "candidate's engine" in waiting.message
+    job = DBTaskResult.objects.get(id=waiting.job_id)
+    assert (job.queue_name, job.status, job.args_kwargs["args"]) == (epochs.QUEUE, "READY", [queued[0]])
+    assert job.run_after > timezone.now()  # later: a host on the candidate's engine may take it first
+    monkeypatch.setattr(candidates, "THIS_ENGINE", candidate.engine)
+    assert candidates.measure_for_epoch_job.call(queued[0]) == "measured"

@@ -255,3 +255,23 @@ def test_a_refusal_quoting_a_nul_is_stored_as_a_score_stores_it(adder_v1, tmp_pa
     assert entry.status == "invalid_module"
     verification = run_verification(request([entry.pk], enqueue=False)[0].pk)
     assert verification.outcome == "identical" and "\0" not in verification.detail + verification.message
+
+
+def test_a_re_measurement_the_site_moved_to_another_engine_meanwhile_publishes_nothing(board, monkeypatch):
+    """A switch that gives the entry another engine's figures while it is measured again: the
+    measurement and what it was compared with say nothing of them, so no mark is published."""
+    from scoring import verification as module
+
+    fast = board["alice-2"]
+    real = module.compare
+
+    def switched_meanwhile(submission, measured, verification):
+        Submission.objects.filter(pk=submission.pk).update(wasmtime_version="47.0.1", engine_digest="0123456789ab")
+        return real(submission, measured, verification)
+
+    monkeypatch.setattr(module, "compare", switched_meanwhile)
+    done = run_verification(request([fast.pk], enqueue=False)[0].pk)
+    assert (done.outcome, done.message) == ("failed", "not re-measured: the site moved the entry to another "
+                                                      "engine meanwhile")
+    fast.refresh_from_db()
+    assert (fast.verification, fast.verified_at) == ("", None)
