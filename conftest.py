@@ -6,7 +6,6 @@ import os
 import shutil
 import sys
 from pathlib import Path
-from typing import Iterator
 
 import pytest
 from django.core.cache import cache, caches
@@ -91,17 +90,13 @@ def _each_source_built_once(tmp_path_factory):
         yield
 
 
-@pytest.fixture(autouse=True, scope="session")
-def _shared_module_cache(tmp_path_factory) -> Iterator[Path]:
+@pytest.fixture(scope="session")
+def _shared_module_cache(tmp_path_factory) -> Path:
     """Compiled modules kept for the whole run: a module is compiled (in a child process) once,
-    not once per test, in this test process, the others, or a site a test serves
-    (tests/served.py). Each compile is keyed by the module's digest, the engine's version and
-    its configuration, so no test can see another's module under its own."""
-    folder = _run_folder(tmp_path_factory) / "module-cache"
-    folder.mkdir(mode=0o700, exist_ok=True)
-    with pytest.MonkeyPatch.context() as patch:
-        patch.setenv(served.MODULE_CACHE_VARIABLE, str(folder))
-        yield folder
+    not once per test, in this test process, the others, or a site a test serves (which finds
+    the same folder in the run's: tests/served.py). Each compile is keyed by the module's digest,
+    the engine's version and its configuration, so no test can see another's module under its own."""
+    return _run_folder(tmp_path_factory) / served.MODULE_CACHE
 
 
 @pytest.fixture(autouse=True)
@@ -221,7 +216,7 @@ def board(adder_v1, imported, tmp_path):
 
 
 @pytest.fixture(scope="session")
-def site_template(tmp_path_factory, _shared_module_cache):
+def site_template(tmp_path_factory):
     """The bundled catalog imported and its examples scored, once per run, whichever test
     process asks first (tests/served.py `shared_template`); dropped when the run ends."""
     return served.shared_template(_run_folder(tmp_path_factory))
