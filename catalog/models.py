@@ -51,12 +51,17 @@ class Tag(models.Model):
 
     @classmethod
     def recount(cls, tag_ids) -> None:
-        """Recount these tags' latest versions (after versions were imported or deleted)."""
-        for tag in cls.objects.filter(pk__in=list(tag_ids)):
-            versions = tag.versions.all()
-            tag.latest_any_count = versions.filter(latest_any=True).count()
-            tag.latest_public_count = versions.filter(latest_public=True).count()
-            tag.save(update_fields=["latest_any_count", "latest_public_count"])
+        """Recount these tags' latest versions (after versions were imported or deleted): one
+        query counts them all, and only a tag whose counts moved is written (in name order, as
+        every writer of tags takes them)."""
+        counted = cls.objects.filter(pk__in=list(tag_ids)).annotate(
+            any_now=models.Count("versions", filter=models.Q(versions__latest_any=True)),
+            public_now=models.Count("versions", filter=models.Q(versions__latest_public=True)),
+        )
+        for tag in counted:
+            if (tag.latest_any_count, tag.latest_public_count) != (tag.any_now, tag.public_now):
+                tag.latest_any_count, tag.latest_public_count = tag.any_now, tag.public_now
+                tag.save(update_fields=["latest_any_count", "latest_public_count"])
 
 
 class CaseVersionQuerySet(models.QuerySet):
