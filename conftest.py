@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import os
-import shutil
 import sys
 from pathlib import Path
 
@@ -132,10 +131,8 @@ def bundled(db, settings, bundled_scan):
 
 @pytest.fixture
 def catalog(tmp_path) -> CatalogTree:
-    """A private copy of the valid test catalog that a test may break."""
-    root = tmp_path / "catalog"
-    shutil.copytree(VALID_CATALOG, root, symlinks=True)
-    return CatalogTree(root)
+    """A private copy of the valid test catalog that a test may break (copied once the test looks at it)."""
+    return CatalogTree(tmp_path / "catalog", copy_of=VALID_CATALOG)
 
 
 @pytest.fixture(scope="session")

@@ -12,10 +12,21 @@ ADDER_V1 = "performance/easy/adder/v1"
 
 
 class CatalogTree:
-    """A private copy of the valid test catalog that a test may break."""
+    """A private copy of the valid test catalog that a test may break.
 
-    def __init__(self, root: Path):
-        self.root = root
+    Given `copy_of`, the copy is made when the tree is first looked at (`root`): a test that only
+    needs the catalog imported never reads its folder, and most tests are such tests."""
+
+    def __init__(self, root: Path, copy_of: Path | None = None):
+        self._root = root
+        self._copy_of = copy_of
+
+    @property
+    def root(self) -> Path:
+        if self._copy_of is not None:
+            shutil.copytree(self._copy_of, self._root, symlinks=True)
+            self._copy_of = None
+        return self._root
 
     def path(self, rel: str, label: str = ADDER_V1) -> Path:
         return self.root / label / rel
