@@ -13,6 +13,7 @@ from catalog.tests.trees import VALID_CATALOG, CatalogTree
 from tests import helpers, served
 from tests.browsing import SCREENSHOTS
 from tests.bundled import RUN_VARIABLE
+from tests.written_rows import ChangedRows, WrittenRows
 
 # The test modules pytest rewrites (for its assertions) are kept as bytecode beside them, even
 # where the environment tells Python to write none: otherwise every test process rewrites every
@@ -148,18 +149,29 @@ def _valid_catalog_scan():
                                 held_out_elsewhere={})
 
 
+# What this test process's first import of the valid catalog wrote (tests/written_rows.py).
+_imported_rows: list[WrittenRows] = []
+
+
 @pytest.fixture
 def imported(catalog, db, _valid_catalog_scan) -> CatalogTree:
     """The test's copy of the valid catalog, imported (validated once per test process: a
-    database that already holds versions, or other caps, are validated afresh)."""
+    database that already holds versions, or other caps, are validated afresh). Imported for
+    real once per test process; later tests get the rows it wrote (tests/written_rows.py)."""
     from catalog.importer import file_limits, import_catalog, import_scan
     from catalog.models import CaseVersion
 
     limits, scan = _valid_catalog_scan
     if CaseVersion.objects.exists() or file_limits() != limits:
         outcome = import_catalog(catalog.root)
-    else:
+    elif _imported_rows:
+        if _imported_rows[0].write_again():
+            return catalog
         outcome = import_scan(scan)
+    else:
+        outcome, written = WrittenRows.of(lambda: import_scan(scan))
+        if outcome.ok and written is not None:
+            _imported_rows.append(written)
     assert outcome.ok, [result.reasons for result in outcome.results]
     return catalog
 
@@ -182,9 +194,25 @@ def correct_wasm(imported, tmp_path) -> Path:
     return path
 
 
+# What this test process's first `board` did to its database (tests/written_rows.py).
+_board_rows: list[tuple[ChangedRows, dict[str, int]]] = []
+
+
 @pytest.fixture
 def board(adder_v1, imported, tmp_path):
-    """alice (fast, twice), bob (slow), carol (wrong) on adder v1."""
+    """alice (fast, twice), bob (slow), carol (wrong) on adder v1. Scored for real once per test
+    process; a later test whose database is in the same state gets the rows that scoring wrote."""
+    from scoring.models import Submission
+
+    if _board_rows and _board_rows[0][0].write_again():
+        return {name: Submission.objects.get(pk=pk) for name, pk in _board_rows[0][1].items()}
+    made, changed = ChangedRows.of(lambda: _score_board(adder_v1, imported, tmp_path))
+    if not _board_rows:
+        _board_rows.append((changed, {name: submission.pk for name, submission in made.items()}))
+    return made
+
+
+def _score_board(adder_v1, imported, tmp_path) -> dict:
     from engine.tests import wat
     from scoring.attempts import score
     from scoring.recording import submit
