@@ -13,7 +13,7 @@ from catalog.tests.trees import VALID_CATALOG, CatalogTree
 from tests import helpers, served
 from tests.browsing import SCREENSHOTS
 from tests.bundled import RUN_VARIABLE
-from tests.written_rows import ChangedRows, WrittenRows
+from tests.written_rows import WrittenRows, entries_once
 
 # The test modules pytest rewrites (for its assertions) are kept as bytecode beside them, even
 # where the environment tells Python to write none: otherwise every test process rewrites every
@@ -194,22 +194,11 @@ def correct_wasm(imported, tmp_path) -> Path:
     return path
 
 
-# What this test process's first `board` did to its database (tests/written_rows.py).
-_board_rows: list[tuple[ChangedRows, dict[str, int]]] = []
-
-
 @pytest.fixture
 def board(adder_v1, imported, tmp_path):
-    """alice (fast, twice), bob (slow), carol (wrong) on adder v1. Scored for real once per test
-    process; a later test whose database is in the same state gets the rows that scoring wrote."""
-    from scoring.models import Submission
-
-    if _board_rows and _board_rows[0][0].write_again():
-        return {name: Submission.objects.get(pk=pk) for name, pk in _board_rows[0][1].items()}
-    made, changed = ChangedRows.of(lambda: _score_board(adder_v1, imported, tmp_path))
-    if not _board_rows:
-        _board_rows.append((changed, {name: submission.pk for name, submission in made.items()}))
-    return made
+    """alice (fast, twice), bob (slow), carol (wrong) on adder v1: scored for real once per test
+    process, then written again (tests/written_rows.py)."""
+    return entries_once("board", lambda: _score_board(adder_v1, imported, tmp_path))
 
 
 def _score_board(adder_v1, imported, tmp_path) -> dict:

@@ -20,6 +20,7 @@ from scoring.models import Submission
 from scoring.recording import submit
 from scoring.references import set_reference
 from scoring.tests.helpers import adder_answers, admin_change
+from tests.written_rows import entries_once
 
 pytestmark = pytest.mark.django_db
 
@@ -43,17 +44,17 @@ def modules(imported, tmp_path):
 
 @pytest.fixture
 def v1_board(versions, modules):
-    """On adder v1: ada (fast on long-lists, and slow), bob (slow), cy (slower), dan (wrong)."""
+    """On adder v1: ada (fast on long-lists, and slow), bob (slow), cy (slower), dan (wrong);
+    scored for real once per test process, then written again (tests/written_rows.py)."""
     v1 = versions["v1"]
     base, long_lists = v1.variants.get(slug="base"), v1.variants.get(slug="long-lists")
-    made = {
+    return entries_once("carry-v1", lambda: {
         "ada-slow": score(submit(v1, base, "ada", wasm_file=modules["slow"])),
         "ada-fast": score(submit(v1, long_lists, "ada", wasm_file=modules["fast"])),
         "bob": score(submit(v1, base, "bob", wasm_file=modules["slow"])),
         "cy": score(submit(v1, base, "cy", wasm_file=modules["slower"])),
         "dan": score(submit(v1, base, "dan", wasm_file=modules["wrong"])),
-    }
-    return made
+    })
 
 
 def test_each_submitters_best_correct_entry_is_carried_and_scored(versions, v1_board):
