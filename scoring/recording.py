@@ -12,10 +12,10 @@ from django.db import IntegrityError, transaction
 
 from catalog.models import CaseVersion, Variant
 from engine.builds import SourceTooLarge, pack_folder
-from engine.sandbox import ENGINE_DIGEST, WASMTIME_VERSION
 from lib.errors import DomainError
 from lib.files import open_regular
 from lib.text import mixed_scripts, name_key, name_problem, refused_character
+from scoring.epochs.engines import site_engine
 from scoring.locking import lock_board
 from scoring.models import NameSkeleton, Submission, SubmitterName
 
@@ -129,10 +129,13 @@ def _record(version, variant, name, kind, label, source, *, run, carried_from, a
                 NameSkeleton.hold(row)
         except IntegrityError:
             pass
+    # Until it is measured, an entry is the site's engine's to count (its current epoch's), whatever
+    # engine the process that records it runs; the attempt that measures it records its own.
+    wasmtime_version, engine_digest = site_engine()
     return Submission.objects.create(
         version=version, variant=variant, name=name, source_kind=kind, source_label=label,
         source=source, source_size=len(source), source_digest=source_digest(source),
-        wasmtime_version=WASMTIME_VERSION, engine_digest=ENGINE_DIGEST,
+        wasmtime_version=wasmtime_version, engine_digest=engine_digest,
         input_count=version.smoke_count + version.stress_count, run=run or {}, **run_columns(run or {}),
         carried_from=carried_from, annotation=annotation, operator=operator,
     )

@@ -235,6 +235,19 @@ def test_an_entry_is_scored_only_on_the_sites_engine_and_labelled_by_the_one_tha
     assert scored.status == "scored" and (scored.wasmtime_version, scored.engine_digest) == epochs.THIS_ENGINE
 
 
+def test_an_entry_waiting_to_be_measured_names_the_sites_engine_not_the_recording_processs(
+        older_site, adder_v1, correct_wasm, client):
+    """A web host on another release than the site's (before or after a switch) records entries:
+    until a worker on the site's engine measures one, it is the site's engine's to count."""
+    from scoring.recording import submit
+
+    epochs.forget_site_engine()  # this process reads the site's engine, as a web host does
+    entry = submit(adder_v1, adder_v1.default_variant(), "erin", wasm_file=correct_wasm)
+    assert (entry.wasmtime_version, entry.engine_digest) == OLD != epochs.THIS_ENGINE
+    document = client.get(f"/api/v1/submissions/{entry.pk}/").json()
+    assert (document["status"], document["wasmtime"]) == ("pending", OLD[0])
+
+
 def test_an_attempt_that_ends_after_the_site_switched_engines_goes_back_to_the_queue(
         older_site, board, adder_v1, correct_wasm, monkeypatch):
     """The switch commits while a worker on the old engine scores: its result is never stored on a
