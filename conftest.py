@@ -198,32 +198,9 @@ def correct_wasm(imported, tmp_path) -> Path:
 def board(adder_v1, imported, tmp_path):
     """alice (fast, twice), bob (slow), carol (wrong) on adder v1: scored for real once per test
     process, then written again (tests/written_rows.py)."""
-    return entries_once("board", lambda: _score_board(adder_v1, imported, tmp_path))
+    from scoring.tests.helpers import standard_board
 
-
-def _score_board(adder_v1, imported, tmp_path) -> dict:
-    from engine.tests import wat
-    from scoring.attempts import score
-    from scoring.recording import submit
-    from scoring.tests.helpers import adder_answers
-
-    answers = adder_answers(imported)
-    paths = {}
-    for name, iterations, wrong in (("fast", 0, False), ("slow", 2_000, False), ("wrong", 0, True)):
-        answers_for = dict(answers)
-        if wrong:
-            answers_for[max(answers_for)] = b'{"sum": 1}'
-        path = tmp_path / f"{name}.wasm"
-        path.write_bytes(wat.lookup(answers_for, iterations=iterations))
-        paths[name] = path
-    variant = adder_v1.default_variant()
-    made = {
-        "alice-1": score(submit(adder_v1, variant, "alice", wasm_file=paths["slow"])),
-        "alice-2": score(submit(adder_v1, variant, "alice", wasm_file=paths["fast"])),
-        "bob": score(submit(adder_v1, adder_v1.variants.get(slug="long-lists"), "bob", wasm_file=paths["slow"])),
-        "carol": score(submit(adder_v1, variant, "carol", wasm_file=paths["wrong"])),
-    }
-    return made
+    return entries_once("board", lambda: standard_board(adder_v1, imported, tmp_path))
 
 
 # --- the served bundled catalog (tests/served.py): the browser, API-contract and submission tests ---

@@ -9,6 +9,7 @@ from django.db import connection, transaction
 from catalog.importer import import_scan
 from catalog.models import CaseVersion, Tag
 from scoring.models import Submission
+from scoring.tests.helpers import standard_board
 from tests.written_rows import ChangedRows, WrittenRows, _image, _tables
 
 pytestmark = pytest.mark.django_db
@@ -47,10 +48,8 @@ def test_an_import_is_not_written_again_outside_a_transaction_the_test_rolls_bac
 
 
 def test_a_board_written_again_is_the_board_scoring_made(imported, adder_v1, tmp_path, settings):
-    from conftest import _score_board
-
     with transaction.atomic():
-        made, changed = ChangedRows.of(lambda: _score_board(adder_v1, imported, tmp_path))
+        made, changed = ChangedRows.of(lambda: standard_board(adder_v1, imported, tmp_path))
         scored = _everything()
         transaction.set_rollback(True)
     assert not Submission.objects.exists()

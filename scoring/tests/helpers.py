@@ -1,5 +1,5 @@
-"""Helpers of the results app's tests: the test catalog's correct answers, and the admin's change
-form saved as a browser saves it."""
+"""Helpers of the results app's tests: the test catalog's correct answers, the admin's change
+form saved as a browser saves it, and the standard scored board."""
 
 from __future__ import annotations
 
@@ -29,3 +29,28 @@ def admin_change(admin_client, url: str, **fields) -> None:
     data.pop("csrfmiddlewaretoken", None)
     response = admin_client.post(url, {**data, **fields, "_continue": "1"})
     assert response.status_code == 302, response.content.decode()[-3000:]
+
+
+def standard_board(adder_v1, tree, tmp_path) -> dict:
+    """alice (fast, twice), bob (slow), carol (wrong) on adder v1, scored (conftest.py `board`)."""
+    from engine.tests import wat
+    from scoring.attempts import score
+    from scoring.recording import submit
+
+    answers = adder_answers(tree)
+    paths = {}
+    for name, iterations, wrong in (("fast", 0, False), ("slow", 2_000, False), ("wrong", 0, True)):
+        answers_for = dict(answers)
+        if wrong:
+            answers_for[max(answers_for)] = b'{"sum": 1}'
+        path = tmp_path / f"{name}.wasm"
+        path.write_bytes(wat.lookup(answers_for, iterations=iterations))
+        paths[name] = path
+    variant = adder_v1.default_variant()
+    made = {
+        "alice-1": score(submit(adder_v1, variant, "alice", wasm_file=paths["slow"])),
+        "alice-2": score(submit(adder_v1, variant, "alice", wasm_file=paths["fast"])),
+        "bob": score(submit(adder_v1, adder_v1.variants.get(slug="long-lists"), "bob", wasm_file=paths["slow"])),
+        "carol": score(submit(adder_v1, variant, "carol", wasm_file=paths["wrong"])),
+    }
+    return made
