@@ -13,7 +13,7 @@ from catalog.tests.trees import VALID_CATALOG, CatalogTree
 from tests import helpers, served
 from tests.browsing import SCREENSHOTS
 from tests.bundled import RUN_VARIABLE
-from tests.written_rows import WrittenRows, entries_once
+from tests.written_rows import WrittenRows, done_once, entries_once
 
 # The test modules pytest rewrites (for its assertions) are kept as bytecode beside them, even
 # where the environment tells Python to write none: otherwise every test process rewrites every
@@ -149,10 +149,6 @@ def _valid_catalog_scan():
                                 held_out_elsewhere={})
 
 
-# What this test process's first import of the valid catalog wrote (tests/written_rows.py).
-_imported_rows: list[WrittenRows] = []
-
-
 @pytest.fixture
 def imported(catalog, db, _valid_catalog_scan) -> CatalogTree:
     """The test's copy of the valid catalog, imported (validated once per test process: a
@@ -164,14 +160,9 @@ def imported(catalog, db, _valid_catalog_scan) -> CatalogTree:
     limits, scan = _valid_catalog_scan
     if CaseVersion.objects.exists() or file_limits() != limits:
         outcome = import_catalog(catalog.root)
-    elif _imported_rows:
-        if _imported_rows[0].write_again():
-            return catalog
-        outcome = import_scan(scan)
     else:
-        outcome, written = WrittenRows.of(lambda: import_scan(scan))
-        if outcome.ok and written is not None:
-            _imported_rows.append(written)
+        outcome = done_once("imported", lambda: import_scan(scan), rows=WrittenRows,
+                            keep=lambda outcome: outcome if outcome.ok else None)
     assert outcome.ok, [result.reasons for result in outcome.results]
     return catalog
 

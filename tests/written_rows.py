@@ -1,12 +1,12 @@
-"""The rows one real import of the valid test catalog wrote, written again into later tests'
-databases.
+"""What one real write wrote (an import of the valid test catalog, a board scored), written again
+into later tests' databases.
 
 Hundreds of tests start from the valid test catalog imported, and the importer spends about a
 hundred and fifty queries on its four versions (a tenth of the in-process tests' time on
-PostgreSQL). Each test process imports it for real once and keeps what that import wrote, row for
-row; a later test whose database is as empty as the first one was gets the same rows in a few bulk
-inserts. Only inside the test's own transaction: a test whose transactions commit imports for real,
-so whatever listens to a commit hears it."""
+PostgreSQL); eighty more score the same board. Each test process does it for real once and keeps
+what that wrote, row for row; a later test whose database is in the state the first one found gets
+the same rows in a few inserts. Only inside the test's own transaction: a test whose transactions
+commit does it for real, so whatever listens to a commit hears it."""
 
 from __future__ import annotations
 
@@ -35,11 +35,10 @@ def _rows(model: type[models.Model]) -> list[tuple]:
 def _insert(model: type[models.Model], rows: list[tuple]) -> None:
     """The rows inserted as they are, their timestamps too (a plain bulk_create would stamp
     `auto_now` fields anew)."""
-    fields = model._meta.concrete_fields
-    names = [field.attname for field in fields]
+    names = _fields(model)
     for start in range(0, len(rows), 100):
         objects = [model(**dict(zip(names, row))) for row in rows[start:start + 100]]
-        model._base_manager._insert(objects, fields=fields, raw=True)
+        model._base_manager._insert(objects, fields=model._meta.concrete_fields, raw=True)
 
 
 def _parents_first(written: list[type[models.Model]]) -> list[type[models.Model]]:
@@ -58,53 +57,8 @@ def _parents_first(written: list[type[models.Model]]) -> list[type[models.Model]
     return ordered
 
 
-class WrittenRows:
-    def __init__(self, tables: list[tuple[type[models.Model], list[tuple]]]):
-        self.tables = tables
-
-    @classmethod
-    def of(cls, write: Callable[[], Any]) -> tuple[Any, WrittenRows | None]:
-        """What `write()` returned, and the rows it wrote: None where it changed a table that
-        held rows before (only new rows in empty tables are kept)."""
-        before = {model: _rows(model) for model in _tables()}
-        result = write()
-        written = []
-        for model, rows in before.items():
-            now = _rows(model)
-            if now == rows:
-                continue
-            if rows:
-                return result, None
-            written.append(model)
-        return result, cls([(model, _rows(model)) for model in _parents_first(written)])
-
-    def write_again(self) -> bool:
-        """Write the same rows again, if every table they go to is empty and this runs inside a
-        transaction the test rolls back; False (and nothing written) otherwise."""
-        if not connection.in_atomic_block:
-            return False
-        quote = connection.ops.quote_name
-        occupied = " OR ".join(f"EXISTS (SELECT 1 FROM {quote(model._meta.db_table)})" for model, _ in self.tables)
-        with connection.cursor() as cursor:
-            cursor.execute(f"SELECT {occupied}")
-            if cursor.fetchone()[0]:
-                return False
-        for model, rows in self.tables:
-            _insert(model, rows)
-        # The next row made in these tables gets the next key, as after the import (PostgreSQL's
-        # sequences do not move for keys given; SQLite's AUTOINCREMENT does by itself).
-        statements = connection.ops.sequence_reset_sql(no_style(), [model for model, _ in self.tables])
-        if statements:
-            with connection.cursor() as cursor:
-                for statement in statements:
-                    cursor.execute(statement)
-        return True
-
-
 def _image(model: type[models.Model]) -> dict[Any, tuple]:
-    pk = model._meta.pk.attname
-    fields = _fields(model)
-    at = fields.index(pk)
+    at = _fields(model).index(model._meta.pk.attname)
     return {row[at]: row for row in _rows(model)}
 
 
@@ -141,7 +95,8 @@ class ChangedRows:
         self.tables = tables  # (model, before, after), parents first
 
     @classmethod
-    def of(cls, write: Callable[[], Any]) -> tuple[Any, ChangedRows]:
+    def of(cls, write: Callable[[], Any]) -> tuple[Any, ChangedRows | None]:
+        """What `write()` returned, and what it did to the database."""
         fingerprint, settings_seen = _fingerprint(), _scoring_settings()
         before = {model: _image(model) for model in _tables()}
         result = write()
@@ -153,12 +108,14 @@ class ChangedRows:
         tables = [(model, *changed[model]) for model in _parents_first(list(changed))]
         return result, cls(fingerprint, settings_seen, tables)
 
+    def found_as_before(self) -> bool:
+        return (_scoring_settings() == self.settings_seen and _fingerprint() == self.fingerprint
+                and all(_image(model) == before for model, before, _ in self.tables if before))
+
     def write_again(self) -> bool:
-        if not connection.in_atomic_block or _scoring_settings() != self.settings_seen:
-            return False
-        if _fingerprint() != self.fingerprint:
-            return False
-        if any(_image(model) != before for model, before, _ in self.tables if before):
+        """Do it again, if the database is found as the write found it and this runs inside a
+        transaction the test rolls back; False (and nothing written) otherwise."""
+        if not connection.in_atomic_block or not self.found_as_before():
             return False
         for model, before, after in reversed(self.tables):
             gone = [pk for pk in before if pk not in after]
@@ -170,25 +127,59 @@ class ChangedRows:
             moved = [model(**dict(zip(fields, row))) for pk, row in after.items() if pk in before and before[pk] != row]
             if moved:
                 model._base_manager.bulk_update(moved, [field for field in fields if field != model._meta.pk.attname])
-        statements = connection.ops.sequence_reset_sql(no_style(), [model for model, *_ in self.tables])
+        # The next row made in these tables gets the next key, as after the write (PostgreSQL's
+        # sequences do not move for keys given; SQLite's AUTOINCREMENT does by itself).
         with connection.cursor() as cursor:
-            for statement in statements:
+            for statement in connection.ops.sequence_reset_sql(no_style(), [model for model, *_ in self.tables]):
                 cursor.execute(statement)
         return True
 
 
-_entries: dict[str, tuple[ChangedRows, dict[str, Any]]] = {}
+class WrittenRows(ChangedRows):
+    """A write that only added rows, to tables empty before it (an import into an empty
+    catalog). Done again wherever those tables are empty, whatever else the database holds."""
+
+    @classmethod
+    def of(cls, write: Callable[[], Any]) -> tuple[Any, WrittenRows | None]:
+        """What `write()` returned, and the rows it wrote: None where it changed a table that
+        held rows before."""
+        result, changed = ChangedRows.of(write)
+        if any(before for _, before, _ in changed.tables):
+            return result, None
+        return result, cls(changed.fingerprint, changed.settings_seen, changed.tables)
+
+    def found_as_before(self) -> bool:
+        quote = connection.ops.quote_name
+        occupied = " OR ".join(f"EXISTS (SELECT 1 FROM {quote(model._meta.db_table)})" for model, *_ in self.tables)
+        with connection.cursor() as cursor:
+            cursor.execute(f"SELECT {occupied}")
+            return not cursor.fetchone()[0]
+
+
+# What the first real write of each kind wrote, in this test process: the rows, and what a test
+# gets back from them.
+_kept: dict[str, tuple[ChangedRows, Any]] = {}
+
+
+def done_once(key: str, write: Callable[[], Any], *, rows: type[ChangedRows] = ChangedRows,
+              keep: Callable[[Any], Any] = lambda result: result,
+              again: Callable[[Any], Any] = lambda kept: kept) -> Any:
+    """What `write()` returns: done for real the first time this test process asks for `key` (and
+    what it wrote kept, with `keep(result)`, unless that is None), and after that the kept rows
+    written again (`again(kept)` is then returned) wherever the database allows it, or done for
+    real again where it does not."""
+    if key in _kept:
+        written, kept = _kept[key]
+        return again(kept) if written.write_again() else write()
+    result, written = rows.of(write)
+    if written is not None and keep(result) is not None:
+        _kept[key] = (written, keep(result))
+    return result
 
 
 def entries_once(key: str, score: Callable[[], dict]) -> dict:
-    """The entries `score()` makes (names to submissions): scored for real the first time this
-    test process asks for `key`, and later the rows that scoring wrote written again wherever the
-    database is in the state it found (ChangedRows)."""
+    """The entries `score()` makes (names to submissions), done once (done_once)."""
     from scoring.models import Submission
 
-    kept = _entries.get(key)
-    if kept and kept[0].write_again():
-        return {name: Submission.objects.get(pk=pk) for name, pk in kept[1].items()}
-    made, changed = ChangedRows.of(score)
-    _entries.setdefault(key, (changed, {name: submission.pk for name, submission in made.items()}))
-    return made
+    return done_once(key, score, keep=lambda made: {name: entry.pk for name, entry in made.items()},
+                     again=lambda pks: {name: Submission.objects.get(pk=pk) for name, pk in pks.items()})
