@@ -114,14 +114,19 @@ def record_submission(version: CaseVersion, variant: Variant, name: str, kind: s
     seen for the first time here, from the shell, belongs to no operator (staff may give it one)
     and holds its skeletons, unless it looks like a name already known (lib.text.name_skeletons):
     that name keeps them, so no operator can take either."""
+    # Until it is measured, an entry is the site's engine's to count (its current epoch's), whatever
+    # engine the process that records it runs; the attempt that measures it records its own. Read
+    # before the board's lock is taken (it may be a query).
+    engine = site_engine()
     with transaction.atomic():
         lock_board(version.pk)  # as `retire` does: the version is retired before this, or after
         refuse_retired(version)
         return _record(version, variant, name, kind, label, source, run=run, carried_from=carried_from,
-                       annotation=annotation, operator=operator)
+                       annotation=annotation, operator=operator, engine=engine)
 
 
-def _record(version, variant, name, kind, label, source, *, run, carried_from, annotation, operator) -> Submission:
+def _record(version, variant, name, kind, label, source, *, run, carried_from, annotation, operator,
+            engine: tuple[str, str]) -> Submission:
     row, made = SubmitterName.objects.get_or_create(key=name_key(name), defaults={"name": name})
     if made:
         try:
@@ -129,9 +134,7 @@ def _record(version, variant, name, kind, label, source, *, run, carried_from, a
                 NameSkeleton.hold(row)
         except IntegrityError:
             pass
-    # Until it is measured, an entry is the site's engine's to count (its current epoch's), whatever
-    # engine the process that records it runs; the attempt that measures it records its own.
-    wasmtime_version, engine_digest = site_engine()
+    wasmtime_version, engine_digest = engine
     return Submission.objects.create(
         version=version, variant=variant, name=name, source_kind=kind, source_label=label,
         source=source, source_size=len(source), source_digest=source_digest(source),
