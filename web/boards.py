@@ -130,8 +130,9 @@ def submission_module(request: HttpRequest, pk: int) -> HttpResponse:
     stored = published_module(public_submission_or_404(pk))
     if stored is None:
         raise Http404("This entry's module is not published: its version is current, or no module was kept")
+    # Staff may still hide the entry: no cache keeps serving its module after that.
     return download(request, stored.digest, f"entry-{pk}.wasm",
-                    lambda: HttpResponse(bytes(stored.content), content_type="application/wasm"))
+                    lambda: HttpResponse(bytes(stored.content), content_type="application/wasm"), revalidate=True)
 
 
 def submission_detail(request: HttpRequest, pk: int) -> HttpResponse:

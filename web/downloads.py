@@ -9,10 +9,12 @@ from django.http import HttpRequest, HttpResponseBase
 from django.utils.cache import get_conditional_response
 
 
-def download(request: HttpRequest, digest: str, filename: str, respond: Callable[[], HttpResponseBase]
-             ) -> HttpResponseBase:
+def download(request: HttpRequest, digest: str, filename: str, respond: Callable[[], HttpResponseBase],
+             *, revalidate: bool = False) -> HttpResponseBase:
     """`respond()`'s response (made only when the client does not hold `digest` already) as an
-    attachment named `filename`."""
+    attachment named `filename`. Kept by caches for an hour, or, with `revalidate` (a download
+    that may be withdrawn), only as long as the site still answers for it: a cache asks again
+    each time, and a copy it holds costs only a 304."""
     etag = f'"{digest}"'
     not_modified = get_conditional_response(request, etag=etag)
     if not_modified is not None:
@@ -20,5 +22,5 @@ def download(request: HttpRequest, digest: str, filename: str, respond: Callable
     response = respond()
     response["Content-Disposition"] = f'attachment; filename="{filename}"'
     response["ETag"] = etag
-    response["Cache-Control"] = "public, max-age=3600"
+    response["Cache-Control"] = "public, no-cache" if revalidate else "public, max-age=3600"
     return response

@@ -112,6 +112,20 @@ def test_a_hidden_entrys_module_stays_unpublished(client, board, adder_v1):
     assert client.get(f"/submissions/{board['bob'].pk}/module.wasm").status_code == 200
 
 
+def test_a_published_module_is_revalidated_so_hiding_its_entry_withdraws_it_from_caches(client, board, adder_v1):
+    """Staff may hide an entry after its module was published: a cache asks the site each time
+    (a copy it holds costs a 304), so the module is gone from every cache once it is hidden."""
+    retire(*TOGETHER)
+    url = f"/submissions/{board['bob'].pk}/module.wasm"
+    first = client.get(url)
+    assert first.status_code == 200 and first["Cache-Control"] == "public, no-cache", first["Cache-Control"]
+    assert client.get(url, HTTP_IF_NONE_MATCH=first["ETag"]).status_code == 304
+    Submission.objects.filter(pk=board["bob"].pk).update(hidden=True)
+    assert client.get(url, HTTP_IF_NONE_MATCH=first["ETag"]).status_code == 404
+    # The held-out data is for good once published (a retirement is never undone): kept an hour.
+    assert client.get("/cases/adder/v1/held-out.zip")["Cache-Control"] == "public, max-age=3600"
+
+
 def test_a_version_with_an_entry_still_to_be_scored_is_not_retired(adder_v1, correct_wasm):
     submit(adder_v1, adder_v1.default_variant(), "alice", wasm_file=correct_wasm)  # recorded, not scored
     with pytest.raises(CommandError, match="1 entry is of adder v1 still to be scored"):
