@@ -12,7 +12,6 @@ from __future__ import annotations
 import functools
 import re
 
-import markdown
 import nh3
 
 ALLOWED_TAGS = {
@@ -56,6 +55,10 @@ AUTHOR_LINK_REL = "nofollow noopener noreferrer"  # an author's links are not th
 
 def _render(text: str, *, shift_headings: bool, attributes: dict | None = None, link_rel: str | None = AUTHOR_LINK_REL,
             rewrite=None) -> str:
+    # Imported where it is used: the Markdown package takes a twentieth of a second to import, and
+    # most processes (commands, task workers) never render a document.
+    import markdown
+
     html = markdown.markdown(text, extensions=["tables", "fenced_code"], output_format="html")
     if shift_headings:
         html = _HEADING.sub(_shift_heading, html)
