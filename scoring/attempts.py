@@ -69,13 +69,14 @@ def _finish(submission: Submission, status: str, *, results: list[Result] = (), 
 
 
 def _start(submission: Submission) -> None:
-    """Mark this attempt running; Superseded if another attempt has taken over."""
+    """Mark this attempt running; Superseded if another attempt has taken over. What it waited
+    for (a build sandbox, a worker on the site's engine) is over: its message goes."""
     started = Submission.objects.filter(pk=submission.pk, attempt=submission.attempt).exclude(
         status__in=Submission.FINAL_STATES
-    ).update(status=Submission.State.RUNNING, heartbeat_at=timezone.now())
+    ).update(status=Submission.State.RUNNING, heartbeat_at=timezone.now(), message="", detail="")
     if not started:
         raise Superseded(f"submission {submission.pk} attempt {submission.attempt} is not current")
-    submission.status = Submission.State.RUNNING
+    submission.status, submission.message, submission.detail = Submission.State.RUNNING, "", ""
 
 
 def _heartbeat(submission: Submission):

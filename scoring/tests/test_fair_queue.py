@@ -17,7 +17,7 @@ from pathlib import Path
 import pytest
 from django.core.management import CommandError, call_command
 
-from scoring import jobs
+from scoring import attempts, jobs
 from scoring.models import Submission
 from scoring.queue import queue_place
 from scoring.recording import submit
@@ -121,6 +121,10 @@ def test_a_job_without_a_sandbox_goes_back_to_the_queue_and_the_next_run_builds_
     assert jobs.RETRY_PRIORITY < 0  # and this worker waited before it would take another
     assert "a build found no sandbox: this worker takes no job for 0.2 s" in caplog.text
     assert queue_place(entry)["state"] == "queued"
+    # Taken up again: what it waited for is over, so its page no longer says it waits.
+    attempts._start(entry)
+    assert Submission.objects.filter(pk=entry.pk).values_list("status", "message", "detail").get() == ("running", "", "")
+    Submission.objects.filter(pk=entry.pk).update(status="pending")
     workers.SCORING_BUILD_LAUNCHER = ""  # the sandbox is back: builds as root, confined
     time.sleep(0.3)
     run_worker()
