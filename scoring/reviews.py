@@ -57,7 +57,7 @@ def review_items(version: CaseVersion) -> list[ReviewItem]:
 
 def record_read(submission: Submission, item: str, verdict: str, text: str, reviewer) -> ReviewRead:
     """Record `reviewer`'s read of the entry on `item`. Raises ReviewRefused."""
-    check_read(submission, item, verdict, text)
+    check_read(submission, item, verdict, text, reviewer)
     read = ReviewRead.objects.create(submission=submission, item=item, verdict=verdict, text=text,
                                      module_digest=submission.module_digest, reviewer=reviewer if reviewer.pk else None,
                                      reviewer_name=reviewer.get_username())
@@ -65,8 +65,18 @@ def record_read(submission: Submission, item: str, verdict: str, text: str, revi
     return read
 
 
-def check_read(submission: Submission, item: str, verdict: str, text: str) -> None:
-    """Raise ReviewRefused unless the read can be recorded."""
+def check_read(submission: Submission, item: str, verdict: str, text: str, reviewer=None) -> None:
+    """Raise ReviewRefused unless the read can be recorded. `reviewer`: the account recording it
+    (None or staff: staff in the admin, who may read any entry, as they may still hide one on a
+    frozen board). Another account never reads its own entry, nor one of a retired version."""
+    if reviewer is not None and not (reviewer.is_staff or reviewer.is_superuser):
+        if submission.operator_id is not None and submission.operator_id == reviewer.pk:
+            raise ReviewRefused(403, "own_entry", "an entry's own operator may not read it: another reviewer must")
+        retired_at = submission.version.retired_at
+        if retired_at is not None:
+            raise ReviewRefused(409, "version_retired", f"version {submission.version.version} was retired on "
+                                                        f"{retired_at:%Y-%m-%d}: its board is frozen (staff may "
+                                                        "still record a read in the admin)")
     if not submission.module_digest:
         raise ReviewRefused(409, "not_measured", "the entry has no module to read yet: it was not built or measured")
     found = {candidate.slug: candidate for candidate in review_items(submission.version)}

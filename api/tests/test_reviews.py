@@ -10,7 +10,9 @@ import io
 import json
 
 import pytest
+from django.contrib.auth.models import User
 from django.core.management import call_command
+from django.utils import timezone
 
 from catalog.importer import import_catalog
 from catalog.models import CaseVersion
@@ -106,6 +108,24 @@ def test_without_the_review_permission_a_token_records_nothing(client, entry):
     assert answer.status_code == 401
     assert read(client, review_token(), 999_999, item="no-unsafe", verdict="pass").status_code == 404
     assert not ReviewRead.objects.exists()
+
+
+def test_no_account_reads_its_own_entry_nor_one_of_a_retired_version(client, entry, admin_client):
+    """A review token may also send entries: it never certifies its own. A retired version's board
+    is frozen: only staff, in the admin, may still record a read there."""
+    token = review_token("both")
+    Submission.objects.filter(pk=entry.pk).update(operator=User.objects.get(username="both"))
+    answer = read(client, token, entry.pk, item="no-unsafe", verdict="pass")
+    assert (answer.status_code, answer.json()["code"]) == (403, "own_entry"), answer.content
+    Submission.objects.filter(pk=entry.pk).update(operator=None)
+    CaseVersion.objects.filter(pk=entry.version_id).update(retired_at=timezone.now())
+    answer = read(client, review_token(), entry.pk, item="no-unsafe", verdict="pass")
+    assert (answer.status_code, answer.json()["code"]) == (409, "version_retired"), answer.content
+    assert "its board is frozen" in answer.json()["detail"]
+    assert not ReviewRead.objects.exists()
+    page = admin_client.post("/admin/scoring/reviewread/add/", {"submission": entry.pk, "item": "no-unsafe",
+                                                                 "verdict": "pass", "text": ""})
+    assert page.status_code == 302 and ReviewRead.objects.get().reviewer_name == "admin"
 
 
 def test_staff_record_a_read_in_the_admin(admin_client, entry):
