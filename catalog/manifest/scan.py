@@ -21,11 +21,14 @@ from catalog.manifest.types import (
     VersionSource,
 )
 
+LINKED_FOLDER = "is a link to a folder: a catalog's folders are read where they are, never through a link"
+
 
 def _subdirectories(path: Path, root: Path, errors: list[ManifestError]) -> list[Path]:
     """Child folders, sorted; hidden entries (`.git`, `.DS_Store`) and plain files are skipped.
 
-    A folder whose name cannot be stored (not UTF-8, control characters) is an error, not a child.
+    A folder whose name cannot be stored (not UTF-8, control characters) is an error, not a child,
+    and so is a link: the catalog is read as it is, never through a link that could lead out of it.
     """
     try:
         children = sorted(path.iterdir())
@@ -33,7 +36,13 @@ def _subdirectories(path: Path, root: Path, errors: list[ManifestError]) -> list
         return []
     usable = []
     for child in children:
-        if child.name.startswith(".") or not child.is_dir():
+        if child.name.startswith("."):
+            continue
+        if child.is_symlink():
+            if child.is_dir():
+                errors.append(ManifestError(shown_path(child, root), "", LINKED_FOLDER))
+            continue
+        if not child.is_dir():
             continue
         problem = name_problem(child.name)
         if problem:

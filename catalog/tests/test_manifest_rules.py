@@ -213,6 +213,24 @@ def test_a_symlink_anywhere_in_the_folder_that_leaves_it_is_an_error(catalog):
     assert f"{ADDER_V1}/specs/hostname: symlink points outside the version folder" in errors
 
 
+def test_a_case_or_version_folder_that_is_a_link_is_an_error_and_never_read(catalog, tmp_path):
+    """A link could lead out of the catalog (to a folder anyone may write): never followed."""
+    import shutil
+
+    outside = tmp_path / "outside"
+    shutil.copytree(catalog.path(""), outside / "v1")
+    (outside / "v1" / "test-case.toml").write_text(
+        (outside / "v1" / "test-case.toml").read_text().replace('slug = "adder"', 'slug = "linked"'))
+    os.symlink(outside, catalog.root / "performance/easy/linked")
+    os.symlink(outside / "v1", catalog.root / "performance/easy/adder/v9")
+    os.symlink(tmp_path / "nowhere", catalog.root / "performance/easy/dangling")  # no folder: nothing to read
+    scan = catalog.scan()
+    errors = [str(error) for error in scan.errors]
+    link = "is a link to a folder: a catalog's folders are read where they are, never through a link"
+    assert sorted(errors) == [f"performance/easy/adder/v9: {link}", f"performance/easy/linked: {link}"], errors
+    assert not any("linked" in source.label or "/v9" in source.label for source in scan.versions)
+
+
 def test_huge_files_are_refused_without_being_read(catalog):
     from catalog.manifest import FileLimits, scan_catalog
 
