@@ -62,7 +62,7 @@ def read_manifest(folder: Folder, root: Table, type_folder: str, difficulty_fold
             root.error(key, f"unknown key{suggest(key, known)}")
 
     slug = read_slug(root)
-    name = root.text("name", required=True, non_empty=True, max_length=MAX_NAME_LENGTH)
+    name = root.name("name", required=True, max_length=MAX_NAME_LENGTH)
     difficulty = root.text("difficulty", required=True)
     if difficulty is not None:
         if difficulty not in DIFFICULTIES:
@@ -74,7 +74,7 @@ def read_manifest(folder: Folder, root: Table, type_folder: str, difficulty_fold
     if not isinstance(experimental, bool):
         root.error("experimental", f"must be a boolean, not {type_name(experimental)}")
     tags = read_tags(root)
-    summary = root.text("summary", required=False) or ""
+    summary = root.line("summary", required=False) or ""
     description = root.path("description", required=False)
     changelog = root.path("changelog", required=True)
     read_text_file(root, "description", description)
@@ -150,7 +150,7 @@ def check_review_items(tables) -> None:
         if "slug" not in table and "question" not in table:
             continue
         slug = read_slug(table)
-        question = table.text("question", required=True, non_empty=True, max_length=REVIEW_QUESTION_MAX)
+        question = table.line("question", required=True, non_empty=True, max_length=REVIEW_QUESTION_MAX)
         if slug is not None and slug in seen:
             table.error("slug", f"`{slug}` names another review item of this version already")
         seen.add(slug)

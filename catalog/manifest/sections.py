@@ -374,7 +374,7 @@ def read_variant_file(root: Table, rel: str, taken: dict[str, str], reserved: di
     data.no_nul()
     data.unknown_keys(VARIANT_KEYS)
     slug = read_slug(data)
-    name = data.text("name", required=False, non_empty=True, max_length=MAX_NAME_LENGTH)
+    name = data.name("name", required=False, max_length=MAX_NAME_LENGTH)
     specs: list[SpecFile] = []
     if "spec" in data:
         raw_specs = data.get("spec")

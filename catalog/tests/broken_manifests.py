@@ -316,6 +316,16 @@ RULES = [
     ("unknown-root-key", lambda c: c.edit('summary = "', 'sumary = "x"\nsummary = "'), "sumary",
      "unknown key (did you mean `summary`?)"),
     ("unknown-root-key-no-suggestion", lambda c: c.edit('summary = "', 'zzzz = 1\nsummary = "'), "zzzz", "unknown key"),
+    # Names and lines shown on the site: the rules a submitter's name keeps (lookalikes, hidden
+    # or reordered text)
+    ("name-bidi-override", lambda c: c.edit('name = "Adder"', 'name = "Adder\u202e"'), "name",
+     "must be one line of plain text: U+202E is not allowed"),
+    ("name-stacked-marks", lambda c: c.edit('name = "Adder"', 'name = "Adde\u0301\u0301r"'), "name",
+     "could pass for another name: U+0301 does not belong on U+00E9"),
+    ("name-mixed-scripts", lambda c: c.edit('name = "Adder"', 'name = "\u0410dder"'), "name",
+     "mixes letters of Cyrillic and Latin: a name is written in one script"),
+    ("summary-bidi-override", lambda c: c.edit('summary = "Add up', 'summary = "\u202eAdd up'), "summary",
+     "must be one line of plain text: U+202E is not allowed"),
     # NUL characters (text that cannot be stored)
     ("nul-in-name", lambda c: c.edit('name = "Adder"', 'name = "Ad\\u0000der"'), "name",
      "must not contain NUL characters"),
@@ -375,6 +385,8 @@ VARIANT_RULES = [
     ("variant-slug-trailing-newline", 'slug = "long-lists\\n"\n', "slug", "must match"),
     ("variant-unknown-key", 'slug = "long-lists"\nspecs = []\n', "specs", "unknown key (did you mean `spec`?)"),
     ("variant-name-empty", 'slug = "long-lists"\nname = ""\n', "name", "must not be empty"),
+    ("variant-name-lookalike", 'slug = "long-lists"\nname = "L\u043eng lists"\n', "name",
+     "mixes letters of Cyrillic and Latin"),
     ("variant-spec-not-array", 'slug = "long-lists"\nspec = "specs/long-lists.md"\n', "spec", "must be an array"),
     ("variant-spec-missing-file", 'slug = "long-lists"\nspec = ["specs/nope.md"]\n', "spec[0].source",
      "`specs/nope.md` does not exist"),

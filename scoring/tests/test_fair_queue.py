@@ -123,7 +123,8 @@ def test_a_job_without_a_sandbox_goes_back_to_the_queue_and_the_next_run_builds_
     assert queue_place(entry)["state"] == "queued"
     # Taken up again: what it waited for is over, so its page no longer says it waits.
     attempts._start(entry)
-    assert Submission.objects.filter(pk=entry.pk).values_list("status", "message", "detail").get() == ("running", "", "")
+    started = Submission.objects.filter(pk=entry.pk).values_list("status", "message", "detail").get()
+    assert started == ("running", "", ""), started
     Submission.objects.filter(pk=entry.pk).update(status="pending")
     workers.SCORING_BUILD_LAUNCHER = ""  # the sandbox is back: builds as root, confined
     time.sleep(0.3)
