@@ -753,3 +753,31 @@ def test_a_build_names_the_compiler_it_ran_with_and_a_toolchain_failure_says_so(
                               f"cannot read (this site builds with rustc {RUST_RELEASE} "
                               f"({result.toolchain['commit'][:9]} {result.toolchain['date']}))")
     assert result.toolchain["release"] == RUST_RELEASE and result.toolchain["cargo"].startswith("cargo ")
+
+
+def test_a_sources_cargo_configuration_cannot_swap_the_compiler_or_the_linker(tmp_path):
+    """The compiler an entry records is the one its build ran: a source's `.cargo/config.toml`
+    naming its own `rustc-wrapper`, `rustc` or linker (one that copies a module made elsewhere)
+    changes nothing; the module is the one rustc and rust-lld make of the source."""
+    folder = tmp_path / "forged"
+    (folder / "src").mkdir(parents=True)
+    (folder / "Cargo.toml").write_text('[package]\nname = "forged"\nversion = "0.1.0"\nedition = "2021"\n\n'
+                                       '[lib]\ncrate-type = ["cdylib"]\n')
+    (folder / "Cargo.lock").write_text('version = 4\n\n[[package]]\nname = "forged"\nversion = "0.1.0"\n')
+    (folder / "src" / "lib.rs").write_text('#[no_mangle]\npub extern "C" fn seven() -> i32 { 7 }\n')
+    command = "cargo build --release --target wasm32-unknown-unknown --offline"
+    module_path = "target/wasm32-unknown-unknown/release/forged.wasm"
+    plain = build(pack_folder(folder, max_bytes=10**6), command, module_path=module_path)
+    assert plain.ok, plain.log
+    (folder / "fake").mkdir()
+    fake = '#!/bin/sh\nfor a; do [ "$prev" = -o ] && printf "\\0asm\\1\\0\\0\\0" > "$a"; prev=$a; done; exit 0\n'
+    for name in ("ld.sh", "wrap.sh", "rustc.sh"):  # each writes a module made elsewhere, wherever it can
+        (folder / "fake" / name).write_text(fake)
+        (folder / "fake" / name).chmod(0o755)
+    (folder / ".cargo").mkdir()
+    (folder / ".cargo" / "config.toml").write_text(
+        '[build]\nrustc = "fake/rustc.sh"\nrustc-wrapper = "fake/wrap.sh"\nrustc-workspace-wrapper = "fake/wrap.sh"\n\n'
+        '[target.wasm32-unknown-unknown]\nlinker = "fake/ld.sh"\n')
+    forged = build(pack_folder(folder, max_bytes=10**6), command, module_path=module_path)
+    assert forged.ok, forged.log
+    assert forged.module == plain.module and len(plain.module) > 8
