@@ -107,15 +107,13 @@ def _module_cache_for_the_run(settings, _shared_module_cache):
 @pytest.fixture(scope="session")
 def bundled_scan():
     """The bundled catalog (the cases this run proves: tests/bundled.py) validated as
-    import_catalog() validates it into an empty database
-    (nothing unchanged, nothing held out elsewhere), once per test process: two seconds of
-    validation, then a tenth of a second to import into each test's database."""
+    import_catalog() validates it into an empty database (nothing unchanged, nothing held out
+    elsewhere), once per test run (tests/bundled.py): a few seconds of validation, then a tenth
+    of a second to import into each test's database."""
     from catalog.importer import file_limits
-    from catalog.manifest import scan_catalog
     from tests import bundled as scope
 
-    return scan_catalog(scope.catalog(), is_unchanged=lambda label, digest: False, limits=file_limits(),
-                        held_out_elsewhere={})
+    return scope.catalog_scan(limits=file_limits())
 
 
 @pytest.fixture

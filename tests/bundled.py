@@ -40,39 +40,71 @@ def proven(slug: str) -> bool:
 _copy: Path | None = None
 
 
+def _run_folder() -> Path | None:
+    """The folder every process of this test run shares (None outside a run)."""
+    run = os.environ.get(RUN_VARIABLE)
+    return Path(run) if run and Path(run).is_dir() else None
+
+
+def _copy_suite(target: Path) -> None:
+    for case in sorted(CATALOG.glob("*/*/*")):
+        if case.is_dir() and case.name in SUITE_CASES:
+            shutil.copytree(case, target / case.relative_to(CATALOG))
+
+
 def catalog() -> Path:
     """The bundled catalog as this run proves it: the catalog itself, or a copy of SUITE_CASES
-    (made once per process; the copy's versions are the catalog's, byte for byte)."""
+    (made once per test run, in its folder, and read by every process; the copy's versions are
+    the catalog's, byte for byte)."""
     global _copy
     if every_case():
         return CATALOG
     if _copy is None or not _copy.exists():
-        copy = Path(tempfile.mkdtemp(prefix="fuelboard-bundled-")) / "test-cases"
-        for case in sorted(CATALOG.glob("*/*/*")):
-            if case.is_dir() and case.name in SUITE_CASES:
-                shutil.copytree(case, copy / case.relative_to(CATALOG))
+        run = _run_folder()
+        if run is None:
+            copy = Path(tempfile.mkdtemp(prefix="fuelboard-bundled-")) / "test-cases"
+            _copy_suite(copy)
+        else:
+            copy = run / "bundled-catalog" / "test-cases"
+            with open(run / "bundled-catalog.lock", "w") as lock:
+                fcntl.flock(lock, fcntl.LOCK_EX)  # one copy, made by the first process that asks
+                if not copy.exists():
+                    part = run / "bundled-catalog.part"
+                    shutil.rmtree(part, ignore_errors=True)
+                    _copy_suite(part / "test-cases")
+                    part.rename(copy.parent)
         _copy = copy
     return _copy
 
 
-def whole_catalog_scan(**options):
-    """`scan_catalog(CATALOG, **options)` (every bundled case, nothing held elsewhere), validated
-    once per test run: the first process to ask validates the catalog (a few seconds) and keeps
-    the result in the run's folder, and the others read it. Outside a run, validated here."""
+def _scan_once(root: Path, options: dict):
+    """`scan_catalog(root, **options)`, validated once per test run: the first process to ask
+    validates (a few seconds) and keeps the result in the run's folder, and the others read it.
+    Outside a run, validated here."""
     from catalog.manifest import FileLimits, scan_catalog  # here: conftest.py imports this module first
 
     options = {"limits": FileLimits(), **options}  # the same caps, however named, are one scan
-    run = os.environ.get(RUN_VARIABLE)
-    if not run or not Path(run).is_dir():
-        return scan_catalog(CATALOG, **options)
-    key = hashlib.sha256(repr(sorted(options.items())).encode()).hexdigest()[:16]
-    kept = Path(run) / f"catalog-scan-{key}.pickle"
+    run = _run_folder()
+    if run is None:
+        return scan_catalog(root, **options)
+    key = hashlib.sha256(repr((str(root), sorted(options.items()))).encode()).hexdigest()[:16]
+    kept = run / f"catalog-scan-{key}.pickle"
     with open(f"{kept}.lock", "w") as lock:
         fcntl.flock(lock, fcntl.LOCK_EX)  # one validation at a time, across the processes
         if kept.exists():
             return pickle.loads(kept.read_bytes())
-        scan = scan_catalog(CATALOG, **options)
+        scan = scan_catalog(root, **options)
         part = kept.with_suffix(".part")
         part.write_bytes(pickle.dumps(scan, protocol=pickle.HIGHEST_PROTOCOL))
         part.rename(kept)
         return scan
+
+
+def whole_catalog_scan(**options):
+    """`scan_catalog(CATALOG, **options)` (every bundled case, nothing held elsewhere), once per run."""
+    return _scan_once(CATALOG, options)
+
+
+def catalog_scan(**options):
+    """`scan_catalog(catalog(), **options)` (the cases this run proves), once per run."""
+    return _scan_once(catalog(), options)
