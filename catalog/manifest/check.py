@@ -21,6 +21,7 @@ from catalog.manifest.sections import (
     read_text_file,
     read_variants,
 )
+from catalog.manifest.shown import read_line, read_name
 from catalog.manifest.types import (
     ARRAY_TABLE_KEYS,
     DIFFICULTIES,
@@ -62,7 +63,7 @@ def read_manifest(folder: Folder, root: Table, type_folder: str, difficulty_fold
             root.error(key, f"unknown key{suggest(key, known)}")
 
     slug = read_slug(root)
-    name = root.name("name", required=True, max_length=MAX_NAME_LENGTH)
+    name = read_name(root, "name", required=True, max_length=MAX_NAME_LENGTH)
     difficulty = root.text("difficulty", required=True)
     if difficulty is not None:
         if difficulty not in DIFFICULTIES:
@@ -74,7 +75,7 @@ def read_manifest(folder: Folder, root: Table, type_folder: str, difficulty_fold
     if not isinstance(experimental, bool):
         root.error("experimental", f"must be a boolean, not {type_name(experimental)}")
     tags = read_tags(root)
-    summary = root.line("summary", required=False) or ""
+    summary = read_line(root, "summary", required=False) or ""
     description = root.path("description", required=False)
     changelog = root.path("changelog", required=True)
     read_text_file(root, "description", description)
@@ -150,7 +151,7 @@ def check_review_items(tables) -> None:
         if "slug" not in table and "question" not in table:
             continue
         slug = read_slug(table)
-        question = table.line("question", required=True, non_empty=True, max_length=REVIEW_QUESTION_MAX)
+        question = read_line(table, "question", required=True, non_empty=True, max_length=REVIEW_QUESTION_MAX)
         if slug is not None and slug in seen:
             table.error("slug", f"`{slug}` names another review item of this version already")
         seen.add(slug)

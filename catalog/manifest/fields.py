@@ -26,7 +26,6 @@ from catalog.manifest.types import (
     ROOT_KEYS,
     ManifestError,
 )
-from lib.text import mixed_scripts, name_problem, refused_character
 
 _TOML_POSITION = re.compile(r"\s*\((?:at line (\d+), column (\d+)|at end of document)\)\s*\Z")
 
@@ -239,34 +238,6 @@ class Table:
             self.error(key, f"must be at most {max_length} characters, not {len(value)}")
             return None
         return value
-
-    def line(self, key: str, *, required: bool, non_empty: bool = False, max_length: int | None = None) -> str | None:
-        """Text shown on the site as one line (a summary, a review item's question): no control,
-        format or other invisible character (lib/text.py), so it cannot hide or reorder itself."""
-        value = self.text(key, required=required, non_empty=non_empty, max_length=max_length)
-        if value is None:
-            return None
-        refused = refused_character(value)
-        if refused:
-            self.error(key, f"must be one line of plain text: {refused} is not allowed (controls, format and other "
-                            "invisible characters, noncharacters)")
-            return None
-        return value
-
-    def name(self, key: str, *, required: bool, max_length: int) -> str | None:
-        """A name shown on the site (a case's, a variant's): one line, and written as a name, by the
-        rules a submitter's name keeps (lib/text.py), so it cannot pass for another."""
-        value = self.line(key, required=required, non_empty=True, max_length=max_length)
-        if value is None:
-            return None
-        problem = name_problem(value)
-        scripts = mixed_scripts(value)
-        if problem:
-            self.error(key, f"could pass for another name: {problem}")
-        elif scripts:
-            self.error(key, f"mixes letters of {' and '.join(script.title() for script in scripts)}: a name is "
-                            "written in one script")
-        return None if problem or scripts else value
 
     def path(self, key: str, *, required: bool, kind: str | None = "file") -> str | None:
         """A path relative to the version folder, in its one spelling (`normalize`): every path a

@@ -10,6 +10,7 @@ from decimal import Decimal
 from catalog.manifest import remembered
 from catalog.manifest.crosschecks import check_dest_clashes
 from catalog.manifest.fields import Table, normalize, type_name
+from catalog.manifest.shown import read_name
 from catalog.manifest.types import (
     ABI_EXPORTS,
     BUILD_KEYS,
@@ -374,7 +375,7 @@ def read_variant_file(root: Table, rel: str, taken: dict[str, str], reserved: di
     data.no_nul()
     data.unknown_keys(VARIANT_KEYS)
     slug = read_slug(data)
-    name = data.name("name", required=False, max_length=MAX_NAME_LENGTH)
+    name = read_name(data, "name", required=False, max_length=MAX_NAME_LENGTH)
     specs: list[SpecFile] = []
     if "spec" in data:
         raw_specs = data.get("spec")

@@ -31,7 +31,7 @@ from engine.builds.limits import (
     limited,
 )
 from engine.builds.seccomp import seccomp_filter
-from engine.toolchain import RUSTC, installed, toolchain_reason
+from engine.toolchain import PINNED_TOOLCHAIN, installed, toolchain_reason
 from lib.tail import Tail
 
 logger = logging.getLogger(__name__)
@@ -232,18 +232,6 @@ def _run(command: list[str], *, env: dict[str, str], cwd: Path, preexec, wall_se
     line, _, reason = status.decode("utf-8", "replace").partition("\n")
     return _Collected(not killed.is_set() or cancelled, cancelled, bytes(module) if not too_large else b"", too_large,
                       line.split(), reason.strip())
-
-
-# The compiler and linker the site names are the ones a build runs: a source's own cargo
-# configuration may not swap them (a `rustc` or `rustc-wrapper`, a target's `linker`), since the
-# environment comes before any configuration file. (What a source's build runs of its own, a
-# build script or a prebuilt library, is in its source for anyone to read: docs/taking-part.md.)
-PINNED_TOOLCHAIN = {
-    "RUSTC": RUSTC,
-    "RUSTC_WRAPPER": "",
-    "RUSTC_WORKSPACE_WRAPPER": "",
-    "CARGO_TARGET_WASM32_UNKNOWN_UNKNOWN_LINKER": "rust-lld",
-}
 
 
 def _driver_env(path: str, build: str, install: str, module_path: str, limits: BuildLimits, source_size: int,

@@ -1,0 +1,38 @@
+"""Text of a manifest that the site shows as a line or as a name: the one rule for text that
+operators give the site (lib/text.py) holds for authors too, so no case passes for another."""
+
+from __future__ import annotations
+
+from catalog.manifest.fields import Table
+from lib.text import mixed_scripts, name_problem, refused_character
+
+
+def read_line(table: Table, key: str, *, required: bool, non_empty: bool = False,
+              max_length: int | None = None) -> str | None:
+    """Text shown as one line (a summary, a review item's question): no control, format or other
+    invisible character, so it cannot hide or reorder itself."""
+    value = table.text(key, required=required, non_empty=non_empty, max_length=max_length)
+    if value is None:
+        return None
+    refused = refused_character(value)
+    if refused:
+        table.error(key, f"must be one line of plain text: {refused} is not allowed (controls, format and other "
+                         "invisible characters, noncharacters)")
+        return None
+    return value
+
+
+def read_name(table: Table, key: str, *, required: bool, max_length: int) -> str | None:
+    """A name (a case's, a variant's): one line, written as a name by the rules a submitter's name
+    keeps (UTS #39's mark rules, letters of one script), so it cannot pass for another."""
+    value = read_line(table, key, required=required, non_empty=True, max_length=max_length)
+    if value is None:
+        return None
+    problem = name_problem(value)
+    scripts = mixed_scripts(value)
+    if problem:
+        table.error(key, f"could pass for another name: {problem}")
+    elif scripts:
+        table.error(key, f"mixes letters of {' and '.join(script.title() for script in scripts)}: a name is "
+                         "written in one script")
+    return None if problem or scripts else value
