@@ -93,5 +93,5 @@ bench: setup front $(NODE_STAMP)
 	$(PY) bench/run.py --update-docs
 
 clean:
-	rm -rf $(VENV) .venv-harbor .venv-wasmtime-* var staticfiles node_modules
+	rm -rf $(VENV) .venv-harbor .venv-wasmtime-* var staticfiles node_modules .test-cache
 	find . -path ./node_modules -prune -o -name __pycache__ -type d -prune -exec rm -rf {} +

@@ -80,10 +80,9 @@ def _each_source_built_once(tmp_path_factory):
     """A bundled example or fixture crate built by one test is not built again by the next, in
     this test process, the other, or a command a test starts (tests/buildcache.py)."""
     from scoring import building
-    from tests.buildcache import FOLDER_VARIABLE, keeping
+    from tests.buildcache import FOLDER_VARIABLE, keeping, kept_builds_folder
 
-    folder = _run_folder(tmp_path_factory) / "builds"
-    folder.mkdir(exist_ok=True)
+    folder = kept_builds_folder()  # kept for the next run too, for this compiler and build code
     with pytest.MonkeyPatch.context() as patch:
         patch.setattr(building, "build_source", keeping(folder, building.build_source))
         patch.setenv(FOLDER_VARIABLE, str(folder))
@@ -91,12 +90,15 @@ def _each_source_built_once(tmp_path_factory):
 
 
 @pytest.fixture(scope="session")
-def _shared_module_cache(tmp_path_factory) -> Path:
-    """Compiled modules kept for the whole run: a module is compiled (in a child process) once,
-    not once per test, in this test process, the others, or a site a test serves (which finds
-    the same folder in the run's: tests/served.py). Each compile is keyed by the module's digest,
-    the engine's version and its configuration, so no test can see another's module under its own."""
-    return _run_folder(tmp_path_factory) / served.MODULE_CACHE
+def _shared_module_cache() -> Path:
+    """Compiled modules kept for the whole run and the runs after it (tests/buildcache.py): a
+    module is compiled (in a child process) once, not once per test, in this test process, the
+    others, or a site a test serves (tests/served.py). Each compile is keyed by the module's
+    digest, the engine's version and its configuration, so no test can see another's module under
+    its own, nor a run one that another engine compiled."""
+    from tests.buildcache import kept_modules_folder
+
+    return kept_modules_folder()
 
 
 @pytest.fixture(autouse=True)

@@ -28,10 +28,11 @@ from pathlib import Path
 from urllib.parse import urlsplit, urlunsplit
 
 from tests import bundled
+from tests.buildcache import kept_modules_folder
 
 ROOT = Path(__file__).resolve().parent.parent
 STAFF = ("staff", "correct horse battery")
-MODULE_CACHE = "module-cache"  # in the run's folder, or a served site's own
+MODULE_CACHE = "module-cache"  # a served site's own, outside a test run
 # The starter of lattice's latest version (the folder last in natural order).
 STARTER = max((path for path in (ROOT / "test-cases/performance/hard/lattice").iterdir() if path.is_dir()),
               key=lambda path: [int(part) if part.isdigit() else part for part in re.split(r"(\d+)", path.name)]
@@ -105,9 +106,10 @@ class Database:
 
 def environment(database: Database, folder: Path, **extra: str) -> dict[str, str]:
     environ = {key: value for key, value in os.environ.items() if not key.startswith(("PYTEST", "DJANGO_"))}
-    # The run's compiled modules, shared with its test processes (conftest.py), or the site's own.
+    # The compiled modules kept for the test runs, shared with the test processes (conftest.py),
+    # or, outside a run, the site's own.
     run = os.environ.get(bundled.RUN_VARIABLE)
-    modules = str(Path(run) / MODULE_CACHE if run else folder / MODULE_CACHE)
+    modules = str(kept_modules_folder() if run else folder / MODULE_CACHE)
     return {**environ, "DATABASE_URL": database.url, "VAR_DIR": str(folder / "var"),
             "SCORING_CACHE_DIR": modules, "SECRET_KEY": "served-site-" + "x" * 40,
             "PAGE_CACHE_SECONDS": "0", "LOG_LEVEL": "ERROR", **extra}
