@@ -20,15 +20,21 @@ RUST_RELEASE = "1.96.0"
 RUSTC = "/usr/bin/rustc"
 CARGO = "/usr/bin/cargo"
 _ENVIRONMENT = {"PATH": "/usr/bin:/bin", "LC_ALL": "C.UTF-8"}  # never a rustup shim, never its overrides
-# A build's environment names the compiler and linker the site records, so a source's own cargo
-# configuration cannot swap them (a `rustc` or `rustc-wrapper`, a target's `linker`): cargo reads
-# the environment before any configuration file. What a source's build runs of its own (a build
+# What a source's cargo configuration may not change, on the site and in a kit's `meter check`
+# alike: a `rustc-wrapper` around the compiler, and flags for it (`rustflags`, where `-C linker=`
+# would swap the linker). cargo reads the environment before any configuration file.
+UNCONFIGURABLE = {
+    "RUSTC_WRAPPER": "",
+    "RUSTC_WORKSPACE_WRAPPER": "",
+    "CARGO_ENCODED_RUSTFLAGS": "",
+}
+# A site's build names, besides, the compiler and the linker it records (a `rustc` or a target's
+# `linker` in the configuration changes nothing). What a source's build runs of its own (a build
 # script, a prebuilt library) is in the source for anyone to read (docs/taking-part.md).
 PINNED_TOOLCHAIN = {
     "RUSTC": RUSTC,
-    "RUSTC_WRAPPER": "",
-    "RUSTC_WORKSPACE_WRAPPER": "",
     "CARGO_TARGET_WASM32_UNKNOWN_UNKNOWN_LINKER": "rust-lld",
+    **UNCONFIGURABLE,
 }
 
 

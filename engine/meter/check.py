@@ -20,7 +20,7 @@ from typing import TextIO
 from engine.meter.contract import Contract, ContractError, load_contract
 from engine.meter.metering import MeterInput
 from engine.meter.running import REFUSED, UsageError, measure_and_report, read_file
-from engine.toolchain import ask
+from engine.toolchain import UNCONFIGURABLE, ask
 
 SAMPLES = "samples"
 
@@ -41,8 +41,9 @@ def build(workspace: Path, contract: Contract, err: TextIO) -> str | None:
         err.write(f"$ {command}\n")
         err.flush()
         try:
+            # As the site builds: no wrapper and no flags from a cargo configuration (engine/toolchain.py).
             done = subprocess.run(command, shell=True, cwd=workspace, timeout=contract.build_seconds,
-                                  stdout=sys.stderr, stderr=sys.stderr)
+                                  stdout=sys.stderr, stderr=sys.stderr, env={**os.environ, **UNCONFIGURABLE})
         except subprocess.TimeoutExpired:
             return f"`{command}` took more than {contract.build_seconds:g} s (the site stops a build then)"
         except OSError as error:

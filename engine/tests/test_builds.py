@@ -781,3 +781,14 @@ def test_a_sources_cargo_configuration_cannot_swap_the_compiler_or_the_linker(tm
     forged = build(pack_folder(folder, max_bytes=10**6), command, module_path=module_path)
     assert forged.ok, forged.log
     assert forged.module == plain.module and len(plain.module) > 8
+    # Nor flags for rustc, which could name the linker too (-C linker=), from any table or file.
+    for name, config in ((".cargo/config.toml", '[build]\nrustflags = ["-C", "linker=fake/ld.sh"]\n'),
+                         (".cargo/config.toml",
+                          '[target.wasm32-unknown-unknown]\nrustflags = ["-Clinker=fake/ld.sh"]\n'),
+                         (".cargo/config", '[target.\'cfg(target_arch = "wasm32")\']\nlinker = "fake/ld.sh"\n'
+                                           'rustflags = ["-C", "linker=fake/ld.sh", "-C", "linker-flavor=gcc"]\n')):
+        for old in (folder / ".cargo").iterdir():
+            old.unlink()
+        (folder / name).write_text(config)
+        forged = build(pack_folder(folder, max_bytes=10**6), command, module_path=module_path)
+        assert forged.ok and forged.module == plain.module, (config, forged.log)
