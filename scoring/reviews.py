@@ -65,12 +65,27 @@ def record_read(submission: Submission, item: str, verdict: str, text: str, revi
     return read
 
 
+def senders(submission: Submission, most: int = 1000) -> set[int]:
+    """The accounts that sent the entry: its operator's, and, for an entry carried forward (which
+    has none of its own), the operator of the entry it was carried from, and so on back."""
+    found: set[int] = set()
+    seen: set[int] = set()
+    entry: Submission | None = submission
+    while entry is not None and entry.pk not in seen and len(seen) < most:
+        seen.add(entry.pk)
+        if entry.operator_id is not None:
+            found.add(entry.operator_id)
+        entry = (Submission.objects.only("operator_id", "carried_from_id").filter(pk=entry.carried_from_id).first()
+                 if entry.carried_from_id else None)
+    return found
+
+
 def check_read(submission: Submission, item: str, verdict: str, text: str, reviewer=None) -> None:
     """Raise ReviewRefused unless the read can be recorded. `reviewer`: the account recording it
     (None or staff: staff in the admin, who may read any entry, as they may still hide one on a
     frozen board). Another account never reads its own entry, nor one of a retired version."""
     if reviewer is not None and not (reviewer.is_staff or reviewer.is_superuser):
-        if submission.operator_id is not None and submission.operator_id == reviewer.pk:
+        if reviewer.pk in senders(submission):
             raise ReviewRefused(403, "own_entry", "an entry's own operator may not read it: another reviewer must")
         retired_at = submission.version.retired_at
         if retired_at is not None:

@@ -18,6 +18,7 @@ from catalog.importer import import_catalog
 from catalog.models import CaseVersion
 from engine.tests import wat
 from scoring.attempts import score
+from scoring.carry import carry_forward
 from scoring.models import ReviewRead, Submission
 from scoring.recording import submit
 from scoring.tests.helpers import adder_answers
@@ -116,6 +117,13 @@ def test_no_account_reads_its_own_entry_nor_one_of_a_retired_version(client, ent
     token = review_token("both")
     Submission.objects.filter(pk=entry.pk).update(operator=User.objects.get(username="both"))
     answer = read(client, token, entry.pk, item="no-unsafe", verdict="pass")
+    assert (answer.status_code, answer.json()["code"]) == (403, "own_entry"), answer.content
+    # Nor a copy carried forward to the next version (a carried entry has no operator of its own).
+    entry.refresh_from_db()
+    [carried] = carry_forward(CaseVersion.objects.get(case__slug="adder", version="v2"), source=entry.version)
+    copy = Submission.objects.get(carried_from=entry)
+    assert copy.operator_id is None and copy.pk != entry.pk, carried
+    answer = read(client, token, copy.pk, item="no-unsafe", verdict="pass")
     assert (answer.status_code, answer.json()["code"]) == (403, "own_entry"), answer.content
     Submission.objects.filter(pk=entry.pk).update(operator=None)
     CaseVersion.objects.filter(pk=entry.version_id).update(retired_at=timezone.now())
