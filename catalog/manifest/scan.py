@@ -7,7 +7,7 @@ from typing import Callable
 
 from catalog.manifest.check import check_version_folder
 from catalog.manifest.crosschecks import held_out_of_other_versions, slug_unstable
-from catalog.manifest.files import digest_files, name_problem, read_version_files, shown_path
+from catalog.manifest.files import digest_files, is_within, name_problem, read_version_files, shown_path
 from catalog.manifest.types import (
     DIFFICULTIES,
     MANIFEST_NAME,
@@ -73,6 +73,7 @@ def scan_catalog(root: Path, *, is_unchanged: Callable[[str, str], bool] | None 
     versions: list[VersionSource] = []
     if not root.is_dir():
         return CatalogScan([], [ManifestError(str(root), "", "catalog folder does not exist")])
+    real_root = root.resolve()
 
     labels: list[str] = []
     unchanged: list[str] = []
@@ -115,6 +116,10 @@ def scan_catalog(root: Path, *, is_unchanged: Callable[[str, str], bool] | None 
                         continue
                     if not (version_dir / MANIFEST_NAME).is_file():
                         errors.append(ManifestError(rel_dir, "", f"version folder has no {MANIFEST_NAME}", rel_dir))
+                        continue
+                    if not is_within(version_dir.resolve(), real_root) or version_dir.is_symlink():
+                        # A folder on the way made a link since the walk began: nothing behind it is read.
+                        errors.append(ManifestError(rel_dir, "", LINKED_FOLDER))
                         continue
                     files, problems = read_version_files(version_dir, limits)
                     if is_unchanged and not problems and is_unchanged(rel_dir, digest_files(files)):

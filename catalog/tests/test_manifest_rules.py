@@ -231,6 +231,32 @@ def test_a_case_or_version_folder_that_is_a_link_is_an_error_and_never_read(cata
     assert not any("linked" in source.label or "/v9" in source.label for source in scan.versions)
 
 
+def test_a_folder_made_a_link_while_the_catalog_is_walked_is_never_read(catalog, tmp_path, monkeypatch):
+    """Between listing a case's versions and reading one, someone who may write to the catalog
+    swaps the case folder for a link to another place: the version is refused, not read there."""
+    import shutil
+
+    from catalog.manifest import scan as scanning
+
+    outside = tmp_path / "outside"
+    shutil.copytree(catalog.path(""), outside / "v1")
+    (outside / "v1" / "description.md").write_text("# Secret\n\nSECRET-OUTSIDE\n")
+    case = catalog.root / "performance/easy/adder"
+    listed = scanning._subdirectories
+
+    def swapped(path, root, errors):
+        found = listed(path, root, errors)
+        if path == case:  # listed: now the case folder goes, and a link to the other place takes its name
+            case.rename(tmp_path / "adder-real")
+            os.symlink(outside, case)
+        return found
+
+    monkeypatch.setattr(scanning, "_subdirectories", swapped)
+    scan = catalog.scan()
+    assert f"{ADDER_V1}: {scanning.LINKED_FOLDER}" in [str(error) for error in scan.errors]
+    assert not any(source.label == ADDER_V1 for source in scan.versions)
+
+
 def test_huge_files_are_refused_without_being_read(catalog):
     from catalog.manifest import FileLimits, scan_catalog
 
