@@ -21,7 +21,7 @@ from catalog.manifest.sections import (
     read_text_file,
     read_variants,
 )
-from catalog.manifest.shown import read_line, read_name
+from catalog.manifest.shown import name_text_problem, read_line, read_name
 from catalog.manifest.types import (
     ARRAY_TABLE_KEYS,
     DIFFICULTIES,
@@ -116,6 +116,9 @@ def read_manifest(folder: Folder, root: Table, type_folder: str, difficulty_fold
     for table in (*domains, *review_items):
         if "variants" in table:
             table.error("variants", "`variants` must precede the first table header (it is a root key)")
+    for table in domains:  # stored as given, and its name shown: written as a name
+        if isinstance(table.get("name"), str) and name_text_problem(table.get("name")):
+            table.error("name", name_text_problem(table.get("name")))
     check_review_items(review_items)
 
     required = (slug, name, difficulty, tags, changelog, prompt, max_runtime_hours, build,
@@ -165,6 +168,10 @@ def check_review_items(tables) -> None:
                            == verdict for verdict in scale) or len(set(scale)) != len(scale)):
             table.error("scale", f"must list 1 to {REVIEW_SCALE_MAX} different verdicts, each a word or a few (at "
                                  f"most {REVIEW_VERDICT_MAX} characters)")
+            continue
+        for index, verdict in enumerate(scale):
+            if name_text_problem(verdict):
+                table.error(f"scale[{index}]", name_text_problem(verdict))
 
 
 def check_version_folder(version_dir: Path, rel_dir: str, type_folder: str, difficulty_folder: str,

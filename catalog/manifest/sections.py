@@ -10,7 +10,7 @@ from decimal import Decimal
 from catalog.manifest import remembered
 from catalog.manifest.crosschecks import check_dest_clashes
 from catalog.manifest.fields import Table, normalize, type_name
-from catalog.manifest.shown import read_name
+from catalog.manifest.shown import name_text_problem, read_name
 from catalog.manifest.types import (
     ABI_EXPORTS,
     BUILD_KEYS,
@@ -74,6 +74,8 @@ def read_tags(root: Table) -> list[str] | None:
             root.error(key, "must not be empty")
         elif len(tag) > MAX_TAG_LENGTH:
             root.error(key, f"must be at most {MAX_TAG_LENGTH} characters, not {len(tag)}")
+        elif name_text_problem(tag):
+            root.error(key, name_text_problem(tag))
         elif tag in seen:
             root.error(key, f"duplicate tag `{tag}`")
         else:

@@ -22,17 +22,30 @@ def read_line(table: Table, key: str, *, required: bool, non_empty: bool = False
     return value
 
 
+def name_text_problem(value: str) -> str | None:
+    """Why `value` may not be shown as a name (a case's, a variant's, a tag, a verdict), or None:
+    one line of plain text, written as a name by the rules a submitter's name keeps (UTS #39's
+    mark rules, letters of one script), so it cannot pass for another."""
+    refused = refused_character(value)
+    if refused:
+        return (f"must be one line of plain text: {refused} is not allowed (controls, format and other invisible "
+                "characters, noncharacters)")
+    problem = name_problem(value)
+    if problem:
+        return f"could pass for another name: {problem}"
+    scripts = mixed_scripts(value)
+    if scripts:
+        return f"mixes letters of {' and '.join(script.title() for script in scripts)}: a name is written in one script"
+    return None
+
+
 def read_name(table: Table, key: str, *, required: bool, max_length: int) -> str | None:
-    """A name (a case's, a variant's): one line, written as a name by the rules a submitter's name
-    keeps (UTS #39's mark rules, letters of one script), so it cannot pass for another."""
-    value = read_line(table, key, required=required, non_empty=True, max_length=max_length)
+    """A name (a case's, a variant's), by `name_text_problem`'s rules."""
+    value = table.text(key, required=required, non_empty=True, max_length=max_length)
     if value is None:
         return None
-    problem = name_problem(value)
-    scripts = mixed_scripts(value)
+    problem = name_text_problem(value)
     if problem:
-        table.error(key, f"could pass for another name: {problem}")
-    elif scripts:
-        table.error(key, f"mixes letters of {' and '.join(script.title() for script in scripts)}: a name is "
-                         "written in one script")
-    return None if problem or scripts else value
+        table.error(key, problem)
+        return None
+    return value

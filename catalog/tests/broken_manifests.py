@@ -324,6 +324,13 @@ RULES = [
      "could pass for another name: U+0301 does not belong on U+00E9"),
     ("name-mixed-scripts", lambda c: c.edit('name = "Adder"', 'name = "\u0410dder"'), "name",
      "mixes letters of Cyrillic and Latin: a name is written in one script"),
+    ("tag-lookalike", lambda c: c.edit('tags = ["', 'tags = ["\u0430rrays", "'), "tags[0]",
+     "mixes letters of Cyrillic and Latin"),
+    ("domain-name-bidi-override", lambda c: c.edit('name = "efficiency"', 'name = "effic\u202eiency"'),
+     "domain[0].name", "must be one line of plain text: U+202E is not allowed"),
+    ("review-verdict-lookalike", lambda c: c.append('\n[[review_item]]\nslug = "tight"\nquestion = "Tight?"\n'
+                                                      'scale = ["p\\u0430ss", "fail"]\n'),
+     "review_item[1].scale[0]", "mixes letters of Cyrillic and Latin"),
     ("summary-bidi-override", lambda c: c.edit('summary = "Add up', 'summary = "\u202eAdd up'), "summary",
      "must be one line of plain text: U+202E is not allowed"),
     # NUL characters (text that cannot be stored)
