@@ -16,11 +16,11 @@ def download(request: HttpRequest, digest: str, filename: str, respond: Callable
     that may be withdrawn), only as long as the site still answers for it: a cache asks again
     each time, and a copy it holds costs only a 304."""
     etag = f'"{digest}"'
-    not_modified = get_conditional_response(request, etag=etag)
-    if not_modified is not None:
-        return not_modified
-    response = respond()
-    response["Content-Disposition"] = f'attachment; filename="{filename}"'
+    response = get_conditional_response(request, etag=etag)
+    if response is None:
+        response = respond()
+        response["Content-Disposition"] = f'attachment; filename="{filename}"'
+    # A 304 carries them too (RFC 9110 §15.4.5): a cache refreshes what it holds from it.
     response["ETag"] = etag
     response["Cache-Control"] = "public, no-cache" if revalidate else "public, max-age=3600"
     return response
