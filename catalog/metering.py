@@ -32,7 +32,7 @@ ENGINE_FILES = (
     "engine/meter/__init__.py", "engine/meter/__main__.py", "engine/meter/check.py", "engine/meter/cli.py",
     "engine/meter/contract.py", "engine/meter/metering.py", "engine/meter/report.py", "engine/meter/reverify.py",
     "engine/meter/running.py",
-    "lib/__init__.py", "lib/errors.py", "lib/schemas.py", "lib/strictjson.py",
+    "lib/__init__.py", "lib/cargoconfig.py", "lib/errors.py", "lib/schemas.py", "lib/strictjson.py",
 )
 # The meter's packages, pinned as the site pins them (requirements.txt): wasmtime counts the
 # fuel; jsonschema and what it needs judge the answers. Nothing else, and no Django.

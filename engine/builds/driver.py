@@ -35,6 +35,7 @@ import sys
 import time
 from pathlib import Path
 
+from lib.cargoconfig import own_build_settings
 from lib.tail import Tail
 from lib.unpack import ArchiveError, ArchiveLimits, extract_tar_bytes
 
@@ -144,6 +145,9 @@ def unpack(environ) -> None:
     folder = unpacked / "source"
     if folder.is_symlink() or not folder.is_dir():
         status("no_source", 1)
+    refused = own_build_settings(folder)  # no cargo configuration of its own (lib/cargoconfig.py)
+    if refused:
+        status(refused, 1)
     folder.rename(build)
 
 

@@ -32,6 +32,7 @@ from engine.builds.limits import (
 )
 from engine.builds.seccomp import seccomp_filter
 from engine.toolchain import PINNED_TOOLCHAIN, installed, toolchain_reason
+from lib.cargoconfig import REFUSED as REFUSED_SETTINGS
 from lib.tail import Tail
 
 logger = logging.getLogger(__name__)
@@ -43,7 +44,8 @@ STATUS_LIMIT = 1024  # bytes of status the host reads: "<step> <code>", and a re
 
 ROOT = Path(__file__).resolve().parents[2]
 # The project's modules a driver runs with (name, path under ROOT).
-DRIVER_MODULES = (("lib.errors", "lib/errors.py"), ("lib.unpack", "lib/unpack.py"), ("lib.tail", "lib/tail.py"))
+DRIVER_MODULES = (("lib.errors", "lib/errors.py"), ("lib.unpack", "lib/unpack.py"), ("lib.tail", "lib/tail.py"),
+                  ("lib.cargoconfig", "lib/cargoconfig.py"))
 
 
 def _driver_program() -> str:
@@ -280,6 +282,7 @@ _STEP_MESSAGES = {
     "module_link": "the module {module} is a symbolic link or lies under one; a build must produce a regular file",
     "module_type": "the module {module} is not a regular file",
     "module_size": "the module {module} is larger than the {limit:,}-byte limit",
+    **REFUSED_SETTINGS,
 }
 
 

@@ -21,6 +21,8 @@ from engine.meter.contract import Contract, ContractError, load_contract
 from engine.meter.metering import MeterInput
 from engine.meter.running import REFUSED, UsageError, measure_and_report, read_file
 from engine.toolchain import UNCONFIGURABLE, ask
+from lib.cargoconfig import REFUSED as REFUSED_SETTINGS
+from lib.cargoconfig import own_build_settings
 
 SAMPLES = "samples"
 
@@ -35,6 +37,9 @@ def samples_in(folder: Path) -> list[tuple[Path, Path | None]]:
 
 def build(workspace: Path, contract: Contract, err: TextIO) -> str | None:
     """Run the build commands in the workspace; why it failed, or None."""
+    refused = own_build_settings(workspace, skip=("target", ".git"))  # as the site refuses it
+    if refused:
+        return REFUSED_SETTINGS[refused]
     for command in (contract.build_install, contract.build_command):
         if not command:
             continue

@@ -755,40 +755,43 @@ def test_a_build_names_the_compiler_it_ran_with_and_a_toolchain_failure_says_so(
     assert result.toolchain["release"] == RUST_RELEASE and result.toolchain["cargo"].startswith("cargo ")
 
 
-def test_a_sources_cargo_configuration_cannot_swap_the_compiler_or_the_linker(tmp_path):
-    """The compiler an entry records is the one its build ran: a source's `.cargo/config.toml`
-    naming its own `rustc-wrapper`, `rustc` or linker (one that copies a module made elsewhere)
-    changes nothing; the module is the one rustc and rust-lld make of the source."""
+def test_a_source_that_chooses_how_cargo_builds_it_is_refused(tmp_path):
+    """The compiler an entry records is the one its build ran: a source's cargo configuration
+    (which could name another compiler or linker, for the target or the host, pass rustc flags,
+    or preload a library into rustc through `[env]`) or `cargo-features` (profile `rustflags`)
+    would let a module made elsewhere pass as rustc's. Such a source is not built, wherever the
+    file is; a plain source builds."""
+    from lib.cargoconfig import REFUSED
+
     folder = tmp_path / "forged"
     (folder / "src").mkdir(parents=True)
-    (folder / "Cargo.toml").write_text('[package]\nname = "forged"\nversion = "0.1.0"\nedition = "2021"\n\n'
-                                       '[lib]\ncrate-type = ["cdylib"]\n')
+    manifest = '[package]\nname = "forged"\nversion = "0.1.0"\nedition = "2021"\n\n[lib]\ncrate-type = ["cdylib"]\n'
+    (folder / "Cargo.toml").write_text(manifest)
     (folder / "Cargo.lock").write_text('version = 4\n\n[[package]]\nname = "forged"\nversion = "0.1.0"\n')
     (folder / "src" / "lib.rs").write_text('#[no_mangle]\npub extern "C" fn seven() -> i32 { 7 }\n')
     command = "cargo build --release --target wasm32-unknown-unknown --offline"
     module_path = "target/wasm32-unknown-unknown/release/forged.wasm"
     plain = build(pack_folder(folder, max_bytes=10**6), command, module_path=module_path)
-    assert plain.ok, plain.log
-    (folder / "fake").mkdir()
-    fake = '#!/bin/sh\nfor a; do [ "$prev" = -o ] && printf "\\0asm\\1\\0\\0\\0" > "$a"; prev=$a; done; exit 0\n'
-    for name in ("ld.sh", "wrap.sh", "rustc.sh"):  # each writes a module made elsewhere, wherever it can
-        (folder / "fake" / name).write_text(fake)
-        (folder / "fake" / name).chmod(0o755)
-    (folder / ".cargo").mkdir()
-    (folder / ".cargo" / "config.toml").write_text(
-        '[build]\nrustc = "fake/rustc.sh"\nrustc-wrapper = "fake/wrap.sh"\nrustc-workspace-wrapper = "fake/wrap.sh"\n\n'
-        '[target.wasm32-unknown-unknown]\nlinker = "fake/ld.sh"\n')
-    forged = build(pack_folder(folder, max_bytes=10**6), command, module_path=module_path)
-    assert forged.ok, forged.log
-    assert forged.module == plain.module and len(plain.module) > 8
-    # Nor flags for rustc, which could name the linker too (-C linker=), from any table or file.
-    for name, config in ((".cargo/config.toml", '[build]\nrustflags = ["-C", "linker=fake/ld.sh"]\n'),
-                         (".cargo/config.toml",
-                          '[target.wasm32-unknown-unknown]\nrustflags = ["-Clinker=fake/ld.sh"]\n'),
-                         (".cargo/config", '[target.\'cfg(target_arch = "wasm32")\']\nlinker = "fake/ld.sh"\n'
-                                           'rustflags = ["-C", "linker=fake/ld.sh", "-C", "linker-flavor=gcc"]\n')):
-        for old in (folder / ".cargo").iterdir():
-            old.unlink()
-        (folder / name).write_text(config)
-        forged = build(pack_folder(folder, max_bytes=10**6), command, module_path=module_path)
-        assert forged.ok and forged.module == plain.module, (config, forged.log)
+    assert plain.ok and len(plain.module) > 8, plain.log
+    configurations = {
+        ".cargo/config.toml": '[target.wasm32-unknown-unknown]\nlinker = "fake/ld.sh"\n',
+        ".cargo/config": '[build]\nrustflags = ["-C", "linker=fake/ld.sh"]\n',
+        "src/.cargo/config.toml": '[target.x86_64-unknown-linux-gnu]\nlinker = "fake/hostld.sh"\n',
+        "elsewhere/config.toml": '[env]\nLD_PRELOAD = { value = "fake/p.so", relative = true, force = true }\n',
+    }
+    for name, text in configurations.items():
+        shutil.rmtree(folder / ".cargo", ignore_errors=True)
+        shutil.rmtree(folder / "src" / ".cargo", ignore_errors=True)
+        shutil.rmtree(folder / "elsewhere", ignore_errors=True)
+        (folder / name).parent.mkdir(parents=True, exist_ok=True)
+        (folder / name).write_text(text)
+        if name.startswith("elsewhere"):  # a `.cargo` that is a link to a folder of the source
+            (folder / ".cargo").symlink_to("elsewhere")
+        refused = build(pack_folder(folder, max_bytes=10**6), command, module_path=module_path)
+        assert (refused.ok, refused.message) == (False, REFUSED["cargo_config"]), (name, refused.log)
+    shutil.rmtree(folder / "elsewhere")
+    (folder / ".cargo").unlink()
+    (folder / "Cargo.toml").write_text('cargo-features = ["profile-rustflags"]\n\n' + manifest
+                                       + '\n[profile.release]\nrustflags = ["-Clink-arg=--export-all"]\n')
+    refused = build(pack_folder(folder, max_bytes=10**6), command, module_path=module_path)
+    assert (refused.ok, refused.message) == (False, REFUSED["cargo_features"]), refused.log

@@ -231,3 +231,23 @@ def test_inputs_and_their_expected_answers_may_be_interleaved(folder, capsys):
     assert code == 1
     assert [result["status"] for result in json.loads(capsys.readouterr().out)["results"]] == ["passed",
                                                                                                  "wrong_answer"]
+
+
+def test_meter_check_refuses_a_workspace_that_chooses_how_cargo_builds_it_as_the_site_does(tmp_path):
+    """At home as on the site (lib/cargoconfig.py): nothing is run, and the reason is the site's."""
+    import io
+    from types import SimpleNamespace
+
+    from engine.meter.check import build
+    from lib.cargoconfig import REFUSED
+
+    marker = tmp_path / "ran"
+    contract = SimpleNamespace(build_install="", build_command=f"touch {marker}", build_seconds=60)
+    workspace = tmp_path / "workspace"
+    (workspace / ".cargo").mkdir(parents=True)
+    (workspace / ".cargo" / "config.toml").write_text('[build]\nrustc-wrapper = "fake/wrap.sh"\n')
+    (workspace / "target" / "x" / ".cargo").mkdir(parents=True)  # build products are not read
+    assert build(workspace, contract, io.StringIO()) == REFUSED["cargo_config"] and not marker.exists()
+    (workspace / ".cargo" / "config.toml").unlink()
+    (workspace / "target" / "x" / ".cargo" / "config.toml").write_text("")
+    assert build(workspace, contract, io.StringIO()) is None and marker.exists()
