@@ -121,14 +121,18 @@ def scan_catalog(root: Path, *, is_unchanged: Callable[[str, str], bool] | None 
                         # A folder on the way made a link since the walk began: nothing behind it is read.
                         errors.append(ManifestError(rel_dir, "", LINKED_FOLDER))
                         continue
-                    files, problems = read_version_files(version_dir, limits)
-                    if is_unchanged and not problems and is_unchanged(rel_dir, digest_files(files)):
-                        unchanged.append(rel_dir)
+                    try:
+                        files, problems = read_version_files(version_dir, limits)
+                        if is_unchanged and not problems and is_unchanged(rel_dir, digest_files(files)):
+                            unchanged.append(rel_dir)
+                            continue
+                        source, version_errors, version_warnings = check_version_folder(
+                            version_dir, rel_dir, type_dir.name, difficulty_dir.name, folder,
+                            version_dir.name, files, problems,
+                        )
+                    except OSError as failed:  # the folder changed under the walk (moved, swapped)
+                        errors.append(ManifestError(rel_dir, "", f"could not be read: {failed.strerror or failed}"))
                         continue
-                    source, version_errors, version_warnings = check_version_folder(
-                        version_dir, rel_dir, type_dir.name, difficulty_dir.name, folder,
-                        version_dir.name, files, problems,
-                    )
                     errors.extend(version_errors)
                     warnings.extend(version_warnings)
                     if source is not None:

@@ -3,6 +3,8 @@ operators give the site (lib/text.py) holds for authors too, so no case passes f
 
 from __future__ import annotations
 
+import unicodedata
+
 from catalog.manifest.fields import Table
 from lib.text import mixed_scripts, name_problem, refused_character
 
@@ -30,6 +32,14 @@ def name_text_problem(value: str) -> str | None:
     if refused:
         return (f"must be one line of plain text: {refused} is not allowed (controls, format and other invisible "
                 "characters, noncharacters)")
+    if value != value.strip():
+        return "must not begin or end with a space"
+    # A letter in another form (fullwidth, mathematical, circled, superscript) reads as the letter.
+    folded = next((character for character in value if unicodedata.normalize("NFKC", character) != character
+                   and any(part.isalpha() for part in unicodedata.normalize("NFKC", character))), None)
+    if folded is not None:
+        return (f"U+{ord(folded):04X} is another form of "
+                f"{unicodedata.normalize('NFKC', folded)!r}: write the letters themselves")
     problem = name_problem(value)
     if problem:
         return f"could pass for another name: {problem}"

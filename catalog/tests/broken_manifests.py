@@ -326,6 +326,12 @@ RULES = [
      "mixes letters of Cyrillic and Latin: a name is written in one script"),
     ("tag-lookalike", lambda c: c.edit('tags = ["', 'tags = ["\u0430rrays", "'), "tags[0]",
      "mixes letters of Cyrillic and Latin"),
+    ("tag-trailing-space", lambda c: c.edit('tags = ["', 'tags = ["wasm ", "'), "tags[0]",
+     "must not begin or end with a space"),
+    ("tag-fullwidth", lambda c: c.edit('tags = ["', 'tags = ["\uff57asm", "'), "tags[0]",
+     "U+FF57 is another form of 'w': write the letters themselves"),
+    ("name-mathematical-letters", lambda c: c.edit('name = "Adder"', 'name = "Adder \U0001d405ast"'), "name",
+     "U+1D405 is another form of 'F'"),
     ("domain-name-bidi-override", lambda c: c.edit('name = "efficiency"', 'name = "effic\u202eiency"'),
      "domain[0].name", "must be one line of plain text: U+202E is not allowed"),
     ("review-verdict-lookalike", lambda c: c.append('\n[[review_item]]\nslug = "tight"\nquestion = "Tight?"\n'
