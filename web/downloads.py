@@ -20,6 +20,8 @@ def download(request: HttpRequest, digest: str, filename: str, respond: Callable
     if response is None:
         response = respond()
         response["Content-Disposition"] = f'attachment; filename="{filename}"'
+    elif response.status_code != 304:
+        return response  # a failed precondition (412): nothing for a cache to keep
     # A 304 carries them too (RFC 9110 §15.4.5): a cache refreshes what it holds from it.
     response["ETag"] = etag
     response["Cache-Control"] = "public, no-cache" if revalidate else "public, max-age=3600"

@@ -121,6 +121,8 @@ def test_a_published_module_is_revalidated_so_hiding_its_entry_withdraws_it_from
     assert first.status_code == 200 and first["Cache-Control"] == "public, no-cache", first["Cache-Control"]
     again = client.get(url, HTTP_IF_NONE_MATCH=first["ETag"])
     assert again.status_code == 304 and (again["ETag"], again["Cache-Control"]) == (first["ETag"], "public, no-cache")
+    failed = client.get(url, HTTP_IF_MATCH='"another"')  # a failed precondition: nothing a cache keeps
+    assert failed.status_code == 412 and not failed.has_header("Cache-Control"), failed.headers
     Submission.objects.filter(pk=board["bob"].pk).update(hidden=True)
     assert client.get(url, HTTP_IF_NONE_MATCH=first["ETag"]).status_code == 404
     # The held-out data is for good once published (a retirement is never undone): kept an hour.
