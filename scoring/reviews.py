@@ -18,9 +18,9 @@ from django.db.models import F
 
 from catalog.models import CaseVersion
 from lib.errors import DomainError
-from lib.text import refused_character
+from lib.text import name_key, refused_character
 from scoring.boards.updates import announce_versions
-from scoring.models import ReviewRead, Submission
+from scoring.models import ReviewRead, Submission, SubmitterName
 
 DEFAULT_SCALE = ("pass", "fail", "not applicable")
 MAX_TEXT = 2000
@@ -67,8 +67,10 @@ def record_read(submission: Submission, item: str, verdict: str, text: str, revi
 
 def senders(submission: Submission, most: int = 1000) -> set[int]:
     """The accounts that sent the entry: its operator's, and, for an entry carried forward (which
-    has none of its own), the operator of the entry it was carried from, and so on back."""
-    found: set[int] = set()
+    has none of its own), the operator of the entry it was carried from, and so on back; and the
+    account its submitter name belongs to (staff may give a name used from the shell an owner)."""
+    found: set[int] = set(SubmitterName.objects.filter(key=name_key(submission.name), owner__isnull=False)
+                          .values_list("owner_id", flat=True))
     seen: set[int] = set()
     entry: Submission | None = submission
     while entry is not None and entry.pk not in seen and len(seen) < most:

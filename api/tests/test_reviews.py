@@ -19,7 +19,7 @@ from catalog.models import CaseVersion
 from engine.tests import wat
 from scoring.attempts import score
 from scoring.carry import carry_forward
-from scoring.models import ReviewRead, Submission
+from scoring.models import ReviewRead, Submission, SubmitterName
 from scoring.recording import submit
 from scoring.tests.helpers import adder_answers
 from tests.operators import make_token
@@ -126,6 +126,12 @@ def test_no_account_reads_its_own_entry_nor_one_of_a_retired_version(client, ent
     answer = read(client, token, copy.pk, item="no-unsafe", verdict="pass")
     assert (answer.status_code, answer.json()["code"]) == (403, "own_entry"), answer.content
     Submission.objects.filter(pk=entry.pk).update(operator=None)
+    # Nor one sent from the shell under a name staff later gave the account.
+    name, _ = SubmitterName.objects.get_or_create(name="alice")
+    SubmitterName.objects.filter(pk=name.pk).update(owner=User.objects.get(username="both"))
+    answer = read(client, token, entry.pk, item="no-unsafe", verdict="pass")
+    assert (answer.status_code, answer.json()["code"]) == (403, "own_entry"), answer.content
+    SubmitterName.objects.filter(pk=name.pk).update(owner=None)
     CaseVersion.objects.filter(pk=entry.version_id).update(retired_at=timezone.now())
     answer = read(client, review_token(), entry.pk, item="no-unsafe", verdict="pass")
     assert (answer.status_code, answer.json()["code"]) == (409, "version_retired"), answer.content
