@@ -107,7 +107,7 @@ TEXT = st.lists(st.sampled_from(["a", "b", " ", "  ", "\t", "\n", "\r\n", "\r", 
                                  "=", "`", "}", "{", "~", "\\", "é", "-", "!"]),
                 max_size=6).map("".join)
 # What this renderer refuses although Handlebars renders it (each documented in lib/templates/).
-DOCUMENTED_REFUSALS = ("is a number or a boolean", "escaped mustaches")
+DOCUMENTED_REFUSALS = ("is a number or a boolean", "escaped mustaches", "a literal (")
 
 
 def tilde() -> st.SearchStrategy[str]:
@@ -187,6 +187,8 @@ CONTEXTS = st.dictionaries(st.sampled_from(NAMES), VALUES, max_size=4)
          context={"a": None, "b": [None, 1]})
 @example(source="{{#each xs}}{{#a}}{{else}}{{this}}{{/a}}{{#unless a}}{{this}}{{/unless}}{{/each}}",
          context={"xs": [None]})
+# Found by this test: text ending in `{{'` before a comment makes a mustache with a string literal.
+@example(source="{{'{{!'}}", context={})
 def test_random_templates_render_exactly_as_handlebars_renders_them(handlebars, source, context):
     expected = handlebars.render(source, context)
     if "error" in expected:  # what Handlebars refuses, this refuses too

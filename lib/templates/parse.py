@@ -86,6 +86,15 @@ def _read_until_close(text: str, start: int, line: int) -> tuple[str, bool, int]
     return (inside[:-1] if strip else inside), strip, end + 2
 
 
+def _refuse_literals(inside: str, line: int) -> None:
+    """Handlebars reads a string (`'…'`, `"…"`) or a segment literal (`[…]`) in a mustache, where
+    `}}` and `{{` may stand inside the quotes; this port reads names only, so a mustache with a
+    quote or a bracket is refused (never read up to a `}}` Handlebars would not stop at)."""
+    if any(mark in inside for mark in "'\"["):
+        raise syntax_error(line, "a literal (`'…'`, `\"…\"` or `[…]`) in a mustache is not supported: write the "
+                                 "name itself")
+
+
 def _words(inside: str, line: int) -> list[str]:
     """The parts of a mustache, split at spaces, tabs and line breaks (any other white space,
     which Handlebars would also skip, is refused rather than guessed at)."""
@@ -141,12 +150,14 @@ def _tokens(text: str) -> list:
             if not strip_close and text.startswith("}", position):  # `}}}}` ends a raw block there
                 raise syntax_error(line,
                                    "`}}}}` after a `{{{` mustache (Handlebars reads it as the end of a raw block)")
+            _refuse_literals(inside, line)
             words = _words(inside, line)
             if len(words) != 1:
                 raise syntax_error(line, "`{{{…}}}` takes exactly one name (helpers are not supported)")
             tokens.append(("raw", _path(words[0], line), line, strip_open, strip_close))
             continue
         inside, strip_close, position = _read_until_close(text, after, line)
+        _refuse_literals(inside, line)
         if "{{" in inside:
             raise syntax_error(line, "a mustache is never closed")
         token = _classify(inside, line, strip_open, strip_close)
