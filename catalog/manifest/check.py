@@ -117,8 +117,9 @@ def read_manifest(folder: Folder, root: Table, type_folder: str, difficulty_fold
         if "variants" in table:
             table.error("variants", "`variants` must precede the first table header (it is a root key)")
     for table in domains:  # stored as given, and its name shown: written as a name
-        if isinstance(table.get("name"), str) and name_text_problem(table.get("name")):
-            table.error("name", name_text_problem(table.get("name")))
+        name_of_domain = table.get("name")
+        if isinstance(name_of_domain, str) and (problem := name_text_problem(name_of_domain)):
+            table.error("name", problem)
     check_review_items(review_items)
 
     required = (slug, name, difficulty, tags, changelog, prompt, max_runtime_hours, build,
@@ -170,8 +171,8 @@ def check_review_items(tables) -> None:
                                  f"most {REVIEW_VERDICT_MAX} characters)")
             continue
         for index, verdict in enumerate(scale):
-            if name_text_problem(verdict):
-                table.error(f"scale[{index}]", name_text_problem(verdict))
+            if problem := name_text_problem(verdict):
+                table.error(f"scale[{index}]", problem)
 
 
 def check_version_folder(version_dir: Path, rel_dir: str, type_folder: str, difficulty_folder: str,

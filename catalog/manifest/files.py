@@ -25,11 +25,9 @@ def read_version_files(version_dir: Path, limits: FileLimits = FileLimits()) -> 
     file. Directories reached through symlinks are not walked (no loops, no double counting).
     Files over the size caps are problems too, and are not read.
     """
+    root = version_dir.resolve()
     files: list[tuple[str, bytes]] = []
     problems: list[tuple[str, str]] = []
-    if version_dir.is_symlink():  # made one since the catalog was walked: nothing behind it is read
-        return files, [("", "the version folder is a link: it is read where it is, never through a link")]
-    root = version_dir.resolve()
     total = count = 0
 
     def leaves(entry: Path) -> bool:

@@ -74,8 +74,8 @@ def read_tags(root: Table) -> list[str] | None:
             root.error(key, "must not be empty")
         elif len(tag) > MAX_TAG_LENGTH:
             root.error(key, f"must be at most {MAX_TAG_LENGTH} characters, not {len(tag)}")
-        elif name_text_problem(tag):
-            root.error(key, name_text_problem(tag))
+        elif problem := name_text_problem(tag):
+            root.error(key, problem)
         elif tag in seen:
             root.error(key, f"duplicate tag `{tag}`")
         else:
