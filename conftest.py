@@ -12,7 +12,7 @@ from django.core.cache import cache, caches
 from catalog.tests.trees import VALID_CATALOG, CatalogTree
 from tests import helpers, served
 from tests.browsing import SCREENSHOTS
-from tests.bundled import RUN_VARIABLE
+from tests.runfolder import RUN_VARIABLE
 from tests.written_rows import WrittenRows, done_once, entries_once
 
 # The test modules pytest rewrites (for its assertions) are kept as bytecode beside them, even

@@ -11,7 +11,6 @@ tests marked `catalog` on every case the same way: the whole catalog's proof, ru
 
 from __future__ import annotations
 
-import fcntl
 import hashlib
 import os
 import pickle
@@ -19,13 +18,13 @@ import shutil
 import tempfile
 from pathlib import Path
 
+from tests.runfolder import made_once, run_folder
+
 ROOT = Path(__file__).resolve().parent.parent
 CATALOG = ROOT / "test-cases"
 SOLUTIONS = ROOT / "solutions"
 SUITE_CASES = ("range-sums", "distinct", "rising", "components", "lattice")
 SCOPE_VARIABLE = "FUELBOARD_BUNDLED"
-# The folder every process of a test run shares (set by conftest.py for the run).
-RUN_VARIABLE = "TEST_RUN_FOLDER"
 
 
 def every_case() -> bool:
@@ -38,12 +37,6 @@ def proven(slug: str) -> bool:
 
 
 _copy: Path | None = None
-
-
-def _run_folder() -> Path | None:
-    """The folder every process of this test run shares (None outside a run)."""
-    run = os.environ.get(RUN_VARIABLE)
-    return Path(run) if run and Path(run).is_dir() else None
 
 
 def _copy_suite(target: Path) -> None:
@@ -60,19 +53,12 @@ def catalog() -> Path:
     if every_case():
         return CATALOG
     if _copy is None or not _copy.exists():
-        run = _run_folder()
+        run = run_folder()
         if run is None:
             copy = Path(tempfile.mkdtemp(prefix="fuelboard-bundled-")) / "test-cases"
             _copy_suite(copy)
         else:
-            copy = run / "bundled-catalog" / "test-cases"
-            with open(run / "bundled-catalog.lock", "w") as lock:
-                fcntl.flock(lock, fcntl.LOCK_EX)  # one copy, made by the first process that asks
-                if not copy.exists():
-                    part = run / "bundled-catalog.part"
-                    shutil.rmtree(part, ignore_errors=True)
-                    _copy_suite(part / "test-cases")
-                    part.rename(copy.parent)
+            copy = made_once(run / "bundled-catalog", lambda part: _copy_suite(part / "test-cases")) / "test-cases"
         _copy = copy
     return _copy
 
@@ -84,20 +70,18 @@ def _scan_once(root: Path, options: dict):
     from catalog.manifest import FileLimits, scan_catalog  # here: conftest.py imports this module first
 
     options = {"limits": FileLimits(), **options}  # the same caps, however named, are one scan
-    run = _run_folder()
+    run = run_folder()
     if run is None:
         return scan_catalog(root, **options)
     key = hashlib.sha256(repr((str(root), sorted(options.items()))).encode()).hexdigest()[:16]
-    kept = run / f"catalog-scan-{key}.pickle"
-    with open(f"{kept}.lock", "w") as lock:
-        fcntl.flock(lock, fcntl.LOCK_EX)  # one validation at a time, across the processes
-        if kept.exists():
-            return pickle.loads(kept.read_bytes())
-        scan = scan_catalog(root, **options)
-        part = kept.with_suffix(".part")
-        part.write_bytes(pickle.dumps(scan, protocol=pickle.HIGHEST_PROTOCOL))
-        part.rename(kept)
-        return scan
+    made = []
+
+    def validate(part: Path) -> None:
+        made.append(scan_catalog(root, **options))
+        part.write_bytes(pickle.dumps(made[0], protocol=pickle.HIGHEST_PROTOCOL))
+
+    kept = made_once(run / f"catalog-scan-{key}.pickle", validate)
+    return made[0] if made else pickle.loads(kept.read_bytes())
 
 
 def whole_catalog_scan(**options):

@@ -14,7 +14,7 @@ from pathlib import Path
 
 from django.conf import settings
 
-from tests.bundled import RUN_VARIABLE
+from tests.runfolder import made_once, run_folder
 
 ROOT = Path(__file__).resolve().parent.parent
 TEMPLATE_VERSION = ROOT / "catalog/tests/data/valid/performance/easy/adder/v1"
@@ -82,8 +82,8 @@ class SubprocessDatabase:
                 admin.execute(f'DROP DATABASE IF EXISTS "{self.name}" WITH (FORCE)')
 
 
-# In the run's folder: the migrated template's lock, and where it is once made.
-MIGRATED_LOCK, MIGRATED_RECORD = "migrated.lock", "migrated.json"
+# In the run's folder: where the migrated template is, once made.
+MIGRATED_RECORD = "migrated.json"
 
 
 @functools.cache
@@ -91,10 +91,8 @@ def _migrated_template() -> SubprocessDatabase:
     """The migrated database to copy: made once per test run by the first test process that asks,
     in the run's folder (the others wait for it; dropped when the run ends:
     drop_migrated_template), or once per process outside a run."""
-    import fcntl
-
-    run = Path(os.environ.get(RUN_VARIABLE) or "/nonexistent")
-    if not run.is_dir():
+    run = run_folder()
+    if run is None:
         import atexit
         import tempfile
 
@@ -103,15 +101,16 @@ def _migrated_template() -> SubprocessDatabase:
         template = _migrated(folder)
         atexit.register(template.drop)
         return template
-    with open(run / MIGRATED_LOCK, "w") as lock:
-        fcntl.flock(lock, fcntl.LOCK_EX)
-        if (run / MIGRATED_RECORD).exists():
-            return SubprocessDatabase.existing(json.loads((run / MIGRATED_RECORD).read_text()))
+    made = []
+
+    def migrate(part: Path) -> None:
         folder = run / "migrated"
         folder.mkdir(exist_ok=True)
-        template = _migrated(folder)
-        (run / MIGRATED_RECORD).write_text(json.dumps(template.record()))
-        return template
+        made.append(_migrated(folder))
+        part.write_text(json.dumps(made[0].record()))
+
+    record = made_once(run / MIGRATED_RECORD, migrate)
+    return made[0] if made else SubprocessDatabase.existing(json.loads(record.read_text()))
 
 
 def _migrated(folder: Path) -> SubprocessDatabase:

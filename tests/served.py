@@ -29,6 +29,7 @@ from urllib.parse import urlsplit, urlunsplit
 
 from tests import bundled
 from tests.buildcache import kept_modules_folder
+from tests.runfolder import run_folder
 
 ROOT = Path(__file__).resolve().parent.parent
 STAFF = ("staff", "correct horse battery")
@@ -108,8 +109,7 @@ def environment(database: Database, folder: Path, **extra: str) -> dict[str, str
     environ = {key: value for key, value in os.environ.items() if not key.startswith(("PYTEST", "DJANGO_"))}
     # The compiled modules kept for the test runs, shared with the test processes (conftest.py),
     # or, outside a run, the site's own.
-    run = os.environ.get(bundled.RUN_VARIABLE)
-    modules = str(kept_modules_folder() if run else folder / MODULE_CACHE)
+    modules = str(kept_modules_folder() if run_folder() else folder / MODULE_CACHE)
     return {**environ, "DATABASE_URL": database.url, "VAR_DIR": str(folder / "var"),
             "SCORING_CACHE_DIR": modules, "SECRET_KEY": "served-site-" + "x" * 40,
             "PAGE_CACHE_SECONDS": "0", "LOG_LEVEL": "ERROR", **extra}
