@@ -31,9 +31,13 @@ UNCONFIGURABLE = {
 # A site's build names, besides, the compiler and the linker it records (a `rustc` or a target's
 # `linker` in the configuration changes nothing). What a source's build runs of its own (a build
 # script, a prebuilt library) is in the source for anyone to read (docs/taking-part.md).
+# And cargo keeps to its stable channel: Debian's cargo, built from a source tarball, names its
+# channel "dev" and would take a manifest's `cargo-features`; this is how cargo's own tests ask it
+# to be the stable release it is (lib/cargoconfig.py refuses such a manifest first).
 PINNED_TOOLCHAIN = {
     "RUSTC": RUSTC,
     "CARGO_TARGET_WASM32_UNKNOWN_UNKNOWN_LINKER": "rust-lld",
+    "__CARGO_TEST_CHANNEL_OVERRIDE_DO_NOT_USE_THIS": "stable",
     **UNCONFIGURABLE,
 }
 

@@ -795,3 +795,29 @@ def test_a_source_that_chooses_how_cargo_builds_it_is_refused(tmp_path):
                                        + '\n[profile.release]\nrustflags = ["-Clink-arg=--export-all"]\n')
     refused = build(pack_folder(folder, max_bytes=10**6), command, module_path=module_path)
     assert (refused.ok, refused.message) == (False, REFUSED["cargo_features"]), refused.log
+    # Behind a byte order mark (cargo reads it), or in a manifest that cannot be read here
+    # (TOML that Python's reader refuses, or one past its size), it is refused all the same.
+    features = 'cargo-features = ["profile-rustflags"]\n\n' + manifest
+    for text, reason in ((b"\xef\xbb\xbf" + features.encode(), "cargo_features"),
+                         (manifest.encode() + b'\n[package.metadata]\nx = {\n a = 1,\n}\n', "cargo_manifest"),
+                         (manifest.encode() + b"\n# " + b"x" * (1 << 20) + b"\n", "cargo_manifest")):
+        (folder / "Cargo.toml").write_bytes(text)
+        refused = build(pack_folder(folder, max_bytes=10**7), command, module_path=module_path)
+        assert (refused.ok, refused.message) == (False, REFUSED[reason]), refused.log
+
+
+def test_the_sites_cargo_keeps_to_its_stable_channel(tmp_path):
+    """Past the source check, cargo itself refuses `cargo-features` in a site's build environment
+    (Debian's cargo would take them otherwise)."""
+    import subprocess
+
+    from engine.toolchain import PINNED_TOOLCHAIN
+
+    (tmp_path / "src").mkdir()
+    (tmp_path / "src" / "lib.rs").write_text("")
+    (tmp_path / "Cargo.toml").write_text('cargo-features = ["profile-rustflags"]\n\n[package]\nname = "x"\n'
+                                         'version = "0.1.0"\nedition = "2021"\n')
+    env = {"PATH": "/usr/bin:/bin", "HOME": str(tmp_path), "CARGO_HOME": str(tmp_path / ".cargo"), **PINNED_TOOLCHAIN}
+    done = subprocess.run(["cargo", "metadata", "--offline", "--no-deps", "--format-version", "1"], cwd=tmp_path,
+                          env=env, capture_output=True, text=True, timeout=120)
+    assert done.returncode != 0 and "requires a nightly version of Cargo" in done.stderr, done.stderr
