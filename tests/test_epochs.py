@@ -220,3 +220,18 @@ def test_the_candidate_python_runs_another_wasmtime():
         return next(line for line in config.read_text().splitlines() if line.startswith("home"))
 
     assert home(candidate_python()) == home(str(ROOT / ".venv/bin/python"))
+
+
+def test_migrating_the_scoring_tables_away_and_back_records_the_sites_epoch_once_they_are_there(tmp_path):
+    """The epoch is recorded after a migration only where its table is whole: `migrate scoring
+    zero` ends cleanly, and migrating forward again records it."""
+    database = SubprocessDatabase.migrated(tmp_path)
+    env = command_env(database, tmp_path)
+    try:
+        manage(env, "migrate", "scoring", "zero", "--noinput")
+        assert database.query("SELECT COUNT(*) FROM django_migrations WHERE app = 'scoring'") == [(0,)]
+        manage(env, "migrate", "--noinput")
+        assert database.query("SELECT wasmtime_version, engine_digest, state FROM scoring_epoch") == [
+            (WASMTIME_VERSION, ENGINE_DIGEST, "current")]
+    finally:
+        database.drop()

@@ -92,9 +92,20 @@ def record_site_epoch() -> Epoch:
 
 
 @receiver(post_migrate, dispatch_uid="record-site-epoch")
-def _record_after_migrate(sender, using="default", **kwargs) -> None:
-    if sender.name == "scoring" and using == "default":
+def _record_after_migrate(sender, using="default", apps=None, **kwargs) -> None:
+    if sender.name == "scoring" and using == "default" and _epochs_table_is_whole(apps):
         record_site_epoch()
+
+
+def _epochs_table_is_whole(apps) -> bool:
+    """Whether the database, as the migration left it, has the epochs table with every column
+    (a migration back to before it, e.g. `migrate scoring zero`, records nothing)."""
+    try:
+        migrated = apps.get_model("scoring", "Epoch") if apps is not None else Epoch
+    except LookupError:
+        return False
+    columns = {field.column for field in migrated._meta.concrete_fields}
+    return columns >= {field.column for field in Epoch._meta.concrete_fields}
 
 
 def other_site_engine() -> Epoch | None:
