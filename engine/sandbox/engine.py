@@ -12,8 +12,9 @@ import hashlib
 import json
 import threading
 import time
+from contextlib import contextmanager
 from importlib.metadata import version as package_version
-from typing import Any
+from typing import Any, Iterator
 
 import wasmtime
 
@@ -97,12 +98,33 @@ _engine: wasmtime.Engine | None = None
 
 
 _engine_lock = threading.Lock()
+# How many runs are under way in this process: the epoch advances only while one is (an idle
+# worker or test process would otherwise wake a hundred times a second for nothing).
+_runs = 0
+_runs_changed = threading.Condition()
 
 
 def _tick(engine: wasmtime.Engine) -> None:
     while True:
+        with _runs_changed:
+            _runs_changed.wait_for(lambda: _runs > 0)
         time.sleep(EPOCH_TICK_SECONDS)
         engine.increment_epoch()
+
+
+@contextmanager
+def ticking() -> Iterator[None]:
+    """The epoch advances while this is open (a run's wall-clock guard is counted in its ticks)."""
+    global _runs
+    engine()  # its ticker is started
+    with _runs_changed:
+        _runs += 1
+        _runs_changed.notify_all()
+    try:
+        yield
+    finally:
+        with _runs_changed:
+            _runs -= 1
 
 
 def engine() -> wasmtime.Engine:

@@ -21,6 +21,7 @@ from engine.sandbox.engine import (
     U32,
     U64,
     engine,
+    ticking,
 )
 
 
@@ -92,6 +93,12 @@ class Solution:
         The wall-clock budget covers `alloc`, the entry and judging; an answer longer than
         `answer_limit` bytes is refused before it is read.
         """
+        with ticking():  # the wall-clock guard counts the engine's epochs
+            return self._run(input_bytes, judge=judge, fuel_limit=fuel_limit, ceiling=ceiling,
+                             wall_seconds=wall_seconds, answer_limit=answer_limit)
+
+    def _run(self, input_bytes: bytes, *, judge: JudgeFunction, fuel_limit: int, ceiling: int,
+             wall_seconds: float, answer_limit: int) -> Outcome:
         store = wasmtime.Store(engine())
         # One instance, one memory, one bounded table: a module cannot make the host allocate
         # beyond the case's memory cap (and 8 MiB of table) through anything but its own memory.

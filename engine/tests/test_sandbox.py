@@ -166,6 +166,26 @@ def test_the_wall_clock_guard_fires_as_timeout():
     assert outcome.wall_ms >= 150
 
 
+def test_the_epoch_advances_only_while_runs_are_under_way_and_each_ends_its_share():
+    """The guard's ticks stop once no run is under way (an idle process does not wake a hundred
+    times a second), whatever way a run ends: two at once, one stopped by the guard, one whose
+    judge fails; after them the next run's guard fires again."""
+    import importlib
+    from concurrent.futures import ThreadPoolExecutor
+
+    engine_module = importlib.import_module("engine.sandbox.engine")  # the package names its function `engine`
+
+    forever = wat.module("(loop $forever (br $forever)) unreachable")
+    with ThreadPoolExecutor(2) as pool:
+        outcomes = list(pool.map(lambda _: run(forever, fuel_limit=10**15, wall_seconds=0.2), range(2)))
+    assert [outcome.status for outcome in outcomes] == [Status.TIMEOUT] * 2
+    with pytest.raises(ZeroDivisionError):
+        solution(wat.module("i64.const 0")).run(b"{}", fuel_limit=1000, ceiling=1000, wall_seconds=1,
+                                                answer_limit=ANSWER_LIMIT, judge=lambda output, deadline: 1 / 0)
+    assert engine_module._runs == 0
+    assert run(forever, fuel_limit=10**15, wall_seconds=0.2).status is Status.TIMEOUT
+
+
 @pytest.mark.parametrize(
     "body, message",
     [
