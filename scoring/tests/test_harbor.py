@@ -49,6 +49,19 @@ for folder in sys.argv[1:]:
                       "solution": task.paths.discovered_solve_path is not None,
                       "tests": task.paths.discovered_test_path is not None}))
 """
+# Then `harbor lint --json` over the same folders, in the same process (Harbor's command line,
+# as its `harbor` script runs it): its findings, one JSON document, after the tasks.
+LOAD_AND_LINT = LOAD + """
+import contextlib, io
+from harbor.cli.main import app
+said = io.StringIO()
+with contextlib.redirect_stdout(said):
+    try:
+        app(["lint", "--json", *sys.argv[1:]])
+    except SystemExit as done:
+        assert done.code in (0, None), done.code
+print(json.dumps({"lint": json.loads(said.getvalue())}))
+"""
 
 
 @pytest.fixture(scope="session")
@@ -110,8 +123,9 @@ def test_every_bundled_case_exports_tasks_harbor_loads_and_lints_clean_and_again
     folders = sorted(str(tmp_path / "first" / name) for name in expected)
     assert sorted(path.name for path in (tmp_path / "first").iterdir()) == sorted(expected)
 
-    loaded = [json.loads(line) for line in harbor(harbor_python, "-c", LOAD, *folders).splitlines()]
+    *loaded, linted = [json.loads(line) for line in harbor(harbor_python, "-c", LOAD_AND_LINT, *folders).splitlines()]
     assert len(loaded) == len(expected)
+    assert linted == {"lint": []}
     for task in loaded:
         name = Path(task["folder"]).name
         version, variant = expected[name]
@@ -127,7 +141,6 @@ def test_every_bundled_case_exports_tasks_harbor_loads_and_lints_clean_and_again
         assert task["artifacts"] == ["/workspace"] and set(task["verifier_env"]) >= {"FUELBOARD_URL",
                                                                                    "FUELBOARD_TOKEN"}
         assert task["solution"] and task["tests"]
-    assert json.loads(harbor(harbor_python.parent / "harbor", "lint", "--json", *folders)) == []
 
     export(tmp_path / "second")
     first, second = every_file(tmp_path / "first"), every_file(tmp_path / "second")

@@ -1,6 +1,7 @@
 // pa11y with HTML_CodeSniffer (WCAG 2 AA) over pages of the served site, in Debian's Chromium.
-// Reads one JSON request on stdin, {"urls": [...], "headers": {...}}, and prints one JSON line:
-// {"<url>": [{"code", "message", "selector", "context"}, ...]} with every error pa11y reports.
+// Reads one JSON request on stdin, {"pages": [{"name", "url", "headers"}, ...]} (one browser for
+// them all), and prints one JSON line, {"<name>": [{"code", "message", "selector", "context"}, ...]},
+// with every error pa11y reports on each page.
 import { readFileSync } from "node:fs";
 import pa11y from "pa11y";
 import puppeteer from "puppeteer";
@@ -17,15 +18,15 @@ const found = {};
 // at once keep the browser busy meanwhile.
 const AT_ONCE = 4;
 
-async function check(url) {
+async function check({ name, url, headers }) {
   const page = await browser.newPage();
   try {
     const result = await pa11y(url, {
       browser, page, runners: ["htmlcs"], standard: "WCAG2AA", includeWarnings: false,
-      includeNotices: false, headers: request.headers || {}, timeout: 60000,
+      includeNotices: false, headers: headers || {}, timeout: 60000,
       viewport: request.viewport || { width: 1280, height: 900 },
     });
-    found[url] = result.issues.filter((issue) => issue.type === "error").map((issue) => ({
+    found[name] = result.issues.filter((issue) => issue.type === "error").map((issue) => ({
       code: issue.code, message: issue.message, selector: issue.selector, context: (issue.context || "").slice(0, 200),
     }));
   } finally {
@@ -34,7 +35,7 @@ async function check(url) {
 }
 
 try {
-  const waiting = [...request.urls];
+  const waiting = [...request.pages];
   await Promise.all(Array.from({ length: AT_ONCE }, async () => {
     while (waiting.length) {
       await check(waiting.shift());
