@@ -18,7 +18,7 @@ import shutil
 import tempfile
 from pathlib import Path
 
-from tests.runfolder import made_once, run_folder
+from tests.runfolder import kept_once, made_once, run_folder
 
 ROOT = Path(__file__).resolve().parent.parent
 CATALOG = ROOT / "test-cases"
@@ -74,14 +74,8 @@ def _scan_once(root: Path, options: dict):
     if run is None:
         return scan_catalog(root, **options)
     key = hashlib.sha256(repr((str(root), sorted(options.items()))).encode()).hexdigest()[:16]
-    made = []
-
-    def validate(part: Path) -> None:
-        made.append(scan_catalog(root, **options))
-        part.write_bytes(pickle.dumps(made[0], protocol=pickle.HIGHEST_PROTOCOL))
-
-    kept = made_once(run / f"catalog-scan-{key}.pickle", validate)
-    return made[0] if made else pickle.loads(kept.read_bytes())
+    return kept_once(run / f"catalog-scan-{key}.pickle", lambda: scan_catalog(root, **options),
+                     lambda scan: pickle.dumps(scan, protocol=pickle.HIGHEST_PROTOCOL), pickle.loads)
 
 
 def whole_catalog_scan(**options):

@@ -14,7 +14,7 @@ from pathlib import Path
 
 from django.conf import settings
 
-from tests.runfolder import made_once, run_folder
+from tests.runfolder import kept_once, run_folder
 
 ROOT = Path(__file__).resolve().parent.parent
 TEMPLATE_VERSION = ROOT / "catalog/tests/data/valid/performance/easy/adder/v1"
@@ -101,16 +101,13 @@ def _migrated_template() -> SubprocessDatabase:
         template = _migrated(folder)
         atexit.register(template.drop)
         return template
-    made = []
-
-    def migrate(part: Path) -> None:
+    def migrate() -> SubprocessDatabase:
         folder = run / "migrated"
         folder.mkdir(exist_ok=True)
-        made.append(_migrated(folder))
-        part.write_text(json.dumps(made[0].record()))
+        return _migrated(folder)
 
-    record = made_once(run / MIGRATED_RECORD, migrate)
-    return made[0] if made else SubprocessDatabase.existing(json.loads(record.read_text()))
+    return kept_once(run / MIGRATED_RECORD, migrate, lambda template: json.dumps(template.record()).encode(),
+                     lambda record: SubprocessDatabase.existing(json.loads(record)))
 
 
 def _migrated(folder: Path) -> SubprocessDatabase:

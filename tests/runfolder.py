@@ -12,9 +12,10 @@ import fcntl
 import os
 import shutil
 from pathlib import Path
-from typing import Callable
+from typing import Callable, TypeVar
 
 RUN_VARIABLE = "TEST_RUN_FOLDER"
+T = TypeVar("T")
 
 
 def run_folder() -> Path | None:
@@ -37,3 +38,16 @@ def made_once(kept: Path, make: Callable[[Path], None]) -> Path:
             make(part)
             part.rename(kept)
     return kept
+
+
+def kept_once(kept: Path, make: Callable[[], T], dump: Callable[[T], bytes], load: Callable[[bytes], T]) -> T:
+    """What `make()` gives, made once per run (`made_once`): kept in the file `kept` as `dump`
+    writes it; the process that made it returns it as made, the others `load` it from there."""
+    made: list[T] = []
+
+    def write(part: Path) -> None:
+        made.append(make())
+        part.write_bytes(dump(made[0]))
+
+    made_once(kept, write)
+    return made[0] if made else load(kept.read_bytes())
