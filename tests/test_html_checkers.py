@@ -64,6 +64,7 @@ def test_the_nu_html_checker_finds_no_error_on_any_kind_of_page_and_the_one_plan
               for message in messages if message["type"] in ("error", "non-document-error")]
     assert [error for kind, error in errors if kind != "planted"] == []
     assert any("fraction of a second" in error for kind, error in errors if kind == "planted"), errors
+    assert done.returncode == 1  # the checker's own verdict: errors found (the planted page's only)
 
 
 def test_every_site_page_describes_itself_for_search_results(saved_pages):
