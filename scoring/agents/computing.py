@@ -105,6 +105,13 @@ class Line(CostPerTrial):
         return geometric_mean(self.speedup_logs, self.reference_solved)
 
 
+def compared(figure: float) -> float:
+    """A score or a mean cost as the orders and the front compare it: a sum of ratios (or of
+    costs) comes out of the database in whatever order it added them, so two agents whose sums
+    are the same number can differ in the last bits; to nine places they are equal."""
+    return round(figure, 9)
+
+
 def order_keys(line: Line) -> dict[str, tuple]:
     """The page's orders: by cases solved (then score, pass rate; the default: solving one more
     case counts for more than any fuel saved), by score (then cases solved, pass rate), by pass
@@ -112,11 +119,12 @@ def order_keys(line: Line) -> dict[str, tuple]:
     last; then score); each ends with the agent's names, so no two lines tie."""
     names = (line.model, line.harness)
     cost = line.mean_cost_usd
+    score = compared(line.score)
     return {
-        "solved": (-line.cases_solved, -round(line.score, 9), -line.pass_rate, *names),
-        "score": (-round(line.score, 9), -line.cases_solved, -line.pass_rate, *names),
-        "pass_rate": (-line.pass_rate, -line.trials, -round(line.score, 9), *names),
-        "cost": (cost is None, cost if cost is not None else 0.0, -round(line.score, 9), *names),
+        "solved": (-line.cases_solved, -score, -line.pass_rate, *names),
+        "score": (-score, -line.cases_solved, -line.pass_rate, *names),
+        "pass_rate": (-line.pass_rate, -line.trials, -score, *names),
+        "cost": (cost is None, compared(cost) if cost is not None else 0.0, -score, *names),
     }
 
 
@@ -142,9 +150,11 @@ def placed(lines: list[Line]) -> list[Line]:
 
 
 def front_of(lines: list[Line]) -> list[Line]:
-    """The lines that recorded a cost and that no other such line beats on both cost and score."""
+    """The lines that recorded a cost and that no other such line beats on both cost and score
+    (each compared as the orders compare it: two agents with the same score are both on it)."""
     costed = {id(line): line for line in lines if line.mean_cost_usd is not None}
-    return [costed[key] for key in pareto_front((id(line), line.mean_cost_usd, line.score) for line in costed.values())]
+    return [costed[key] for key in pareto_front((id(line), compared(line.mean_cost_usd), compared(line.score))
+                                                for line in costed.values())]
 
 
 # One row per cell: each (model, harness, version) group of trials with its counts and sums

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
+from fractions import Fraction
 
 Z = 1.959963984540054
 
@@ -85,13 +86,15 @@ def matrix(trials: list[Trial], cases: set[int], references: dict[int, int] | No
     lines = {}
     for (model, harness, case), cell in cells.items():
         line = lines.setdefault((model, harness), {"entered": 0, "solved": 0, "trials": 0, "solved_trials": 0,
-                                                   "score": 0.0, "costs": [], "inputs": [], "outputs": []})
+                                                   "score": 0.0, "exact_score": Fraction(0), "costs": [],
+                                                   "inputs": [], "outputs": []})
         line["entered"] += 1
         line["trials"] += cell["trials"]
         line["solved_trials"] += cell["solved"]
         if cell["best"] is not None:
             line["solved"] += 1
             line["score"] += max(case_best[case], 1) / max(cell["best"], 1)
+            line["exact_score"] += Fraction(max(case_best[case], 1), max(cell["best"], 1))
         for name in ("costs", "inputs", "outputs"):
             line[name] += cell[name]
     for (model, harness), line in lines.items():
@@ -120,29 +123,34 @@ def matrix(trials: list[Trial], cases: set[int], references: dict[int, int] | No
         line["pass_rate"] = line["solved_trials"] / line["trials"]
         line["interval"] = wilson(line["solved_trials"], line["trials"])
         line["mean_cost"] = sum(line["costs"]) / len(line["costs"]) if line["costs"] else None
+        line["exact_cost"] = (sum(map(Fraction, line["costs"])) / len(line["costs"])) if line["costs"] else None
     for (model, harness, case), cell in cells.items():
         cell["share"] = cell["best"] / case_best[case] if cell["best"] is not None and case_best[case] else None
     return {"cells": cells, "lines": lines}
 
 
+# Orders and the front compare scores and costs exactly (as fractions): two agents whose scores
+# are the same number tie, however the site's sums happened to round.
+
 def by_solved(lines: dict) -> list[tuple[str, str]]:
     """The agents in the page's default order: cases solved, then score, then pass rate, then the names."""
-    return sorted(lines, key=lambda agent: (-lines[agent]["solved"], -round(lines[agent]["score"], 9),
+    return sorted(lines, key=lambda agent: (-lines[agent]["solved"], -lines[agent]["exact_score"],
                                             -lines[agent]["pass_rate"], agent))
 
 
 def by_score(lines: dict) -> list[tuple[str, str]]:
     """The agents by score, then cases solved, then pass rate, then the names."""
-    return sorted(lines, key=lambda agent: (-round(lines[agent]["score"], 9), -lines[agent]["solved"],
+    return sorted(lines, key=lambda agent: (-lines[agent]["exact_score"], -lines[agent]["solved"],
                                             -lines[agent]["pass_rate"], agent))
 
 
 def front(lines: dict) -> set[tuple[str, str]]:
     """The agents with a cost that no other agent beats on both cost and score."""
-    costed = {agent: line for agent, line in lines.items() if line["mean_cost"] is not None}
+    costed = {agent: (line.get("exact_cost", line["mean_cost"]), line.get("exact_score", line["score"]))
+              for agent, line in lines.items() if line["mean_cost"] is not None}
 
     def beats(a, b) -> bool:
-        return (costed[a]["mean_cost"] <= costed[b]["mean_cost"] and costed[a]["score"] >= costed[b]["score"]
-                and (costed[a]["mean_cost"] < costed[b]["mean_cost"] or costed[a]["score"] > costed[b]["score"]))
+        (cost_a, score_a), (cost_b, score_b) = costed[a], costed[b]
+        return cost_a <= cost_b and score_a >= score_b and (cost_a < cost_b or score_a > score_b)
 
     return {agent for agent in costed if not any(beats(other, agent) for other in costed if other != agent)}

@@ -167,6 +167,25 @@ def test_every_figure_of_the_matrix_is_what_the_trials_say(cases, data):
         transaction.set_rollback(True)
 
 
+def test_two_agents_with_the_same_score_and_cost_are_both_on_the_front_and_tie_by_score(cases):
+    """0.1 + 0.2 is not 0.3 in floating point: an agent with shares 1/10 and 1/5 and one with 3/10
+    score the same, and neither beats the other; the next order (cases solved) decides by score."""
+    one, two, three = (version.pk for version in cases)
+    trials = [Trial("claude-x@2026-10", "", one, True, 1000), Trial("claude-x@2026-10", "", two, True, 1000),
+              Trial("claude-x@2026-10", "", three, True, 3000),  # each case's best; records no cost
+              Trial("my model", "", one, True, 10000, cost=1.0), Trial("my model", "", two, True, 5000, cost=1.0),
+              Trial("openai/gpt-5.1", "mini-swe", three, True, 10000, cost=1.0)]
+    store(trials)
+    refresh()
+    lines = {line.agent.model: line for line in AgentLine.objects.filter(scope="").select_related("agent")}
+    assert lines["my model"].score != lines["openai/gpt-5.1"].score  # as the database added them
+    assert lines["my model"].on_front and lines["openai/gpt-5.1"].on_front
+    assert agents_oracle.front(agents_oracle.matrix(trials, {one, two, three})["lines"]) == {
+        ("my model", ""), ("openai/gpt-5.1", "mini-swe")}
+    # Same score: by score, the one that solved more cases comes first.
+    assert lines["my model"].by_score < lines["openai/gpt-5.1"].by_score
+
+
 @given(successes=st.integers(0, 500), extra=st.integers(0, 500))
 def test_the_interval_is_wilsons(successes, extra):
     """The 95% Wilson interval: the quadratic's roots, within [0, 1], around the observed rate."""
