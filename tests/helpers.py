@@ -168,37 +168,53 @@ def generate_catalog(root: Path, versions: int, per_case: int = 4) -> None:
         (target / "changelog.md").write_text(f"# Changelog\n\n## v{version + 1}\n\nGenerated version {index}.\n")
 
 
-CONSISTENCY_CHECK = """
-import json
-from django.db.models import Count
-from catalog.models import Case, CaseVersion, HeldOutInput, Variant, VersionFile
-from scoring.models import Result, Submission
-problems = []
-for version in CaseVersion.objects.annotate(inputs=Count("held_out_inputs", distinct=True),
-                                            variants_=Count("variants", distinct=True),
-                                            files_=Count("files", distinct=True)):
-    if version.inputs != version.smoke_count + version.stress_count:
-        counted = version.smoke_count + version.stress_count
-        problems.append(f"{version} has {version.inputs} held-out inputs, not {counted}")
-    if version.variants_ < 1 or version.files_ < 1:
-        problems.append(f"{version} has no variants or no files")
-for case in Case.objects.all():
-    ordinals = list(case.versions.values_list("ordinal", flat=True))
-    if sorted(ordinals) != list(range(len(ordinals))):
-        problems.append(f"{case} has ordinals {sorted(ordinals)}")
-    if not ordinals:
-        problems.append(f"{case} has no versions")
-for submission in Submission.objects.annotate(results_=Count("results")):
-    final = submission.status in ("scored", "build_failed", "invalid_module")
-    expected = submission.input_count if submission.status == "scored" else 0
-    if final and submission.results_ != expected:
-        problems.append(f"submission {submission.pk} ({submission.status}) has {submission.results_} results")
-    if not final and submission.results_:
-        problems.append(f"unfinished submission {submission.pk} has results")
-print(json.dumps({"problems": problems, "versions": CaseVersion.objects.count(),
-                  "submissions": Submission.objects.count(), "results": Result.objects.count()}))
-"""
+# The invariants every kill must leave standing, read with plain SQL (not through the models the
+# commands themselves use): each version whole (its held-out inputs as many as it counts, at least
+# one variant and one file), each case's versions numbered 0, 1, … without a gap, and results only
+# for an entry with a final status (as many as its inputs once it is scored).
+VERSIONS_SQL = """
+    SELECT c.slug, v.version, v.smoke_count + v.stress_count,
+           (SELECT COUNT(*) FROM catalog_heldoutinput h WHERE h.version_id = v.id),
+           (SELECT COUNT(*) FROM catalog_variant x WHERE x.version_id = v.id),
+           (SELECT COUNT(*) FROM catalog_versionfile f WHERE f.version_id = v.id)
+    FROM catalog_caseversion v JOIN catalog_case c ON c.id = v.case_id"""
+ORDINALS_SQL = """
+    SELECT c.slug, v.ordinal FROM catalog_case c LEFT JOIN catalog_caseversion v ON v.case_id = c.id"""
+SUBMISSIONS_SQL = """
+    SELECT s.id, s.status, s.input_count, (SELECT COUNT(*) FROM scoring_result r WHERE r.submission_id = s.id)
+    FROM scoring_submission s"""
+FINAL = ("scored", "build_failed", "invalid_module")
 
 
 def consistency(env: dict) -> dict:
-    return json.loads(manage(env, "shell", "-c", CONSISTENCY_CHECK).stdout.strip().splitlines()[-1])
+    """The invariants of the database the commands of `env` use: {"problems": [...], "versions",
+    "submissions", "results"}."""
+    url = env["DATABASE_URL"]
+    postgres = url.startswith("postgres")
+    database = SubprocessDatabase.existing({"name": url.rsplit("/", 1)[1] if postgres else "",
+                                            "path": "" if postgres else url.removeprefix("sqlite:///")})
+    problems = []
+    versions = database.query(VERSIONS_SQL)
+    for slug, version, counted, inputs, variants, files in versions:
+        if inputs != counted:
+            problems.append(f"{slug} {version} has {inputs} held-out inputs, not {counted}")
+        if variants < 1 or files < 1:
+            problems.append(f"{slug} {version} has no variants or no files")
+    ordinals: dict[str, list[int]] = {}
+    for slug, ordinal in database.query(ORDINALS_SQL):
+        ordinals.setdefault(slug, []).extend([ordinal] if ordinal is not None else [])
+    for slug, numbers in ordinals.items():
+        if sorted(numbers) != list(range(len(numbers))):
+            problems.append(f"{slug} has ordinals {sorted(numbers)}")
+        if not numbers:
+            problems.append(f"{slug} has no versions")
+    submissions = database.query(SUBMISSIONS_SQL)
+    for number, status, input_count, results in submissions:
+        final = status in FINAL
+        if final and results != (input_count if status == "scored" else 0):
+            problems.append(f"submission {number} ({status}) has {results} results")
+        if not final and results:
+            problems.append(f"unfinished submission {number} has results")
+    return {"problems": problems, "versions": len(versions), "submissions": len(submissions),
+            "results": sum(row[3] for row in submissions)}
+
