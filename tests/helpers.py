@@ -186,13 +186,9 @@ SUBMISSIONS_SQL = """
 FINAL = ("scored", "build_failed", "invalid_module")
 
 
-def consistency(env: dict) -> dict:
-    """The invariants of the database the commands of `env` use: {"problems": [...], "versions",
-    "submissions", "results"}."""
-    url = env["DATABASE_URL"]
-    postgres = url.startswith("postgres")
-    database = SubprocessDatabase.existing({"name": url.rsplit("/", 1)[1] if postgres else "",
-                                            "path": "" if postgres else url.removeprefix("sqlite:///")})
+def consistency(database: SubprocessDatabase) -> dict:
+    """The invariants of the commands' `database`: {"problems": [...], "versions", "submissions",
+    "results"}."""
     problems = []
     versions = database.query(VERSIONS_SQL)
     for slug, version, counted, inputs, variants, files in versions:
@@ -217,4 +213,3 @@ def consistency(env: dict) -> dict:
             problems.append(f"unfinished submission {number} has results")
     return {"problems": problems, "versions": len(versions), "submissions": len(submissions),
             "results": sum(row[3] for row in submissions)}
-

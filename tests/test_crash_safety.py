@@ -27,11 +27,15 @@ KILLED_IMPORT_VERSIONS = 120  # more than five interrupted imports can finish
 
 
 @pytest.fixture
-def environment(tmp_path):
+def database(tmp_path):
     database = SubprocessDatabase.migrated(tmp_path)
-    env = command_env(database, tmp_path, SCORING_HEARTBEAT_SECONDS="0.2")
-    yield env
+    yield database
     database.drop()
+
+
+@pytest.fixture
+def environment(database, tmp_path):
+    return command_env(database, tmp_path, SCORING_HEARTBEAT_SECONDS="0.2")
 
 
 def _kill_at(process, seconds: float) -> bool:
@@ -47,7 +51,7 @@ def _kill_at(process, seconds: float) -> bool:
 
 
 @pytest.mark.long
-def test_killing_import_catalog_at_random_points_leaves_the_database_consistent(environment, tmp_path):
+def test_killing_import_catalog_at_random_points_leaves_the_database_consistent(environment, database, tmp_path):
     catalog = tmp_path / "catalog"
     generate_catalog(catalog, KILLED_IMPORT_VERSIONS)
     rng = random.Random(7)
@@ -57,17 +61,17 @@ def test_killing_import_catalog_at_random_points_leaves_the_database_consistent(
         process.stdout.readline()  # the import is under way: one version is done
         if _kill_at(process, rng.uniform(0.0, 0.4)):
             kills += 1
-        state = consistency(environment)
+        state = consistency(database)
         assert state["problems"] == [], state["problems"]
     assert kills >= 3, "the import finished too fast to be interrupted"
-    assert 0 < consistency(environment)["versions"] < KILLED_IMPORT_VERSIONS
+    assert 0 < consistency(database)["versions"] < KILLED_IMPORT_VERSIONS
     rerun = manage(environment, "import_catalog", str(catalog))
     assert "0 refused" in rerun.stdout
-    state = consistency(environment)
+    state = consistency(database)
     assert state["problems"] == [] and state["versions"] == KILLED_IMPORT_VERSIONS
 
 
-def test_two_imports_at_once_lose_nothing_and_duplicate_nothing(environment, tmp_path):
+def test_two_imports_at_once_lose_nothing_and_duplicate_nothing(environment, database, tmp_path):
     catalog = tmp_path / "catalog"
     generate_catalog(catalog, VERSIONS)
     first, second = start(environment, "import_catalog", str(catalog)), start(environment, "import_catalog",
@@ -76,7 +80,7 @@ def test_two_imports_at_once_lose_nothing_and_duplicate_nothing(environment, tmp
     assert first.returncode == 0 and second.returncode == 0, outputs
     imported = sum(int(output.strip().splitlines()[-1].split()[0]) for output in outputs)
     assert imported == VERSIONS  # each version imported by exactly one of them
-    state = consistency(environment)
+    state = consistency(database)
     assert state["problems"] == [] and state["versions"] == VERSIONS
 
 
@@ -90,7 +94,7 @@ def _slow_catalog(tmp_path: Path) -> tuple[Path, Path]:
 
 
 @pytest.mark.long
-def test_killing_score_midway_leaves_no_half_results_and_the_job_can_be_recovered(environment, tmp_path):
+def test_killing_score_midway_leaves_no_half_results_and_the_job_can_be_recovered(environment, database, tmp_path):
     catalog, wasm = _slow_catalog(tmp_path)
     manage(environment, "import_catalog", str(catalog))
     rng = random.Random(11)
@@ -98,18 +102,18 @@ def test_killing_score_midway_leaves_no_half_results_and_the_job_can_be_recovere
         process = start(environment, "score", "adder", "--wasm", str(wasm), "--name", f"killed-{attempt}")
         process.stdout.readline()  # its entry is stored and being scored (however slow the start was)
         _kill_at(process, rng.uniform(0.1, 1.0))
-        assert consistency(environment)["problems"] == []
+        assert consistency(database)["problems"] == []
     # A rerun completes; the recovery command finishes the submissions whose scorer died.
     rerun = manage(environment, "score", "adder", "--wasm", str(wasm), "--name", "rerun", "--json")
     assert '"status": "scored"' in rerun.stdout
     time.sleep(1)
     manage(environment, "requeue_stale_jobs", "--stale-after", "0.5")
-    state = consistency(environment)
+    state = consistency(database)
     assert state["problems"] == [] and state["submissions"] == SCORE_KILLS + 1 and state["results"] == (SCORE_KILLS +
     1) * 3
 
 
-def test_two_scorers_at_once_both_complete(environment, tmp_path):
+def test_two_scorers_at_once_both_complete(environment, database, tmp_path):
     catalog, wasm = _slow_catalog(tmp_path)
     manage(environment, "import_catalog", str(catalog))
     scorers = [start(environment, "score", "adder", "--wasm", str(wasm), "--name", name, "--json") for name in ("one",
@@ -117,5 +121,5 @@ def test_two_scorers_at_once_both_complete(environment, tmp_path):
     outputs = [process.communicate(timeout=300)[0] for process in scorers]
     assert all(process.returncode == 0 for process in scorers), outputs
     assert all('"status": "scored"' in output and '"passed": true' in output for output in outputs)
-    state = consistency(environment)
+    state = consistency(database)
     assert state["problems"] == [] and state["results"] == 6
