@@ -86,14 +86,13 @@ def matrix(trials: list[Trial], cases: set[int], references: dict[int, int] | No
     lines = {}
     for (model, harness, case), cell in cells.items():
         line = lines.setdefault((model, harness), {"entered": 0, "solved": 0, "trials": 0, "solved_trials": 0,
-                                                   "score": 0.0, "exact_score": Fraction(0), "costs": [],
-                                                   "inputs": [], "outputs": []})
+                                                   "exact_score": Fraction(0), "costs": [], "inputs": [],
+                                                   "outputs": []})
         line["entered"] += 1
         line["trials"] += cell["trials"]
         line["solved_trials"] += cell["solved"]
         if cell["best"] is not None:
             line["solved"] += 1
-            line["score"] += max(case_best[case], 1) / max(cell["best"], 1)
             line["exact_score"] += Fraction(max(case_best[case], 1), max(cell["best"], 1))
         for name in ("costs", "inputs", "outputs"):
             line[name] += cell[name]
@@ -122,8 +121,9 @@ def matrix(trials: list[Trial], cases: set[int], references: dict[int, int] | No
     for line in lines.values():
         line["pass_rate"] = line["solved_trials"] / line["trials"]
         line["interval"] = wilson(line["solved_trials"], line["trials"])
-        line["mean_cost"] = sum(line["costs"]) / len(line["costs"]) if line["costs"] else None
-        line["exact_cost"] = (sum(map(Fraction, line["costs"])) / len(line["costs"])) if line["costs"] else None
+        line["score"] = float(line["exact_score"])
+        line["exact_cost"] = sum(map(Fraction, line["costs"])) / len(line["costs"]) if line["costs"] else None
+        line["mean_cost"] = float(line["exact_cost"]) if line["costs"] else None
     for (model, harness, case), cell in cells.items():
         cell["share"] = cell["best"] / case_best[case] if cell["best"] is not None and case_best[case] else None
     return {"cells": cells, "lines": lines}
