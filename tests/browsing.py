@@ -14,6 +14,12 @@ SCREENSHOTS = ROOT / "docs" / "screenshots"
 CHROMIUM = "/usr/bin/chromium"
 
 
+# A page each accessibility checker must fault (an image with no text alternative): checked beside
+# the site's pages, it shows the checker's run can fail.
+MISSING_ALT_PAGE = ('<!DOCTYPE html><html lang="en"><head><title>t</title></head><body><main>'
+                    '<img src="x.png"></main></body></html>')
+
+
 CHROMIUM_ARGS = [
     "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage", "--disable-background-networking",
     "--disable-component-update", "--disable-sync", "--no-first-run", "--disable-quic",

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.browsing import ROOT
+from tests.browsing import MISSING_ALT_PAGE, ROOT
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
 
@@ -80,8 +80,7 @@ def test_axe_finds_no_wcag_violation_on_any_kind_of_page(browser, site, shared_s
     page = context.new_page()
     try:
         # The run can fail: an image with no text alternative, planted first, is a violation to axe.
-        page.set_content('<!DOCTYPE html><html lang="en"><head><title>t</title></head><body><main>'
-                         '<img src="x.png"></main></body></html>')
+        page.set_content(MISSING_ALT_PAGE)
         assert any(problem.startswith("image-alt:") for problem in _violations(page))
         found = {}
         for kind, url in shared_site.page_kinds().items():

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.browsing import ROOT
+from tests.browsing import MISSING_ALT_PAGE, ROOT
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
 
@@ -97,8 +97,7 @@ def test_pa11y_finds_no_wcag2aa_error_on_any_kind_of_page_and_the_one_planted_be
     """One browser for every page and a planted one beside them, which shows the run can fail: an
     image with no text alternative is an error to HTML_CodeSniffer."""
     planted = tmp_path / "planted.html"
-    planted.write_text('<!DOCTYPE html><html lang="en"><head><title>t</title></head><body><main>'
-                       '<img src="x.png"></main></body></html>')
+    planted.write_text(MISSING_ALT_PAGE)
     cookie = shared_site.staff_cookie()
     pages = [{"name": "planted", "url": planted.as_uri()}]
     pages += [{"name": kind, "url": shared_site.url + path} for kind, path in shared_site.page_kinds().items()]
