@@ -280,10 +280,17 @@ def test_the_page_is_a_slice_of_stored_rows_whatever_the_number_of_agents(client
     many.captured_queries]
 
 
+@pytest.fixture(scope="module")
+def urls_loaded():
+    """The URL patterns loaded and compiled before the first example: that is done once per
+    process, and on a busy machine it alone can take longer than Hypothesis allows an example."""
+    resolve(reverse("agent", args=["a"]))
+
+
 @given(name=st.text(st.characters(blacklist_categories=("Cc", "Cs", "Cf", "Zl", "Zp", "Co", "Cn")), min_size=1,
                     max_size=100))
 @settings(max_examples=300)
-def test_every_model_name_round_trips_through_its_url(name):
+def test_every_model_name_round_trips_through_its_url(urls_loaded, name):
     path = reverse("agent", args=[name])
     assert name_paths("agent")(name) == path  # the matrix's links: one reverse() for a page of them
     assert path.startswith("/agents/") and path.endswith("/")
