@@ -105,11 +105,12 @@ class Line(CostPerTrial):
         return geometric_mean(self.speedup_logs, self.reference_solved)
 
 
-def compared(figure: float) -> float:
-    """A score or a mean cost as the orders and the front compare it: a sum of ratios (or of
-    costs) comes out of the database in whatever order it added them, so two agents whose sums
-    are the same number can differ in the last bits; to nine places they are equal."""
-    return round(figure, 9)
+def compared(score: float) -> float:
+    """A score as the orders and the front compare it: a sum of ratios comes out of the database
+    in whatever order it added them, so two agents whose scores are the same number can differ in
+    the last bits; to nine places they are equal. (Costs are compared as they are: a run may record
+    a cost far below a billionth of a dollar, and a cheaper agent must stay cheaper.)"""
+    return round(score, 9)
 
 
 def order_keys(line: Line) -> dict[str, tuple]:
@@ -124,7 +125,7 @@ def order_keys(line: Line) -> dict[str, tuple]:
         "solved": (-line.cases_solved, -score, -line.pass_rate, *names),
         "score": (-score, -line.cases_solved, -line.pass_rate, *names),
         "pass_rate": (-line.pass_rate, -line.trials, -score, *names),
-        "cost": (cost is None, compared(cost) if cost is not None else 0.0, -score, *names),
+        "cost": (cost is None, cost if cost is not None else 0.0, -score, *names),
     }
 
 
@@ -151,9 +152,10 @@ def placed(lines: list[Line]) -> list[Line]:
 
 def front_of(lines: list[Line]) -> list[Line]:
     """The lines that recorded a cost and that no other such line beats on both cost and score
-    (each compared as the orders compare it: two agents with the same score are both on it)."""
+    (scores compared as the orders compare them: two agents with the same score and the same
+    cost are both on it)."""
     costed = {id(line): line for line in lines if line.mean_cost_usd is not None}
-    return [costed[key] for key in pareto_front((id(line), compared(line.mean_cost_usd), compared(line.score))
+    return [costed[key] for key in pareto_front((id(line), line.mean_cost_usd, compared(line.score))
                                                 for line in costed.values())]
 
 

@@ -186,6 +186,23 @@ def test_two_agents_with_the_same_score_and_cost_are_both_on_the_front_and_tie_b
     assert lines["my model"].by_score < lines["openai/gpt-5.1"].by_score
 
 
+def test_an_agent_cheaper_by_less_than_a_billionth_of_a_dollar_is_still_the_cheaper(cases):
+    """Scores tie to nine places; costs do not: a run may record $1e-12, and with the same score
+    the agent that spent it beats one that spent $4e-10, and one that spent $0 beats them both."""
+    one = cases[0].pk
+    trials = [Trial("my model", "", one, True, 1000, cost=4e-10), Trial("openai/gpt-5.1", "", one, True, 1000,
+                                                                           cost=1e-12),
+              Trial("claude-x@2026-10", "", one, True, 2000, cost=0.0)]
+    store(trials)
+    refresh()
+    lines = {line.agent.model: line for line in AgentLine.objects.filter(scope="").select_related("agent")}
+    assert [model for model, _ in sorted(lines.items(), key=lambda item: item[1].by_cost)] == [
+        "claude-x@2026-10", "openai/gpt-5.1", "my model"]
+    assert {model for model, line in lines.items() if line.on_front} == {"claude-x@2026-10", "openai/gpt-5.1"}
+    assert agents_oracle.front(agents_oracle.matrix(trials, {one})["lines"]) == {
+        ("claude-x@2026-10", ""), ("openai/gpt-5.1", "")}
+
+
 @given(successes=st.integers(0, 500), extra=st.integers(0, 500))
 def test_the_interval_is_wilsons(successes, extra):
     """The 95% Wilson interval: the quadratic's roots, within [0, 1], around the observed rate."""
